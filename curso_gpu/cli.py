@@ -1,0 +1,82 @@
+"""``python -m curso_gpu`` (o ``comprobar_gpu``): qué dispositivo tienes, cuánto más rápido
+es que la CPU y qué modelo te cabe en la memoria. Es el ``comprobar_gpu.py`` de la lección,
+ampliado."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+DESCRIPCION = (
+    "Comprueba tu GPU para el curso: qué dispositivo tienes (NVIDIA, AMD, Apple o solo CPU), "
+    "qué dicen PyTorch y nvidia-smi, cuánto más rápida es que la CPU y qué modelo te cabe."
+)
+
+
+class _Formato(argparse.RawDescriptionHelpFormatter):
+    def add_usage(self, usage, actions, groups, prefix=None):
+        return super().add_usage(usage, actions, groups, prefix="uso: ")
+
+
+class _Analizador(argparse.ArgumentParser):
+    def error(self, message):  # argparse habla inglés: lo decimos en español
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error en los argumentos ({message}). Usa --help para ver las opciones.\n")
+
+
+def crear_analizador() -> argparse.ArgumentParser:
+    """Las opciones de la línea de órdenes, con la ayuda en español."""
+    analizador = _Analizador(
+        prog="python -m curso_gpu", description=DESCRIPCION, formatter_class=_Formato, add_help=False,
+        epilog="Ejemplos:\n  python -m curso_gpu\n  python -m curso_gpu --rapido --json\n"
+               "  python -m curso_gpu --dispositivo cpu",
+    )
+    analizador._optionals.title = "opciones"
+    analizador.add_argument("-h", "--help", action="help", help="muestra esta ayuda y termina")
+    analizador.add_argument("--json", action="store_true", help="imprime el mismo informe en JSON")
+    analizador.add_argument(
+        "--dispositivo", metavar="X", default="auto",
+        help="fuerza un dispositivo: auto, cpu, cuda, cuda:N, mps o xpu (por defecto: auto)",
+    )
+    analizador.add_argument("--rapido", action="store_true", help="mide con matrices más pequeñas y menos repeticiones")
+    return analizador
+
+
+# --- Secciones del informe: cada una devuelve (datos para JSON, texto para la terminal) ------
+
+def seccion_entorno(args) -> tuple[dict, str]:
+    """Lección 01: el informe del entorno y su diagnóstico."""
+    from .dispositivo import describir_entorno
+
+    informe = describir_entorno()
+    return informe.a_dict(), str(informe)
+
+
+SECCIONES = [("entorno", seccion_entorno)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Punto de entrada de ``python -m curso_gpu``. Devuelve el código de salida."""
+    args = crear_analizador().parse_args(argv)
+    from .dispositivo import DispositivoNoDisponible, elegir_dispositivo
+
+    try:
+        args.dispositivo = elegir_dispositivo(args.dispositivo)
+    except (ValueError, DispositivoNoDisponible) as error:
+        print(f"Error: {error}", file=sys.stderr)
+        return 2
+    datos: dict = {"dispositivo": str(args.dispositivo)}
+    for nombre, seccion in SECCIONES:
+        valor, texto = seccion(args)
+        datos[nombre] = valor
+        if not args.json:
+            print(texto)
+            print()
+    if args.json:
+        print(json.dumps(datos, ensure_ascii=False, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

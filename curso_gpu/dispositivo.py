@@ -1,0 +1,366 @@
+"""Elegir el dispositivo (CPU, CUDA, MPS, XPU) y describir el entorno. Lección 01."""
+
+from __future__ import annotations
+
+import html
+import os
+import platform
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+from . import ruedas_cuda
+from .nvidia_smi import InformeNvidiaSmi, consultar_nvidia_smi
+
+VARIABLE_ENTORNO = "CURSO_GPU_DISPOSITIVO"
+MENU_COLAB = "Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4"
+OPCIONES_VALIDAS = ("auto", "cpu", "cuda", "cuda:N", "mps", "xpu", "xpu:N")
+_PATRON = re.compile(r"^(cpu|cuda|mps|xpu)(?::(\d+))?$")
+
+
+class DispositivoNoDisponible(RuntimeError):
+    """Se pidió un dispositivo que esta máquina no tiene (p. ej. "cuda" sin GPU)."""
+
+
+# ---------------------------------------------------------------------------
+# Qué hay disponible
+# ---------------------------------------------------------------------------
+
+def cuda_disponible() -> bool:
+    """True si PyTorch puede usar una GPU por CUDA (NVIDIA) o ROCm (AMD)."""
+    try:
+        return bool(torch.cuda.is_available())
+    except Exception:  # un driver roto no debe tumbar el curso
+        return False
+
+
+def mps_disponible() -> bool:
+    """True si PyTorch puede usar la GPU de un Mac con Apple Silicon (MPS)."""
+    mps = getattr(torch.backends, "mps", None)
+    try:
+        return bool(mps is not None and mps.is_available())
+    except Exception:
+        return False
+
+
+def xpu_disponible() -> bool:
+    """True si PyTorch puede usar una GPU de Intel (XPU)."""
+    xpu = getattr(torch, "xpu", None)
+    try:
+        return bool(xpu is not None and xpu.is_available())
+    except Exception:
+        return False
+
+
+def _cantidad(tipo: str) -> int:
+    modulo = torch.cuda if tipo == "cuda" else getattr(torch, tipo, None)
+    try:
+        return int(modulo.device_count()) if modulo is not None else 0
+    except Exception:
+        return 0
+
+
+def dispositivos_disponibles() -> list[str]:
+    """Los dispositivos que puedes pedir en esta máquina, p. ej. ``['cuda:0', 'cpu']``."""
+    lista: list[str] = []
+    if cuda_disponible():
+        lista += [f"cuda:{i}" for i in range(max(_cantidad("cuda"), 1))]
+    if mps_disponible():
+        lista.append("mps")
+    if xpu_disponible():
+        lista += [f"xpu:{i}" for i in range(max(_cantidad("xpu"), 1))]
+    lista.append("cpu")
+    return lista
+
+
+def _como_conseguir_gpu() -> str:
+    return (
+        "Para usar una GPU: en Google Colab, menú " + MENU_COLAB + "; en tu ordenador con "
+        "una GPU NVIDIA, instala PyTorch con CUDA, por ejemplo:\n    "
+        + ruedas_cuda.comando_instalacion(_cuda_del_driver())
+        + "\nSin GPU todo el curso funciona igual en CPU: usa elegir_dispositivo('auto')."
+    )
+
+
+def _cuda_del_driver() -> tuple[int, int] | None:
+    informe = consultar_nvidia_smi(timeout_s=3)
+    return informe.cuda_del_driver if informe else None
+
+
+# ---------------------------------------------------------------------------
+# Elegir
+# ---------------------------------------------------------------------------
+
+def _normalizar(preferencia, origen: str) -> str:
+    if isinstance(preferencia, torch.device):
+        preferencia = str(preferencia)
+    if not isinstance(preferencia, str) or not preferencia.strip():
+        raise ValueError(
+            f"{origen} no válido: {preferencia!r}. "
+            f"Usa uno de: {', '.join(OPCIONES_VALIDAS)} (N es el número de GPU, p. ej. 'cuda:0')."
+        )
+    texto = preferencia.strip().lower()
+    if texto != "auto" and not _PATRON.match(texto):
+        pista = " Para la GPU escribe 'cuda' (NVIDIA/AMD) o 'mps' (Mac)." if texto == "gpu" else ""
+        raise ValueError(
+            f"{origen} no válido: {preferencia!r}. "
+            f"Usa uno de: {', '.join(OPCIONES_VALIDAS)}.{pista}"
+        )
+    return texto
+
+
+def _automatico() -> torch.device:
+    if cuda_disponible():
+        return torch.device("cuda")
+    if mps_disponible():
+        return torch.device("mps")
+    if xpu_disponible():
+        return torch.device("xpu")
+    return torch.device("cpu")
+
+
+def elegir_dispositivo(preferencia: str | torch.device = "auto") -> torch.device:
+    """Devuelve el ``torch.device`` en el que trabajar. Lección 01.
+
+    - ``"auto"`` (por defecto): la primera que haya de cuda (NVIDIA o ROCm), mps (Mac),
+      xpu (Intel) y, si no hay ninguna, cpu. La variable de entorno
+      ``CURSO_GPU_DISPOSITIVO`` (p. ej. ``cpu``) manda sobre "auto".
+    - ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"``, ``"xpu"``: ese dispositivo; si no
+      existe aquí, lanza ``DispositivoNoDisponible`` con lo que sí hay.
+
+    Es la versión completa de ``torch.device("cuda" if torch.cuda.is_available() else "cpu")``.
+    """
+    texto = _normalizar(preferencia, "Dispositivo")
+    if texto == "auto":
+        variable = os.environ.get(VARIABLE_ENTORNO, "").strip()
+        if not variable:
+            return _automatico()
+        texto = _normalizar(variable, f"Valor de la variable {VARIABLE_ENTORNO}")
+        if texto == "auto":
+            return _automatico()
+
+    tipo, _, numero = texto.partition(":")
+    hay = {"cpu": True, "cuda": cuda_disponible, "mps": mps_disponible, "xpu": xpu_disponible}[tipo]
+    if tipo != "cpu" and not hay():
+        raise DispositivoNoDisponible(
+            f"Pediste el dispositivo '{texto}', pero no está disponible en esta máquina. "
+            f"Disponibles: {', '.join(dispositivos_disponibles())}.\n" + _como_conseguir_gpu()
+        )
+    if numero and tipo in ("cuda", "xpu"):
+        cantidad = _cantidad(tipo)
+        if int(numero) >= cantidad:
+            raise DispositivoNoDisponible(
+                f"Pediste '{texto}', pero solo hay {cantidad} GPU de tipo {tipo} "
+                f"(de {tipo}:0 a {tipo}:{max(cantidad - 1, 0)}). "
+                f"Disponibles: {', '.join(dispositivos_disponibles())}."
+            )
+    if numero and tipo in ("cpu", "mps") and int(numero) != 0:
+        raise DispositivoNoDisponible(
+            f"Pediste '{texto}', pero solo existe '{tipo}' (sin número). "
+            f"Disponibles: {', '.join(dispositivos_disponibles())}."
+        )
+    return torch.device(texto)
+
+
+# ---------------------------------------------------------------------------
+# Describir el entorno
+# ---------------------------------------------------------------------------
+
+@dataclass
+class InfoGPU:
+    """Una GPU tal como la ve PyTorch."""
+
+    indice: int
+    nombre: str
+    memoria_total_bytes: int
+    capacidad_computo: tuple[int, int] | None = None  # (7, 5) en una T4
+
+
+@dataclass
+class InformeEntorno:
+    """Todo lo que importa para usar una GPU en esta máquina. Lo crea ``describir_entorno()``."""
+
+    sistema: str
+    python: str
+    torch: str
+    cuda_compilado: str | None  # versión de CUDA con la que se compiló torch (None: sin CUDA)
+    rocm_compilado: str | None  # versión de ROCm (HIP) con la que se compiló torch
+    cudnn: int | None
+    cuda_disponible: bool
+    mps_disponible: bool
+    xpu_disponible: bool
+    en_colab: bool
+    gpus: list[InfoGPU] = field(default_factory=list)
+    nvidia_smi: InformeNvidiaSmi | None = None
+    dispositivo: str = "cpu"  # el que elegiría elegir_dispositivo("auto")
+    avisos: list[str] = field(default_factory=list)
+
+    def filas(self) -> list[tuple[str, str]]:
+        """El informe como pares (qué, valor), para presentarlo como tabla."""
+        no = "no"
+        filas = [
+            ("Sistema", self.sistema),
+            ("Python", self.python),
+            ("PyTorch", self.torch),
+            ("CUDA de PyTorch", self.cuda_compilado or no),
+        ]
+        if self.rocm_compilado:
+            filas.append(("ROCm de PyTorch", self.rocm_compilado))
+        filas += [
+            ("cuDNN", str(self.cudnn) if self.cudnn else no),
+            ("CUDA disponible", "sí" if self.cuda_disponible else no),
+            ("MPS (Apple) disponible", "sí" if self.mps_disponible else no),
+            ("XPU (Intel) disponible", "sí" if self.xpu_disponible else no),
+            ("Google Colab", "sí" if self.en_colab else no),
+        ]
+        for gpu in self.gpus:
+            cc = f", capacidad {gpu.capacidad_computo[0]}.{gpu.capacidad_computo[1]}" if gpu.capacidad_computo else ""
+            filas.append((f"GPU {gpu.indice}", f"{gpu.nombre} ({gpu.memoria_total_bytes / 1e9:.1f} GB{cc})"))
+        if self.nvidia_smi is None:
+            filas.append(("nvidia-smi", "no encontrado o sin respuesta"))
+        else:
+            smi = self.nvidia_smi
+            cuda = ".".join(map(str, smi.cuda_del_driver)) if smi.cuda_del_driver else "desconocida"
+            origen = "" if smi.cuda_de_cabecera else " (deducida del driver)"
+            filas.append(("Driver NVIDIA", f"{smi.driver} (admite CUDA hasta {cuda}{origen})"))
+            for g in smi.gpus:
+                filas.append(
+                    (f"nvidia-smi GPU {g.indice}",
+                     f"{g.nombre}: {g.memoria_usada_mib} de {g.memoria_total_mib} MiB usados")
+                )
+        filas.append(("Dispositivo elegido", self.dispositivo))
+        return filas
+
+    def a_dict(self) -> dict:
+        """El informe como diccionario (para ``--json``)."""
+        return asdict(self)
+
+    def __str__(self) -> str:
+        filas = self.filas()
+        ancho = max(len(k) for k, _ in filas)
+        lineas = ["Informe del entorno", "=" * 19]
+        lineas += [f"{k:<{ancho}}  {v}" for k, v in filas]
+        if self.avisos:
+            lineas += ["", "Diagnóstico:"]
+            lineas += [f"- {a}" for a in self.avisos]
+        return "\n".join(lineas)
+
+    def _repr_html_(self) -> str:
+        celdas = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+            for k, v in self.filas()
+        )
+        avisos = "".join(f"<li>{html.escape(a).replace(chr(10), '<br>')}</li>" for a in self.avisos)
+        return (
+            "<div><b>Informe del entorno</b><table>" + celdas + "</table>"
+            + (f"<b>Diagnóstico</b><ul>{avisos}</ul>" if avisos else "") + "</div>"
+        )
+
+
+def _gpus_de_torch() -> list[InfoGPU]:
+    if not cuda_disponible():
+        return []
+    gpus = []
+    for i in range(_cantidad("cuda")):
+        try:
+            p = torch.cuda.get_device_properties(i)
+            gpus.append(InfoGPU(i, p.name, int(p.total_memory), (int(p.major), int(p.minor))))
+        except Exception:
+            continue
+    return gpus
+
+
+def _cudnn() -> int | None:
+    try:
+        return torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+    except Exception:
+        return None
+
+
+def diagnosticar(informe: InformeEntorno) -> list[str]:
+    """Los avisos en español que explican qué pasa y qué hacer (lección 01)."""
+    avisos: list[str] = []
+    smi = informe.nvidia_smi
+    smi_ve_gpu = bool(smi and smi.gpus)
+    torch_sin_gpu = informe.cuda_compilado is None and informe.rocm_compilado is None
+
+    if smi_ve_gpu and torch_sin_gpu:
+        nombres = ", ".join(g.nombre for g in smi.gpus)
+        avisos.append(
+            f"nvidia-smi ve una GPU NVIDIA ({nombres}), pero tu PyTorch ({informe.torch}) es una "
+            "versión solo para CPU: el error clásico. Reinstala PyTorch con CUDA, compatible con "
+            f"tu driver {smi.driver}:\n    " + ruedas_cuda.comando_instalacion(smi.cuda_del_driver)
+        )
+    elif informe.cuda_compilado and not informe.cuda_disponible:
+        if informe.en_colab:
+            avisos.append(
+                "Estás en Colab con un entorno sin GPU. Cámbialo en el menú " + MENU_COLAB
+                + " y vuelve a ejecutar el notebook desde el principio."
+            )
+        elif smi_ve_gpu and smi.cuda_del_driver and _tupla(informe.cuda_compilado) > smi.cuda_del_driver:
+            avisos.append(
+                f"Tu PyTorch usa CUDA {informe.cuda_compilado}, pero el driver {smi.driver} solo "
+                "admite hasta CUDA " + ".".join(map(str, smi.cuda_del_driver)) + ". Actualiza el "
+                "driver de NVIDIA o instala una rueda compatible:\n    "
+                + ruedas_cuda.comando_instalacion(smi.cuda_del_driver)
+            )
+        else:
+            avisos.append(
+                f"Tu PyTorch trae CUDA {informe.cuda_compilado}, pero no ve ninguna GPU. "
+                "Comprueba con nvidia-smi que hay una GPU NVIDIA y un driver instalado. "
+                "En Google Colab: menú " + MENU_COLAB + "."
+            )
+    if informe.mps_disponible:
+        avisos.append(
+            "Tienes un Mac con Apple Silicon: PyTorch usa su GPU con el dispositivo 'mps'. "
+            "Algunas operaciones aún no existen en MPS; PYTORCH_ENABLE_MPS_FALLBACK=1 las hace en CPU."
+        )
+    if informe.cuda_disponible and informe.gpus:
+        gpu = informe.gpus[0]
+        avisos.append(
+            f"Todo listo: PyTorch usa la GPU {gpu.nombre} ({gpu.memoria_total_bytes / 1e9:.1f} GB)."
+        )
+    elif not (informe.mps_disponible or informe.xpu_disponible or avisos):
+        avisos.append(
+            "No hay GPU: sin problema. Todo el curso funciona en CPU, solo que algunos "
+            "entrenamientos tardan más. Para probar una GPU gratis, abre el notebook en Google "
+            "Colab y elige " + MENU_COLAB + "."
+        )
+    return avisos
+
+
+def _tupla(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+
+
+def describir_entorno(consultar_smi: bool = True) -> InformeEntorno:
+    """Reúne sistema, versiones, GPU, nvidia-smi y un diagnóstico en español. Lección 01.
+
+    En un notebook se ve como una tabla; en una terminal, ``print(describir_entorno())``.
+    """
+    from .colab import en_colab  # import tardío: colab importa este módulo
+
+    try:
+        dispositivo = str(elegir_dispositivo("auto"))
+    except (ValueError, DispositivoNoDisponible) as error:
+        dispositivo = f"cpu (la variable {VARIABLE_ENTORNO} no vale: {error})"
+    informe = InformeEntorno(
+        sistema=platform.platform(),
+        python=sys.version.split()[0],
+        torch=torch.__version__,
+        cuda_compilado=torch.version.cuda,
+        rocm_compilado=getattr(torch.version, "hip", None),
+        cudnn=_cudnn(),
+        cuda_disponible=cuda_disponible(),
+        mps_disponible=mps_disponible(),
+        xpu_disponible=xpu_disponible(),
+        en_colab=en_colab(),
+        gpus=_gpus_de_torch(),
+        nvidia_smi=consultar_nvidia_smi() if consultar_smi else None,
+        dispositivo=dispositivo,
+    )
+    informe.avisos = diagnosticar(informe)
+    return informe
