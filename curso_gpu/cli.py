@@ -19,8 +19,20 @@ class _Formato(argparse.RawDescriptionHelpFormatter):
         return super().add_usage(usage, actions, groups, prefix="uso: ")
 
 
+_TRADUCCIONES = (  # los mensajes de argparse que puede ver quien usa el curso
+    ("unrecognized arguments:", "argumentos que no conozco:"),
+    ("expected one argument", "falta su valor"),
+    ("ignored explicit argument", "no admite valor"),
+    ("ambiguous option:", "opción ambigua:"),
+    ("could match", "puede ser"),
+    ("argument ", "la opción "),
+)
+
+
 class _Analizador(argparse.ArgumentParser):
     def error(self, message):  # argparse habla inglés: lo decimos en español
+        for ingles, espanol in _TRADUCCIONES:
+            message = message.replace(ingles, espanol)
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error en los argumentos ({message}). Usa --help para ver las opciones.\n")
 
@@ -50,6 +62,9 @@ def seccion_entorno(args) -> tuple[dict, str]:
     from .dispositivo import describir_entorno
 
     informe = describir_entorno()
+    elegido = getattr(args, "dispositivo", None)
+    if elegido is not None and str(elegido) != informe.dispositivo:
+        informe.dispositivo = f"{elegido} (forzado con --dispositivo)"
     return informe.a_dict(), str(informe)
 
 

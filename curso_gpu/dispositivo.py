@@ -75,13 +75,35 @@ def dispositivos_disponibles() -> list[str]:
     return lista
 
 
-def _como_conseguir_gpu() -> str:
-    return (
-        "Para usar una GPU: en Google Colab, menú " + MENU_COLAB + "; en tu ordenador con "
-        "una GPU NVIDIA, instala PyTorch con CUDA, por ejemplo:\n    "
-        + ruedas_cuda.comando_instalacion(_cuda_del_driver())
-        + "\nSin GPU todo el curso funciona igual en CPU: usa elegir_dispositivo('auto')."
-    )
+def _como_conseguir_gpu(tipo: str = "cuda") -> str:
+    """Cómo conseguir una GPU, en español, para el mensaje de ``DispositivoNoDisponible``."""
+    if tipo == "mps":
+        return (
+            "'mps' solo existe en un Mac con Apple Silicon (M1 o posterior) y macOS 12.3 o más nuevo. "
+            "En otra máquina usa 'cuda' (NVIDIA o AMD) o elegir_dispositivo('auto')."
+        )
+    if tipo == "xpu":
+        return (
+            "'xpu' es una GPU de Intel con una versión de PyTorch para XPU. "
+            "En otra máquina usa 'cuda' (NVIDIA o AMD) o elegir_dispositivo('auto')."
+        )
+    lineas = ["Para usar una GPU:", "- En Google Colab: menú " + MENU_COLAB + "."]
+    if torch.version.cuda or getattr(torch.version, "hip", None):
+        lineas.append(
+            f"- En tu ordenador: tu PyTorch ya trae CUDA {torch.version.cuda or ''}".rstrip()
+            + "; comprueba con nvidia-smi que la GPU y su driver están instalados."
+        )
+    else:
+        try:
+            comando = ruedas_cuda.comando_instalacion(_cuda_del_driver())
+        except ValueError as error:  # driver demasiado antiguo para cualquier rueda
+            comando = str(error)
+        lineas.append(
+            f"- En tu ordenador con una GPU NVIDIA: tu PyTorch ({torch.__version__}) es solo para CPU; "
+            "reinstálalo con CUDA:\n    " + comando
+        )
+    lineas.append("Sin GPU todo el curso funciona igual en CPU: usa elegir_dispositivo('auto').")
+    return "\n".join(lineas)
 
 
 def _cuda_del_driver() -> tuple[int, int] | None:
@@ -133,6 +155,7 @@ def elegir_dispositivo(preferencia: str | torch.device = "auto") -> torch.device
     Es la versión completa de ``torch.device("cuda" if torch.cuda.is_available() else "cpu")``.
     """
     texto = _normalizar(preferencia, "Dispositivo")
+    origen = ""
     if texto == "auto":
         variable = os.environ.get(VARIABLE_ENTORNO, "").strip()
         if not variable:
@@ -140,25 +163,26 @@ def elegir_dispositivo(preferencia: str | torch.device = "auto") -> torch.device
         texto = _normalizar(variable, f"Valor de la variable {VARIABLE_ENTORNO}")
         if texto == "auto":
             return _automatico()
+        origen = f" (lo pide la variable de entorno {VARIABLE_ENTORNO})"
 
     tipo, _, numero = texto.partition(":")
     hay = {"cpu": True, "cuda": cuda_disponible, "mps": mps_disponible, "xpu": xpu_disponible}[tipo]
     if tipo != "cpu" and not hay():
         raise DispositivoNoDisponible(
-            f"Pediste el dispositivo '{texto}', pero no está disponible en esta máquina. "
-            f"Disponibles: {', '.join(dispositivos_disponibles())}.\n" + _como_conseguir_gpu()
+            f"Pediste el dispositivo '{texto}'{origen}, pero no está disponible en esta máquina. "
+            f"Disponibles: {', '.join(dispositivos_disponibles())}.\n" + _como_conseguir_gpu(tipo)
         )
     if numero and tipo in ("cuda", "xpu"):
-        cantidad = _cantidad(tipo)
+        cantidad = max(_cantidad(tipo), 1)  # disponible implica al menos una
         if int(numero) >= cantidad:
             raise DispositivoNoDisponible(
-                f"Pediste '{texto}', pero solo hay {cantidad} GPU de tipo {tipo} "
-                f"(de {tipo}:0 a {tipo}:{max(cantidad - 1, 0)}). "
+                f"Pediste '{texto}'{origen}, pero solo hay {cantidad} GPU de tipo {tipo} "
+                f"(de {tipo}:0 a {tipo}:{cantidad - 1}). "
                 f"Disponibles: {', '.join(dispositivos_disponibles())}."
             )
     if numero and tipo in ("cpu", "mps") and int(numero) != 0:
         raise DispositivoNoDisponible(
-            f"Pediste '{texto}', pero solo existe '{tipo}' (sin número). "
+            f"Pediste '{texto}'{origen}, pero solo existe '{tipo}' (sin número). "
             f"Disponibles: {', '.join(dispositivos_disponibles())}."
         )
     return torch.device(texto)
@@ -226,10 +250,12 @@ class InformeEntorno:
             origen = "" if smi.cuda_de_cabecera else " (deducida del driver)"
             filas.append(("Driver NVIDIA", f"{smi.driver} (admite CUDA hasta {cuda}{origen})"))
             for g in smi.gpus:
-                filas.append(
-                    (f"nvidia-smi GPU {g.indice}",
-                     f"{g.nombre}: {g.memoria_usada_mib} de {g.memoria_total_mib} MiB usados")
-                )
+                if g.memoria_total_mib is None:
+                    memoria = "memoria desconocida"
+                else:
+                    usada = "?" if g.memoria_usada_mib is None else g.memoria_usada_mib
+                    memoria = f"{usada} de {g.memoria_total_mib} MiB usados"
+                filas.append((f"nvidia-smi GPU {g.indice}", f"{g.nombre}: {memoria}"))
         filas.append(("Dispositivo elegido", self.dispositivo))
         return filas
 
@@ -280,8 +306,15 @@ def _cudnn() -> int | None:
         return None
 
 
+def _comando_o_aviso(cuda_del_driver: tuple[int, int] | None) -> str:
+    try:
+        return "\n    " + ruedas_cuda.comando_instalacion(cuda_del_driver)
+    except ValueError as error:  # driver demasiado antiguo: ninguna rueda sirve
+        return " " + str(error)
+
+
 def diagnosticar(informe: InformeEntorno) -> list[str]:
-    """Los avisos en español que explican qué pasa y qué hacer (lección 01)."""
+    """Los avisos en español que explican qué pasa y qué hacer. Lección 01."""
     avisos: list[str] = []
     smi = informe.nvidia_smi
     smi_ve_gpu = bool(smi and smi.gpus)
@@ -289,23 +322,32 @@ def diagnosticar(informe: InformeEntorno) -> list[str]:
 
     if smi_ve_gpu and torch_sin_gpu:
         nombres = ", ".join(g.nombre for g in smi.gpus)
+        cuda = ".".join(map(str, smi.cuda_del_driver)) if smi.cuda_del_driver else "desconocida"
         avisos.append(
             f"nvidia-smi ve una GPU NVIDIA ({nombres}), pero tu PyTorch ({informe.torch}) es una "
-            "versión solo para CPU: el error clásico. Reinstala PyTorch con CUDA, compatible con "
-            f"tu driver {smi.driver}:\n    " + ruedas_cuda.comando_instalacion(smi.cuda_del_driver)
+            "versión solo para CPU: es el error clásico. Reinstala PyTorch con CUDA, compatible con "
+            f"tu driver {smi.driver} (admite CUDA hasta {cuda}):" + _comando_o_aviso(smi.cuda_del_driver)
         )
     elif informe.cuda_compilado and not informe.cuda_disponible:
         if informe.en_colab:
             avisos.append(
-                "Estás en Colab con un entorno sin GPU. Cámbialo en el menú " + MENU_COLAB
-                + " y vuelve a ejecutar el notebook desde el principio."
+                "Estás en Google Colab con un entorno de ejecución sin GPU. Cámbialo en el menú "
+                + MENU_COLAB + " y vuelve a ejecutar el notebook desde el principio."
             )
         elif smi_ve_gpu and smi.cuda_del_driver and _tupla(informe.cuda_compilado) > smi.cuda_del_driver:
             avisos.append(
                 f"Tu PyTorch usa CUDA {informe.cuda_compilado}, pero el driver {smi.driver} solo "
                 "admite hasta CUDA " + ".".join(map(str, smi.cuda_del_driver)) + ". Actualiza el "
-                "driver de NVIDIA o instala una rueda compatible:\n    "
-                + ruedas_cuda.comando_instalacion(smi.cuda_del_driver)
+                "driver de NVIDIA o instala una rueda compatible:" + _comando_o_aviso(smi.cuda_del_driver)
+            )
+        elif smi_ve_gpu:
+            visibles = os.environ.get("CUDA_VISIBLE_DEVICES")
+            pista = (f" La variable CUDA_VISIBLE_DEVICES vale {visibles!r} y puede ocultarla."
+                     if visibles is not None else "")
+            avisos.append(
+                f"nvidia-smi ve la GPU {smi.gpus[0].nombre}, pero tu PyTorch (con CUDA "
+                f"{informe.cuda_compilado}) no la ve.{pista} Reinicia el kernel (o el ordenador, "
+                "si acabas de instalar el driver) y vuelve a probar."
             )
         else:
             avisos.append(
@@ -318,6 +360,8 @@ def diagnosticar(informe: InformeEntorno) -> list[str]:
             "Tienes un Mac con Apple Silicon: PyTorch usa su GPU con el dispositivo 'mps'. "
             "Algunas operaciones aún no existen en MPS; PYTORCH_ENABLE_MPS_FALLBACK=1 las hace en CPU."
         )
+    if informe.xpu_disponible:
+        avisos.append("Tienes una GPU de Intel: PyTorch la usa con el dispositivo 'xpu'.")
     if informe.cuda_disponible and informe.gpus:
         gpu = informe.gpus[0]
         avisos.append(
@@ -343,10 +387,16 @@ def describir_entorno(consultar_smi: bool = True) -> InformeEntorno:
     """
     from .colab import en_colab  # import tardío: colab importa este módulo
 
+    aviso_variable = None
     try:
         dispositivo = str(elegir_dispositivo("auto"))
     except (ValueError, DispositivoNoDisponible) as error:
-        dispositivo = f"cpu (la variable {VARIABLE_ENTORNO} no vale: {error})"
+        valor = os.environ.get(VARIABLE_ENTORNO, "")
+        dispositivo = f"ninguno ({VARIABLE_ENTORNO}={valor!r} no sirve aquí)"
+        aviso_variable = (
+            str(error).splitlines()[0]
+            + f" Borra la variable {VARIABLE_ENTORNO} (o ponla en 'auto') para que el curso elija solo."
+        )
     informe = InformeEntorno(
         sistema=platform.platform(),
         python=sys.version.split()[0],
@@ -363,4 +413,6 @@ def describir_entorno(consultar_smi: bool = True) -> InformeEntorno:
         dispositivo=dispositivo,
     )
     informe.avisos = diagnosticar(informe)
+    if aviso_variable:
+        informe.avisos.insert(0, aviso_variable)
     return informe

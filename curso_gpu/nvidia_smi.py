@@ -3,26 +3,55 @@
 from __future__ import annotations
 
 import os
+import platform
 import re
 import shutil
 import signal
 import subprocess
+import time
 from dataclasses import dataclass, field
 
 from .ruedas_cuda import cuda_maxima_del_driver
 
 CAMPOS = "index,name,driver_version,memory.total,memory.used,memory.free"
 
+# Lo que imprime ``nvidia-smi`` en una T4 de Google Colab recién abierta (lección 01 lo
+# explica línea a línea cuando tu máquina no tiene nvidia-smi).
+SALIDA_EJEMPLO_T4 = """\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 580.82.07              Driver Version: 580.82.07      CUDA Version: 13.0     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  Tesla T4                       Off |   00000000:00:04.0 Off |                    0 |
+| N/A   38C    P8              9W /   70W |       0MiB /  15360MiB |      0%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+
++-----------------------------------------------------------------------------------------+
+| Processes:                                                                              |
+|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |
+|        ID   ID                                                               Usage      |
+|=========================================================================================|
+|  No running processes found                                                             |
++-----------------------------------------------------------------------------------------+
+"""
+
 
 @dataclass
 class GPUNvidiaSmi:
-    """Una fila de ``nvidia-smi --query-gpu``: memoria en MiB, como la imprime la herramienta."""
+    """Una fila de ``nvidia-smi --query-gpu``: memoria en MiB, como la imprime la herramienta.
+
+    Una memoria que ``nvidia-smi`` no conoce (``[N/A]``) queda en None.
+    """
 
     indice: int
     nombre: str
-    memoria_total_mib: int
-    memoria_usada_mib: int
-    memoria_libre_mib: int
+    memoria_total_mib: int | None
+    memoria_usada_mib: int | None
+    memoria_libre_mib: int | None
 
 
 @dataclass
@@ -40,36 +69,45 @@ def _ejecutar(argumentos: list[str], timeout_s: float) -> str | None:
     try:
         proceso = subprocess.Popen(
             argumentos, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL, text=True, start_new_session=True,
+            stdin=subprocess.DEVNULL, text=True, errors="replace",
+            start_new_session=True,  # su propio grupo: así podemos matarlo con sus hijos
         )
-    except OSError:
+    except (OSError, ValueError):
         return None
     try:
-        salida, _ = proceso.communicate(timeout=timeout_s)
+        salida, _ = proceso.communicate(timeout=max(timeout_s, 0.01))
     except subprocess.TimeoutExpired:
         try:  # matar también a sus hijos: un nvidia-smi colgado no debe quedar vivo
             os.killpg(proceso.pid, signal.SIGKILL)
-        except OSError:
+        except (OSError, AttributeError):  # AttributeError: Windows no tiene killpg
             proceso.kill()
-        proceso.communicate()
+        try:
+            proceso.communicate(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
         return None
     return salida if proceso.returncode == 0 else None
 
 
-def _entero(texto: str) -> int:
+def _mib(texto: str) -> int | None:
     numero = re.match(r"\s*(\d+)", texto)
-    return int(numero.group(1)) if numero else 0
+    return int(numero.group(1)) if numero else None
 
 
 def analizar_consulta(texto: str) -> tuple[str, list[GPUNvidiaSmi]] | None:
-    """Lee la salida CSV de ``nvidia-smi --query-gpu=... --format=csv,noheader,nounits``."""
+    """Lee la salida CSV de ``nvidia-smi --query-gpu=... --format=csv,noheader,nounits``.
+
+    Devuelve (driver, GPU) o None si no hay ninguna fila válida.
+    """
     gpus, driver = [], ""
-    for linea in texto.strip().splitlines():
+    for linea in (texto or "").strip().splitlines():
         partes = [p.strip() for p in linea.split(",")]
-        if len(partes) != 6 or not partes[0].isdigit():
+        if len(partes) < 6 or not partes[0].isdigit():
             continue
-        indice, nombre, driver, total, usada, libre = partes
-        gpus.append(GPUNvidiaSmi(int(indice), nombre, _entero(total), _entero(usada), _entero(libre)))
+        # El nombre va entre el índice y los cuatro últimos campos (por si llevara comas).
+        nombre = ", ".join(partes[1:-4])
+        driver, total, usada, libre = partes[-4:]
+        gpus.append(GPUNvidiaSmi(int(partes[0]), nombre, _mib(total), _mib(usada), _mib(libre)))
     if not gpus:
         return None
     return driver, gpus
@@ -82,22 +120,32 @@ def analizar_cabecera(texto: str) -> tuple[int, int] | None:
 
 
 def consultar_nvidia_smi(timeout_s: float = 5) -> InformeNvidiaSmi | None:
-    """Ejecuta ``nvidia-smi`` y devuelve lo que informa, o None. Nunca lanza excepciones.
+    """Ejecuta ``nvidia-smi`` y devuelve lo que informa, o None. Nunca lanza excepciones. Lección 01.
 
     None cuando no está instalado, termina con error o tarda más de ``timeout_s``
-    segundos. La versión de CUDA que admite el driver sale de la cabecera del
-    ``nvidia-smi`` normal; si un driver nuevo no la imprime, se deduce del driver.
+    segundos en total. La versión de CUDA que admite el driver sale de la cabecera del
+    ``nvidia-smi`` normal; si un driver nuevo no la imprime, se deduce del número de driver.
     """
+    try:
+        return _consultar(float(timeout_s))
+    except Exception:  # un informe sin nvidia-smi es mejor que un curso que no arranca
+        return None
+
+
+def _consultar(timeout_s: float) -> InformeNvidiaSmi | None:
     programa = shutil.which("nvidia-smi")
     if programa is None:
         return None
+    limite = time.monotonic() + timeout_s
     salida = _ejecutar([programa, f"--query-gpu={CAMPOS}", "--format=csv,noheader,nounits"], timeout_s)
     analizado = analizar_consulta(salida) if salida else None
     if analizado is None:
         return None
     driver, gpus = analizado
-    cuda = analizar_cabecera(_ejecutar([programa], timeout_s) or "")
+    restante = limite - time.monotonic()
+    cabecera = _ejecutar([programa], restante) if restante > 0 else None
+    cuda = analizar_cabecera(cabecera or "")
     de_cabecera = cuda is not None
     if cuda is None:
-        cuda = cuda_maxima_del_driver(driver)
+        cuda = cuda_maxima_del_driver(driver, platform.system())
     return InformeNvidiaSmi(driver=driver, cuda_del_driver=cuda, cuda_de_cabecera=de_cabecera, gpus=gpus)

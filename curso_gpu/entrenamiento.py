@@ -1,0 +1,472 @@
+"""Entrenar, evaluar y predecir en cualquier dispositivo (CPU, CUDA, MPS). Lección 05.
+
+El bucle es el del texto base (27.23): Adam con todo el conjunto en cada paso, métricas
+en la época 1 y cada 10, y el tiempo total. Lo que añade el curso: lotes con
+``DataLoader`` (opcional), una barra de progreso, checkpoints para reanudar y errores
+claros cuando modelo y datos están en dispositivos distintos.
+
+Entre dos puntos de registro no se sincroniza nunca con la CPU (ningún ``.item()``): así
+la GPU trabaja sin esperas.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import torch
+from torch import nn
+
+from .datos import NOMBRES_CLASES
+from .dispositivo import elegir_dispositivo
+from .modelos import dispositivo_del_modelo
+from .progreso import BarraProgreso
+
+CADA_REGISTRO = 10
+
+
+class DispositivosDistintos(ValueError):
+    """El modelo y los datos están en dispositivos distintos."""
+
+
+# ---------------------------------------------------------------------------
+# Datos que se devuelven
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Registro:
+    """Las métricas de un punto de registro (época 1, cada 10 y la última)."""
+
+    epoca: int
+    epocas: int
+    perdida_entrenamiento: float
+    perdida_validacion: float
+    accuracy_entrenamiento: float
+    accuracy_validacion: float
+    segundos: float
+
+    def __str__(self) -> str:
+        return (
+            f"Época: {self.epoca:3d}/{self.epocas}\n"
+            f"Pérdida de entrenamiento: {self.perdida_entrenamiento:.4f}\n"
+            f"Pérdida de validación:    {self.perdida_validacion:.4f}\n"
+            f"Accuracy de entrenamiento: {self.accuracy_entrenamiento:.3f}\n"
+            f"Accuracy de validación:    {self.accuracy_validacion:.3f}\n"
+            f"Segundos: {self.segundos:.2f}"
+        )
+
+
+@dataclass
+class Historial:
+    """Lo que pasó en un entrenamiento: métricas por punto de registro y tiempo total. Lección 05."""
+
+    epocas: list[int] = field(default_factory=list)
+    perdida_entrenamiento: list[float] = field(default_factory=list)
+    perdida_validacion: list[float] = field(default_factory=list)
+    accuracy_entrenamiento: list[float] = field(default_factory=list)
+    accuracy_validacion: list[float] = field(default_factory=list)
+    segundos: float = 0.0
+    dispositivo: str = "cpu"
+    epocas_totales: int = 0
+    reanudado_desde: int | None = None  # última época del checkpoint del que se siguió
+
+    def agregar(self, registro: Registro) -> None:
+        self.epocas.append(registro.epoca)
+        self.perdida_entrenamiento.append(registro.perdida_entrenamiento)
+        self.perdida_validacion.append(registro.perdida_validacion)
+        self.accuracy_entrenamiento.append(registro.accuracy_entrenamiento)
+        self.accuracy_validacion.append(registro.accuracy_validacion)
+
+    def registros(self) -> list[Registro]:
+        return [
+            Registro(e, self.epocas_totales, pe, pv, ae, av, self.segundos)
+            for e, pe, pv, ae, av in zip(self.epocas, self.perdida_entrenamiento, self.perdida_validacion,
+                                         self.accuracy_entrenamiento, self.accuracy_validacion)
+        ]
+
+    @property
+    def final(self) -> Registro | None:
+        """Las métricas al terminar (el último punto de registro)."""
+        registros = self.registros()
+        return registros[-1] if registros else None
+
+    def a_dict(self) -> dict:
+        """Solo listas, números y texto: se guarda en un checkpoint con ``weights_only=True``."""
+        return asdict(self)
+
+    @classmethod
+    def desde_dict(cls, datos: dict) -> "Historial":
+        return cls(**datos)
+
+    def _cabecera(self) -> str:
+        reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
+        return f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s{reanudado}"
+
+    def __str__(self) -> str:
+        lineas = [self._cabecera(),
+                  f"{'época':>6}  {'pérdida ent.':>12}  {'pérdida val.':>12}  {'acc. ent.':>9}  {'acc. val.':>9}"]
+        for r in self.registros():
+            lineas.append(f"{r.epoca:>6}  {r.perdida_entrenamiento:>12.4f}  {r.perdida_validacion:>12.4f}  "
+                          f"{r.accuracy_entrenamiento:>9.3f}  {r.accuracy_validacion:>9.3f}")
+        return "\n".join(lineas)
+
+    def _repr_html_(self) -> str:
+        filas = "".join(
+            f"<tr><td>{r.epoca}</td><td>{r.perdida_entrenamiento:.4f}</td><td>{r.perdida_validacion:.4f}</td>"
+            f"<td>{r.accuracy_entrenamiento:.3f}</td><td>{r.accuracy_validacion:.3f}</td></tr>"
+            for r in self.registros()
+        )
+        return (f"<div><b>{html.escape(self._cabecera())}</b><table><tr><th>época</th><th>pérdida ent.</th>"
+                f"<th>pérdida val.</th><th>acc. ent.</th><th>acc. val.</th></tr>{filas}</table></div>")
+
+
+@dataclass
+class Prediccion:
+    """La clase que predice el modelo y la probabilidad de cada una. Lección 05."""
+
+    clase: str
+    probabilidades: dict[str, float]
+
+    def __str__(self) -> str:
+        return "\n".join([f"Predicción: {self.clase}"] + [f"{n} {p:.2f}" for n, p in self.probabilidades.items()])
+
+    def _repr_html_(self) -> str:
+        barras = "".join(
+            f"<div style='display:flex;align-items:center;gap:6px'><span style='width:9em'>"
+            f"{html.escape(n)} {p:.2f}</span><div style='background:#4c72b0;height:0.9em;"
+            f"width:{100 * p:.0f}px'></div></div>"
+            for n, p in self.probabilidades.items()
+        )
+        return f"<div><b>Predicción: {html.escape(self.clase)}</b>{barras}</div>"
+
+
+# ---------------------------------------------------------------------------
+# Comprobaciones con mensajes claros
+# ---------------------------------------------------------------------------
+
+def _como_dispositivo(dispositivo) -> torch.device:
+    if isinstance(dispositivo, torch.device):
+        return dispositivo
+    return elegir_dispositivo(dispositivo)
+
+
+def _mismo_dispositivo(a: torch.device, b: torch.device) -> bool:
+    return a.type == b.type and (a.index is None or b.index is None or a.index == b.index)
+
+
+def comprobar_mismo_dispositivo(modelo: nn.Module, dispositivo) -> None:
+    """Lanza ``DispositivosDistintos`` (en español) si el modelo no está en ``dispositivo``."""
+    dispositivo = _como_dispositivo(dispositivo)
+    del_modelo = dispositivo_del_modelo(modelo)
+    if not _mismo_dispositivo(del_modelo, dispositivo):
+        raise DispositivosDistintos(
+            f"El modelo está en '{del_modelo}' pero los datos van a '{dispositivo}': PyTorch no mezcla "
+            f"dispositivos. Mueve el modelo al mismo dispositivo que los datos con "
+            f"modelo.to(torch.device('{dispositivo}')) (o los datos con .to('{del_modelo}'))."
+        )
+
+
+def _validar_datos(datos, nombre: str):
+    if not (isinstance(datos, (tuple, list)) and len(datos) == 2
+            and all(isinstance(t, torch.Tensor) for t in datos)):
+        raise ValueError(f"{nombre} debe ser una tupla (X, y) de tensores; recibí {type(datos).__name__}.")
+    X, y = datos
+    if X.shape[0] != y.shape[0] or X.shape[0] == 0:
+        raise ValueError(
+            f"{nombre}: X e y deben tener el mismo número de ejemplos (y al menos uno); "
+            f"recibí X con {X.shape[0]} e y con {y.shape[0]}.")
+    return X, y
+
+
+def _validar_positivo(valor, nombre: str, entero: bool, ejemplo: str, minimo_cero: bool = False) -> None:
+    es_numero = isinstance(valor, int) if entero else isinstance(valor, (int, float))
+    if isinstance(valor, bool) or not es_numero or not math.isfinite(valor) or valor < 0 or (valor == 0 and not minimo_cero):
+        cota = "mayor o igual que 0" if minimo_cero else ("mayor o igual que 1" if entero else "mayor que 0")
+        raise ValueError(f"{nombre} debe ser {'un entero' if entero else 'un número'} {cota}; recibí {valor!r}. "
+                         f"Prueba, por ejemplo, {ejemplo}.")
+
+
+# ---------------------------------------------------------------------------
+# Métricas
+# ---------------------------------------------------------------------------
+
+def _aciertos(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Fracción de aciertos como tensor (sin sincronizar). Multiclase: argmax; binaria: logit > 0."""
+    if logits.ndim == 2 and logits.shape[1] > 1:
+        prediccion = logits.argmax(dim=1)
+    else:
+        prediccion = (logits.reshape(y.shape) > 0).to(y.dtype)
+    return (prediccion == y).float().mean()
+
+
+def calcular_accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
+    """Fracción de aciertos (de 0 a 1), como en el texto base. Lección 05."""
+    return float(_aciertos(logits, y).item())
+
+
+def _medir(modelo, X, y, criterio, tamano_lote, dispositivo):
+    """(pérdida, accuracy) como tensores en el dispositivo; en trozos si hay tamaño de lote."""
+    if tamano_lote is None:
+        logits = modelo(X.to(dispositivo, non_blocking=True))
+        y = y.to(dispositivo, non_blocking=True)
+        return criterio(logits, y), _aciertos(logits, y)
+    perdida = torch.zeros((), device=dispositivo)
+    aciertos = torch.zeros((), device=dispositivo)
+    for inicio in range(0, X.shape[0], tamano_lote):
+        xb = X[inicio:inicio + tamano_lote].to(dispositivo, non_blocking=True)
+        yb = y[inicio:inicio + tamano_lote].to(dispositivo, non_blocking=True)
+        logits = modelo(xb)
+        perdida = perdida + criterio(logits, yb) * xb.shape[0]
+        aciertos = aciertos + _aciertos(logits, yb) * xb.shape[0]
+    return perdida / X.shape[0], aciertos / X.shape[0]
+
+
+@contextlib.contextmanager
+def _modo_evaluacion(modelo: nn.Module):
+    entrenando = modelo.training
+    modelo.eval()
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        modelo.train(entrenando)
+
+
+def evaluar(modelo: nn.Module, X: torch.Tensor, y: torch.Tensor, dispositivo, *, criterio=None,
+            tamano_lote: int | None = None) -> tuple[float, float]:
+    """Pérdida y accuracy de ``modelo`` sobre ``(X, y)``, con ``eval()`` y ``no_grad()``. Lección 05.
+
+    Mueve ``X`` e ``y`` a ``dispositivo``; el modelo ya debe estar allí (si no, un error
+    en español que dice dónde está cada cosa).
+    """
+    dispositivo = _como_dispositivo(dispositivo)
+    X, y = _validar_datos((X, y), "Los datos a evaluar")
+    comprobar_mismo_dispositivo(modelo, dispositivo)
+    criterio = criterio or nn.CrossEntropyLoss()
+    with _modo_evaluacion(modelo):
+        perdida, acierto = _medir(modelo, X, y, criterio, tamano_lote, dispositivo)
+        perdida, acierto = torch.stack([perdida.float(), acierto]).tolist()
+    return perdida, acierto
+
+
+def _como_imagen(imagen) -> torch.Tensor:
+    try:
+        tensor = torch.as_tensor(imagen, dtype=torch.float32).detach().cpu()
+    except (TypeError, ValueError, RuntimeError) as error:
+        raise ValueError(f"La imagen debe ser una cuadrícula de 8×8 números entre 0 y 1; no pude leerla ({error}).") from None
+    if tensor.numel() != 64 or tensor.shape[-2:] != (8, 8):
+        raise ValueError(
+            f"La imagen debe ser de 8×8 (forma [8, 8], [1, 8, 8] o [1, 1, 8, 8]); recibí la forma {tuple(tensor.shape)}.")
+    if not torch.isfinite(tensor).all() or tensor.min() < 0 or tensor.max() > 1:
+        raise ValueError(
+            f"Los valores de la imagen deben estar entre 0 y 1; recibí valores de {tensor.min().item():g} "
+            f"a {tensor.max().item():g}. Divide por el máximo o usa 0 (vacío) y 1 (pintado).")
+    return tensor.reshape(1, 1, 8, 8)
+
+
+def predecir(modelo: nn.Module, imagen_8x8, dispositivo) -> Prediccion:
+    """La clase de una imagen de 8×8 (lista, array o tensor con valores en [0, 1]). Lección 05."""
+    dispositivo = _como_dispositivo(dispositivo)
+    entrada = _como_imagen(imagen_8x8)
+    comprobar_mismo_dispositivo(modelo, dispositivo)
+    with _modo_evaluacion(modelo):
+        probabilidades = torch.softmax(modelo(entrada.to(dispositivo)), dim=1)[0].tolist()
+    if len(probabilidades) != len(NOMBRES_CLASES):
+        raise ValueError(f"El modelo da {len(probabilidades)} salidas; la pizarra espera {len(NOMBRES_CLASES)} clases.")
+    mejor = max(range(len(probabilidades)), key=probabilidades.__getitem__)
+    return Prediccion(NOMBRES_CLASES[mejor], dict(zip(NOMBRES_CLASES, probabilidades)))
+
+
+# ---------------------------------------------------------------------------
+# Entrenar
+# ---------------------------------------------------------------------------
+
+def fijar_semilla(semilla: int) -> None:
+    """Fija las semillas de torch (CPU y GPU), NumPy y ``random``. Lección 05."""
+    import numpy as np
+
+    torch.manual_seed(semilla)
+    np.random.seed(semilla % 2**32)
+    random.seed(semilla)
+
+
+def _sincronizar(dispositivo: torch.device) -> None:
+    if dispositivo.type == "cuda":
+        torch.cuda.synchronize(dispositivo)
+    elif dispositivo.type == "mps":
+        torch.mps.synchronize()
+
+
+@contextlib.contextmanager
+def _determinista(activar: bool):
+    """En CUDA, algoritmos de cuDNN deterministas mientras dura el entrenamiento."""
+    if not activar:
+        yield
+        return
+    antes = (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
+    torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = antes
+
+
+def entrenar(
+    modelo: nn.Module,
+    datos_entrenamiento,
+    datos_validacion,
+    dispositivo,
+    epocas: int = 120,
+    lr: float = 0.01,
+    *,
+    tamano_lote: int | None = None,
+    semilla: int | None = None,
+    silencioso: bool = False,
+    al_registrar: Callable[[Registro], None] | None = None,
+    al_avanzar: Callable[[int, int], None] | None = None,
+    checkpoints=None,
+    cada_checkpoint: int = 0,
+    reanudar: bool = False,
+    criterio: nn.Module | None = None,
+) -> Historial:
+    """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
+
+    - Mueve el modelo y los datos al dispositivo una sola vez. Sin ``tamano_lote``, cada
+      época es un paso de Adam con todo el conjunto (como el texto base); con
+      ``tamano_lote``, usa un ``DataLoader`` barajado (``pin_memory``/``non_blocking`` en CUDA).
+    - Mide pérdida y accuracy de entrenamiento y validación en la época 1, cada 10 y la
+      última; llama a ``al_registrar(registro)`` en esos puntos y a ``al_avanzar(epoca, total)``
+      en cada época (para una barra de progreso; no sincroniza).
+    - ``semilla``: fija las semillas (misma semilla y dispositivo ⇒ mismo resultado).
+    - ``checkpoints`` (``carpeta_checkpoints(...)`` o una ruta) y ``cada_checkpoint=N``:
+      guarda cada N épocas y al final; con ``reanudar=True`` sigue desde el último.
+    """
+    from .checkpoints import como_carpeta, estado_aleatorio, restaurar_estado_aleatorio
+
+    # 1. Comprobar todo antes de gastar un segundo de cálculo.
+    _validar_positivo(epocas, "epocas", True, "epocas=120")
+    _validar_positivo(lr, "lr", False, "lr=0.01")
+    if tamano_lote is not None:
+        _validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+    _validar_positivo(cada_checkpoint, "cada_checkpoint", True, "cada_checkpoint=10", minimo_cero=True)
+    X_ent, y_ent = _validar_datos(datos_entrenamiento, "datos_entrenamiento")
+    X_val, y_val = _validar_datos(datos_validacion, "datos_validacion")
+    dispositivo = _como_dispositivo(dispositivo)
+    carpeta = None
+    if checkpoints is not None:
+        carpeta = como_carpeta(checkpoints)
+        carpeta.comprobar_escritura()  # una carpeta sin permisos falla ahora, no tras una hora
+    elif reanudar or cada_checkpoint:
+        raise ValueError("Para guardar o reanudar hace falta una carpeta: checkpoints=carpeta_checkpoints('nombre').")
+    if semilla is not None:
+        fijar_semilla(semilla)
+
+    # 2. Todo al mismo dispositivo, una sola vez.
+    modelo.to(dispositivo)
+    criterio = criterio or nn.CrossEntropyLoss()
+    optimizador = torch.optim.Adam(modelo.parameters(), lr=lr)
+    en_cuda = dispositivo.type == "cuda"
+    if tamano_lote is None:
+        X_ent, y_ent = X_ent.to(dispositivo), y_ent.to(dispositivo)
+        X_val, y_val = X_val.to(dispositivo), y_val.to(dispositivo)
+    else:
+        X_ent, y_ent, X_val, y_val = X_ent.cpu(), y_ent.cpu(), X_val.cpu(), y_val.cpu()
+    semilla_lotes = semilla if semilla is not None else 0
+    if semilla is None and tamano_lote is not None:
+        semilla_lotes = int(torch.randint(0, 2**31 - 1, (1,)).item())  # se guarda en el checkpoint
+
+    historial = Historial(dispositivo=str(dispositivo), epocas_totales=epocas)
+    inicio = 1
+    if carpeta is not None and reanudar:
+        estado = carpeta.cargar_ultimo(dispositivo)
+        if estado is None:
+            if not silencioso:
+                print(f"No hay checkpoints en {carpeta.ruta}: empiezo desde la época 1.")
+        else:
+            try:
+                modelo.load_state_dict(estado["modelo"])
+                optimizador.load_state_dict(estado["optimizador"])
+            except (RuntimeError, ValueError, KeyError) as error:
+                raise ValueError(
+                    f"El checkpoint {estado['ruta']} no corresponde a este modelo ({error}). "
+                    "Usa otra carpeta o reanudar=False para empezar de cero.") from None
+            restaurar_estado_aleatorio(estado["aleatorio"])
+            historial = Historial.desde_dict(estado["historial"])
+            historial.epocas_totales, historial.dispositivo = epocas, str(dispositivo)
+            historial.reanudado_desde = int(estado["epoca"])
+            semilla_lotes = int(estado["semilla_lotes"])
+            inicio = int(estado["epoca"]) + 1
+            if not silencioso:
+                print(f"Reanudo desde {estado['ruta']} (época {estado['epoca']} de {epocas}).")
+    elif carpeta is not None and carpeta.archivos():
+        borrados = carpeta.borrar_todo()
+        if not silencioso:
+            print(f"reanudar=False: borro {borrados} checkpoint(s) anteriores de {carpeta.ruta} y empiezo de cero.")
+
+    cargador = None
+    if tamano_lote is not None:
+        generador = torch.Generator()
+        cargador = torch.utils.data.DataLoader(
+            torch.utils.data.TensorDataset(X_ent, y_ent), batch_size=tamano_lote, shuffle=True,
+            generator=generador, pin_memory=en_cuda)
+
+    def guardar(epoca: int) -> None:
+        carpeta.guardar({
+            "formato": 1, "epoca": epoca, "epocas": epocas, "lr": float(lr),
+            "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
+            "historial": historial.a_dict(), "aleatorio": estado_aleatorio(),
+            "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote,
+        }, epoca)
+
+    # 3. El bucle.
+    segundos_previos = historial.segundos
+    barra = BarraProgreso(epocas, f"Entrenando en {dispositivo}", silenciosa=silencioso)
+    if inicio > 1:
+        barra.avanzar(inicio - 1)
+    comienzo = time.perf_counter()
+    with _determinista(en_cuda and semilla is not None), barra:
+        for epoca in range(inicio, epocas + 1):
+            modelo.train()
+            if cargador is None:
+                perdida = criterio(modelo(X_ent), y_ent)
+                optimizador.zero_grad(set_to_none=True)
+                perdida.backward()
+                optimizador.step()
+            else:
+                generador.manual_seed(semilla_lotes + epoca)  # mismo orden de lotes al reanudar
+                for xb, yb in cargador:
+                    xb = xb.to(dispositivo, non_blocking=True)
+                    yb = yb.to(dispositivo, non_blocking=True)
+                    perdida = criterio(modelo(xb), yb)
+                    optimizador.zero_grad(set_to_none=True)
+                    perdida.backward()
+                    optimizador.step()
+
+            texto = None
+            if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == epocas:
+                with _modo_evaluacion(modelo):
+                    pe, ae = _medir(modelo, X_ent, y_ent, criterio, tamano_lote, dispositivo)
+                    pv, av = _medir(modelo, X_val, y_val, criterio, tamano_lote, dispositivo)
+                    valores = torch.stack([pe.float(), pv.float(), ae, av]).tolist()  # la única espera
+                historial.segundos = segundos_previos + time.perf_counter() - comienzo
+                registro = Registro(epoca, epocas, *valores[:2], *valores[2:], historial.segundos)
+                historial.agregar(registro)
+                texto = f"pérdida {valores[0]:.4f} · acc. val. {valores[3]:.3f}"
+                if al_registrar is not None:
+                    al_registrar(registro)
+            if carpeta is not None and (epoca == epocas or (cada_checkpoint and epoca % cada_checkpoint == 0)):
+                historial.segundos = segundos_previos + time.perf_counter() - comienzo
+                guardar(epoca)
+            barra.avanzar(1, texto)
+            if al_avanzar is not None:
+                al_avanzar(epoca, epocas)
+        _sincronizar(dispositivo)
+    historial.segundos = segundos_previos + time.perf_counter() - comienzo
+    if carpeta is not None:
+        carpeta.sincronizar()
+    return historial

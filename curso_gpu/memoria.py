@@ -1,0 +1,581 @@
+"""¿Cuánta memoria necesita un modelo? ¿Me cabe en la GPU? Lección 04.
+
+La regla rápida del curso:
+
+- memoria de los pesos = número de parámetros × bytes por parámetro;
+- para usar el modelo (inferencia), un margen de +20 % para activaciones y caché de atención;
+- para entrenarlo entero con Adam y precisión mixta, unos 16 bytes por parámetro.
+
+Las funciones devuelven bytes. ``a_gb`` y ``a_gib`` los pasan a GB (10⁹) y GiB (2³⁰).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+import os
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+import torch
+
+from . import catalogo
+
+BYTES_POR_PARAMETRO: dict[str, float] = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1, "int4": 0.5}
+"""Bytes que ocupa cada parámetro según la precisión en que se guarda."""
+
+BYTES_ENTRENAMIENTO = 16
+"""Bytes por parámetro para entrenar con Adam y precisión mixta: pesos en fp16 (2),
+gradientes en fp16 (2), copia maestra de los pesos en fp32 (4) y los dos estados de Adam
+en fp32 (4 + 4)."""
+
+MARGEN_INFERENCIA = 1.2
+"""+20 % sobre los pesos para activaciones y caché de atención al usar el modelo."""
+
+GB = 10**9
+"""Un gigabyte: 10⁹ bytes (lo que anuncian los fabricantes)."""
+
+GIB = 2**30
+"""Un gibibyte: 2³⁰ bytes = 1 073 741 824 (lo que cuentan nvidia-smi y los sistemas operativos)."""
+
+MIB = 2**20
+"""Un mebibyte: 2²⁰ bytes (las unidades «MiB» de nvidia-smi)."""
+
+MINIMO_SIN_SUFIJO = 1000
+"""Un número sin sufijo menor que esto casi siempre es un error («8» en vez de «8B»)."""
+
+_SUFIJOS = {"": 0, "k": 3, "m": 6, "b": 9, "t": 12}
+_PATRON_NUMERO = re.compile(r"^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e([+-]?[0-9]+))?\s*([kmbt]?)$")
+_ALIAS_PRECISION = {"float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16"}
+
+
+# ---------------------------------------------------------------------------
+# Entradas: precisiones y número de parámetros
+# ---------------------------------------------------------------------------
+
+def _dtypes() -> dict[torch.dtype, str]:
+    tabla = {
+        torch.float32: "fp32",
+        torch.float16: "fp16",
+        torch.bfloat16: "bf16",
+        torch.int8: "int8",
+        torch.uint8: "int8",
+        torch.qint8: "int8",
+        torch.quint8: "int8",
+        torch.quint4x2: "int4",
+    }
+    for nombre in ("int4", "uint4"):  # existen desde torch 2.3
+        dtype = getattr(torch, nombre, None)
+        if isinstance(dtype, torch.dtype):
+            tabla[dtype] = "int4"
+    return tabla
+
+
+def normalizar_precision(precision: str | torch.dtype) -> str:
+    """Devuelve el nombre de la precisión ("fp32", "fp16", "bf16", "int8", "int4"). Lección 04.
+
+    Acepta esos nombres en mayúsculas o minúsculas, "float16"/"bfloat16"/"float32", o el
+    ``torch.dtype`` correspondiente (``torch.float16``...).
+    """
+    validas = ", ".join(BYTES_POR_PARAMETRO)
+    if isinstance(precision, torch.dtype):
+        nombre = _dtypes().get(precision)
+        if nombre is None:
+            raise ValueError(f"precision desconocida {precision}; usa una de: {validas} (o su torch.dtype)")
+        return nombre
+    if isinstance(precision, str):
+        texto = precision.strip().lower().removeprefix("torch.")
+        texto = _ALIAS_PRECISION.get(texto, texto)
+        if texto in BYTES_POR_PARAMETRO:
+            return texto
+    raise ValueError(f"precision desconocida {precision!r}; usa una de: {validas}")
+
+
+def bytes_por_parametro(precision: str | torch.dtype) -> float:
+    """Bytes de un parámetro en esa precisión: fp32 4, fp16 2, bf16 2, int8 1, int4 0.5. Lección 04."""
+    return BYTES_POR_PARAMETRO[normalizar_precision(precision)]
+
+
+def _error_parametros(valor, motivo: str) -> ValueError:
+    return ValueError(
+        f"número de parámetros no válido: {valor!r} ({motivo}). Escribe un número con sufijo "
+        "como '124M', '8B' o '1.5B' (K = mil, M = millón, B = mil millones), un número entero "
+        "de parámetros como 124000000, un modelo de PyTorch o un modelo del catálogo (p. ej. 'Llama 3 8B')."
+    )
+
+
+def _desde_numero(valor, original) -> int:
+    if isinstance(valor, bool):
+        raise _error_parametros(original, "es un booleano, no un número")
+    try:
+        numero = float(valor)
+    except (TypeError, ValueError, OverflowError):
+        raise _error_parametros(original, "no es un número") from None
+    if math.isnan(numero):
+        raise _error_parametros(original, "es NaN")
+    if math.isinf(numero):
+        raise _error_parametros(original, "es infinito")
+    if numero <= 0:
+        raise _error_parametros(original, "debe ser mayor que cero")
+    if numero < MINIMO_SIN_SUFIJO:
+        raise _error_parametros(
+            original,
+            f"¿querías decir '{numero:g}B'? Un número sin sufijo es la cantidad exacta de parámetros",
+        )
+    if not numero.is_integer():
+        raise _error_parametros(original, "un número sin sufijo cuenta parámetros sueltos y debe ser entero")
+    return int(valor) if isinstance(valor, numbers.Integral) else int(numero)
+
+
+def _desde_texto(texto: str) -> int:
+    modelo = catalogo.buscar_modelo(texto)
+    if modelo is not None:
+        return modelo.parametros
+    limpio = texto.strip().lower().replace("_", "").replace(" ", "")
+    if (limpio.count(",") == 1 and "." not in limpio and limpio[-1:] in "kmbt"
+            and _PATRON_NUMERO.match(limpio.replace(",", "."))):
+        limpio = limpio.replace(",", ".")  # coma decimal: "1,5B"
+    encontrado = _PATRON_NUMERO.match(limpio)
+    if not encontrado or limpio in ("", "."):
+        if "," in texto:
+            raise _error_parametros(texto, "no sé leer las comas; escribe el número sin separadores de miles")
+        raise _error_parametros(texto, "no lo entiendo")
+    cifra, exponente, sufijo = encontrado.groups()
+    try:
+        valor = Decimal(cifra).scaleb(int(exponente or 0) + _SUFIJOS[sufijo])
+    except (InvalidOperation, ValueError):
+        raise _error_parametros(texto, "no lo entiendo") from None
+    if not sufijo:
+        return _desde_numero(float(valor), texto)
+    if valor <= 0:
+        raise _error_parametros(texto, "debe ser mayor que cero")
+    if valor < 1:
+        raise _error_parametros(texto, "es menos de un parámetro")
+    return int(valor.to_integral_value())
+
+
+def contar_parametros(parametros) -> int:
+    """Número de parámetros, venga como venga. Lección 04.
+
+    - un número: la cantidad exacta (``124_000_000``, ``8e9``);
+    - un texto con sufijo: ``"124M"``, ``"8B"``, ``"70b"``, ``"1.5B"``, ``"50K"``
+      (K = mil, M = millón, B = mil millones, como en inglés: «8B» son 8 000 millones);
+    - el nombre de un modelo del catálogo (``"Llama 3 8B"``) o un ``catalogo.Modelo``;
+    - un ``torch.nn.Module``: se cuentan sus parámetros exactos (los compartidos, una vez).
+
+    Cualquier otra cosa (negativo, cero, NaN, infinito, booleano, texto ilegible) lanza
+    ``ValueError`` con una explicación en español.
+    """
+    if isinstance(parametros, torch.nn.Module):
+        total = sum(p.numel() for p in parametros.parameters())
+        if total == 0:
+            raise _error_parametros(type(parametros).__name__, "el modelo no tiene parámetros")
+        return int(total)
+    if isinstance(parametros, catalogo.Modelo):
+        return parametros.parametros
+    if isinstance(parametros, str):
+        return _desde_texto(parametros)
+    if isinstance(parametros, numbers.Real):
+        return _desde_numero(parametros, parametros)
+    raise _error_parametros(parametros, f"es de tipo {type(parametros).__name__}")
+
+
+def nombre_del_modelo(parametros) -> str:
+    """Cómo llamar a ``parametros`` en un texto: el nombre del catálogo o «8B parámetros». Lección 04."""
+    if isinstance(parametros, catalogo.Modelo):
+        return parametros.nombre
+    if isinstance(parametros, str) and catalogo.buscar_modelo(parametros) is not None:
+        return catalogo.buscar_modelo(parametros).nombre
+    if isinstance(parametros, torch.nn.Module):
+        return f"{type(parametros).__name__} ({formatear_parametros(contar_parametros(parametros))} parámetros)"
+    return f"un modelo de {formatear_parametros(contar_parametros(parametros))} parámetros"
+
+
+def _validar_margen(margen) -> float:
+    if isinstance(margen, bool) or not isinstance(margen, numbers.Real) or not math.isfinite(margen):
+        raise ValueError(f"margen no válido: {margen!r}. Usa un número como 1.2 (+20 %) o 1.0 (sin margen).")
+    if margen < 1:
+        raise ValueError(
+            f"margen no válido: {margen!r}. Debe ser 1 o más: es un factor que multiplica la "
+            "memoria de los pesos (1.2 = +20 % para activaciones y caché de atención)."
+        )
+    return float(margen)
+
+
+def _validar_vram(vram_gb) -> float:
+    if isinstance(vram_gb, bool) or not isinstance(vram_gb, numbers.Real) or not math.isfinite(vram_gb):
+        raise ValueError(f"vram_gb no válido: {vram_gb!r}. Da la memoria de la GPU en GB, p. ej. 16 para una T4.")
+    if vram_gb <= 0:
+        raise ValueError(
+            f"vram_gb no válido: {vram_gb!r}. La memoria de la GPU debe ser mayor que 0 GB "
+            "(p. ej. 16 para una T4)."
+        )
+    return float(vram_gb)
+
+
+def _validar_bytes(bytes_por_param) -> float:
+    if (isinstance(bytes_por_param, bool) or not isinstance(bytes_por_param, numbers.Real)
+            or not math.isfinite(bytes_por_param) or bytes_por_param <= 0):
+        raise ValueError(
+            f"bytes_por_parametro no válido: {bytes_por_param!r}. Debe ser un número mayor que 0 "
+            "(16 para entrenar con Adam y precisión mixta)."
+        )
+    return float(bytes_por_param)
+
+
+# ---------------------------------------------------------------------------
+# La regla
+# ---------------------------------------------------------------------------
+
+def memoria_pesos(parametros, precision: str | torch.dtype = "fp16") -> float:
+    """Bytes que ocupan los pesos: parámetros × bytes por parámetro. Lección 04.
+
+    >>> a_gb(memoria_pesos("8B", "fp16"))
+    16.0
+    """
+    return contar_parametros(parametros) * bytes_por_parametro(precision)
+
+
+def memoria_inferencia(parametros, precision: str | torch.dtype = "fp16", margen: float = MARGEN_INFERENCIA) -> float:
+    """Bytes para usar el modelo: pesos × margen (1.2 = +20 % de activaciones y caché). Lección 04.
+
+    >>> round(a_gb(memoria_inferencia("8B", "fp16")), 1)
+    19.2
+    """
+    margen = _validar_margen(margen)
+    return memoria_pesos(parametros, precision) * margen
+
+
+def memoria_entrenamiento(parametros, bytes_por_parametro: float = BYTES_ENTRENAMIENTO) -> float:
+    """Bytes para entrenar el modelo entero: ~16 por parámetro con Adam y precisión mixta. Lección 04.
+
+    Pesos fp16 (2) + gradientes fp16 (2) + copia fp32 de los pesos (4) + dos estados de Adam
+    en fp32 (8). Sin contar las activaciones, que dependen del tamaño del lote.
+    """
+    return contar_parametros(parametros) * _validar_bytes(bytes_por_parametro)
+
+
+def a_gb(n_bytes: float) -> float:
+    """Bytes a GB (10⁹ bytes), la unidad de los fabricantes. Lección 04."""
+    return n_bytes / GB
+
+
+def a_gib(n_bytes: float) -> float:
+    """Bytes a GiB (2³⁰ bytes), la unidad de nvidia-smi y del sistema operativo. Lección 04."""
+    return n_bytes / GIB
+
+
+def formatear_bytes(n_bytes: float) -> str:
+    """Bytes en texto corto: "19.2 GB" desde 1 GB, "298 MB" por debajo (GB y MB de 10⁹ y 10⁶). Lección 04."""
+    if n_bytes >= GB:
+        return f"{n_bytes / GB:.1f} GB"
+    return f"{n_bytes / 10**6:.0f} MB"
+
+
+def formatear_parametros(n: int) -> str:
+    """Un número de parámetros corto: 124000000 → "124M", 8030000000 → "8.03B". Lección 04."""
+    for exponente, sufijo in ((12, "T"), (9, "B"), (6, "M"), (3, "K")):
+        if n >= 10**exponente:
+            return f"{n / 10**exponente:.3g}{sufijo}"
+    return str(int(n))
+
+
+def modelo_mas_grande(vram_gb: float, precision: str | torch.dtype = "fp16", margen: float = MARGEN_INFERENCIA) -> int:
+    """La pregunta inversa: el mayor número de parámetros que cabe en ``vram_gb`` GB. Lección 04.
+
+    >>> formatear_parametros(modelo_mas_grande(16, "fp16"))  # una T4
+    '6.67B'
+    """
+    vram_gb = _validar_vram(vram_gb)
+    margen = _validar_margen(margen)
+    return int(math.floor(vram_gb * GB / (bytes_por_parametro(precision) * margen)))
+
+
+# ---------------------------------------------------------------------------
+# La tabla: ¿cabe o no cabe?
+# ---------------------------------------------------------------------------
+
+@dataclass
+class FilaVRAM:
+    """Una fila de la tabla: una precisión, la memoria que pide y si cabe."""
+
+    precision: str
+    bytes_por_parametro: float
+    necesaria_bytes: float
+    cabe: bool
+
+    @property
+    def necesaria_gb(self) -> float:
+        return a_gb(self.necesaria_bytes)
+
+    @property
+    def veredicto(self) -> str:
+        return "cabe" if self.cabe else "NO cabe"
+
+
+@dataclass
+class TablaVRAM:
+    """¿Cabe este modelo en esta GPU? Una fila por precisión y la línea de entrenamiento.
+
+    La crea ``tabla_vram()``. En un notebook se ve como tabla; en una terminal, ``print(tabla)``.
+    """
+
+    parametros: int
+    vram_gb: float
+    margen: float
+    filas: list[FilaVRAM] = field(default_factory=list)
+    entrenamiento: FilaVRAM | None = None
+    nombre: str = ""
+
+    def fila(self, precision: str | torch.dtype) -> FilaVRAM:
+        """La fila de esa precisión (acepta lo mismo que ``normalizar_precision``)."""
+        nombre = normalizar_precision(precision)
+        return next(f for f in self.filas if f.precision == nombre)
+
+    def titulo(self) -> str:
+        return f"{self.nombre or formatear_parametros(self.parametros)} en una GPU de {self.vram_gb:g} GB"
+
+    def veredicto(self, precision: str | torch.dtype = "fp16") -> str:
+        """Una frase: «Llama 3 8B en fp16 necesita 19.2 GB: NO cabe en 16 GB»."""
+        fila = self.fila(precision)
+        quien = self.nombre or f"Un modelo de {formatear_parametros(self.parametros)} parámetros"
+        frase = f"{quien} en {fila.precision} necesita {formatear_bytes(fila.necesaria_bytes)}: {fila.veredicto} en {self.vram_gb:g} GB"
+        if fila.cabe:
+            frase += f" (sobran {formatear_bytes(self.vram_gb * GB - fila.necesaria_bytes)})"
+        return frase
+
+    def _filas_texto(self) -> list[tuple[str, str, str]]:
+        return [(f.precision, formatear_bytes(f.necesaria_bytes), f.veredicto) for f in self.filas]
+
+    def __str__(self) -> str:
+        margen = f"margen +{(self.margen - 1) * 100:.0f} %"
+        lineas = [f"{self.titulo()} (inferencia, {margen}):", ""]
+        lineas += [f"  {p:<6} {gb:>10}  → {v}" for p, gb, v in self._filas_texto()]
+        if self.entrenamiento is not None:
+            e = self.entrenamiento
+            lineas += ["", f"Para entrenarlo entero (~{e.bytes_por_parametro:g} bytes/parámetro): "
+                           f"{formatear_bytes(e.necesaria_bytes)} → {e.veredicto}"]
+        return "\n".join(lineas)
+
+    def _repr_html_(self) -> str:
+        def celda(texto: str, cabe: bool | None = None, etiqueta: str = "td") -> str:
+            color = "" if cabe is None else (" style='color:#1a7f37;font-weight:bold'" if cabe
+                                             else " style='color:#cf222e;font-weight:bold'")
+            return f"<{etiqueta}{color}>{html.escape(texto)}</{etiqueta}>"
+
+        cabecera = "<tr><th>Precisión</th><th>Bytes/parámetro</th><th>Memoria necesaria</th><th>¿Cabe?</th></tr>"
+        filas = "".join(
+            f"<tr data-precision='{f.precision}'>" + celda(f.precision) + celda(f"{f.bytes_por_parametro:g}")
+            + celda(formatear_bytes(f.necesaria_bytes)) + celda(f.veredicto, f.cabe) + "</tr>"
+            for f in self.filas
+        )
+        if self.entrenamiento is not None:
+            e = self.entrenamiento
+            filas += ("<tr data-precision='entrenamiento'>" + celda("entrenar entero")
+                      + celda(f"~{e.bytes_por_parametro:g}") + celda(formatear_bytes(e.necesaria_bytes))
+                      + celda(e.veredicto, e.cabe) + "</tr>")
+        return (
+            f"<div><b>{html.escape(self.titulo())}</b> "
+            f"<span>(inferencia con margen +{(self.margen - 1) * 100:.0f} %)</span>"
+            f"<table>{cabecera}{filas}</table></div>"
+        )
+
+
+def _cabe(necesaria_bytes: float, vram_gb: float) -> bool:
+    return round(necesaria_bytes) <= round(vram_gb * GB)
+
+
+def tabla_vram(parametros, vram_gb: float, margen: float = MARGEN_INFERENCIA) -> TablaVRAM:
+    """La tabla de la lección: memoria por precisión y si cabe en ``vram_gb`` GB. Lección 04.
+
+    ``parametros`` acepta lo mismo que ``contar_parametros``. La última línea es entrenar el
+    modelo entero (~16 bytes por parámetro, sin margen).
+    """
+    n = contar_parametros(parametros)
+    vram_gb = _validar_vram(vram_gb)
+    margen = _validar_margen(margen)
+    filas = []
+    for precision, b in BYTES_POR_PARAMETRO.items():
+        necesaria = n * b * margen
+        filas.append(FilaVRAM(precision, b, necesaria, _cabe(necesaria, vram_gb)))
+    entrenar = memoria_entrenamiento(n)
+    nombre = nombre_del_modelo(parametros) if isinstance(parametros, (str, catalogo.Modelo)) else ""
+    if nombre.startswith("un modelo de"):
+        nombre = ""
+    return TablaVRAM(
+        parametros=n, vram_gb=vram_gb, margen=margen, filas=filas,
+        entrenamiento=FilaVRAM("entrenamiento", BYTES_ENTRENAMIENTO, entrenar, _cabe(entrenar, vram_gb)),
+        nombre=nombre,
+    )
+
+
+# ---------------------------------------------------------------------------
+# La memoria que de verdad tienes
+# ---------------------------------------------------------------------------
+
+@dataclass
+class MemoriaDispositivo:
+    """La memoria total y libre de un dispositivo, y de dónde sale el dato. Lección 04."""
+
+    dispositivo: str
+    total_bytes: int
+    libre_bytes: int | None
+    fuente: str
+    nombre: str = ""
+
+    @property
+    def total_gb(self) -> float:
+        return a_gb(self.total_bytes)
+
+    @property
+    def libre_gb(self) -> float | None:
+        return None if self.libre_bytes is None else a_gb(self.libre_bytes)
+
+    def __str__(self) -> str:
+        quien = f"{self.dispositivo} ({self.nombre})" if self.nombre else self.dispositivo
+        libre = "" if self.libre_bytes is None else f", {self.libre_gb:.1f} GB libres"
+        return (f"{quien}: {self.total_gb:.1f} GB en total ({a_gib(self.total_bytes):.1f} GiB){libre}; "
+                f"dato de {self.fuente}")
+
+
+RUTA_MEMINFO = "/proc/meminfo"
+
+
+def memoria_ram() -> MemoriaDispositivo | None:
+    """La RAM del equipo (total y disponible), leída de /proc/meminfo o de os.sysconf. Lección 04."""
+    try:
+        with open(RUTA_MEMINFO, encoding="ascii", errors="replace") as archivo:
+            valores = {}
+            for linea in archivo:
+                clave, _, resto = linea.partition(":")
+                partes = resto.split()
+                if partes and partes[0].isdigit():
+                    valores[clave.strip()] = int(partes[0]) * 1024  # vienen en kB (KiB)
+        if valores.get("MemTotal"):
+            return MemoriaDispositivo("cpu", valores["MemTotal"], valores.get("MemAvailable"),
+                                      RUTA_MEMINFO, "RAM del equipo")
+    except OSError:
+        pass
+    try:
+        pagina, paginas = os.sysconf("SC_PAGE_SIZE"), os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+    if pagina <= 0 or paginas <= 0:  # sysconf devuelve -1 si no lo sabe
+        return None
+    return MemoriaDispositivo("cpu", int(pagina * paginas), None, "os.sysconf", "RAM del equipo")
+
+
+def vram_disponible(dispositivo: torch.device | str) -> MemoriaDispositivo | None:
+    """Memoria total y libre de la GPU ``dispositivo``; None en CPU. Lección 04.
+
+    - CUDA (NVIDIA o ROCm): ``torch.cuda.mem_get_info`` (lo mismo que ve nvidia-smi).
+    - MPS (Mac): ``torch.mps.recommended_max_memory()``, lo que Metal deja usar a la GPU de
+      la memoria unificada; libre = eso menos ``torch.mps.driver_allocated_memory()``.
+    - XPU (Intel): ``torch.xpu.mem_get_info``.
+    """
+    from .dispositivo import DispositivoNoDisponible, cuda_disponible, mps_disponible, xpu_disponible
+
+    try:
+        dispositivo = torch.device(dispositivo)
+    except (RuntimeError, TypeError):
+        raise ValueError(
+            f"Dispositivo no válido: {dispositivo!r}. Usa un torch.device o un texto como 'cpu', 'cuda', 'cuda:0' o 'mps'."
+        ) from None
+    tipo = dispositivo.type
+    if tipo == "cpu":
+        return None
+    if tipo == "cuda":
+        if not cuda_disponible():
+            raise DispositivoNoDisponible(f"Pediste la memoria de '{dispositivo}', pero no hay GPU CUDA en esta máquina.")
+        libre, total = torch.cuda.mem_get_info(dispositivo)
+        try:
+            nombre = torch.cuda.get_device_name(dispositivo)
+        except Exception:
+            nombre = ""
+        return MemoriaDispositivo(str(dispositivo), int(total), int(libre), "torch.cuda.mem_get_info", nombre)
+    if tipo == "mps":
+        if not mps_disponible():
+            raise DispositivoNoDisponible(f"Pediste la memoria de '{dispositivo}', pero este equipo no tiene MPS.")
+        maximo = getattr(torch.mps, "recommended_max_memory", None)
+        if maximo is None:  # torch antiguo: la memoria unificada es la RAM
+            ram = memoria_ram()
+            if ram is None:
+                return None
+            return MemoriaDispositivo("mps", ram.total_bytes, ram.libre_bytes,
+                                      f"memoria unificada ({ram.fuente}); tu PyTorch no tiene "
+                                      "torch.mps.recommended_max_memory", "GPU de Apple")
+        total = int(maximo())
+        usada = getattr(torch.mps, "driver_allocated_memory", None)
+        libre = max(total - int(usada()), 0) if usada is not None else None
+        return MemoriaDispositivo("mps", total, libre, "torch.mps.recommended_max_memory", "GPU de Apple")
+    if tipo == "xpu":
+        if not xpu_disponible():
+            raise DispositivoNoDisponible(f"Pediste la memoria de '{dispositivo}', pero no hay GPU XPU en esta máquina.")
+        libre, total = torch.xpu.mem_get_info(dispositivo)
+        return MemoriaDispositivo(str(dispositivo), int(total), int(libre), "torch.xpu.mem_get_info")
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Para ``python -m curso_gpu``
+# ---------------------------------------------------------------------------
+
+def _mayor_del_catalogo(parametros_max: int) -> catalogo.Modelo | None:
+    caben = [m for m in catalogo.MODELOS.values() if m.parametros <= parametros_max]
+    return max(caben, key=lambda m: m.parametros, default=None)
+
+
+def resumen_para_cli(dispositivo: torch.device) -> tuple[dict, str]:
+    """«Qué modelo te cabe» para ``python -m curso_gpu``: (datos para JSON, texto). Lección 04.
+
+    Usa la memoria del dispositivo (``vram_disponible``) o, sin GPU, la RAM del equipo, y da
+    el mayor modelo por precisión con un margen de +20 % y el mayor que se puede entrenar entero.
+    """
+    try:
+        memoria = vram_disponible(dispositivo)
+    except Exception as error:  # un driver roto no debe tumbar el informe
+        memoria, aviso = None, f"No pude leer la memoria de {dispositivo} ({error}). "
+    else:
+        aviso = ""
+    en_ram = memoria is None
+    if en_ram:
+        memoria = memoria_ram()
+    titulo = "Qué modelo te cabe\n=================="
+    if memoria is None:
+        datos = {"dispositivo": str(dispositivo), "memoria": None, "fuente": None, "total_gb": None,
+                 "libre_gb": None, "margen": MARGEN_INFERENCIA, "modelo_mas_grande": {}, "entrenamiento_completo": None}
+        return datos, f"{titulo}\n{aviso}No pude saber cuánta memoria tiene este equipo."
+
+    total_gb = memoria.total_gb
+    por_precision = {p: modelo_mas_grande(total_gb, p) for p in BYTES_POR_PARAMETRO}
+    entrenar = int(math.floor(memoria.total_bytes / BYTES_ENTRENAMIENTO))
+    ejemplos = {p: getattr(_mayor_del_catalogo(n), "nombre", None) for p, n in por_precision.items()}
+    datos = {
+        "dispositivo": str(dispositivo),
+        "memoria": "ram" if en_ram else "gpu",
+        "fuente": memoria.fuente,
+        "total_gb": round(total_gb, 2),
+        "libre_gb": None if memoria.libre_gb is None else round(memoria.libre_gb, 2),
+        "margen": MARGEN_INFERENCIA,
+        "modelo_mas_grande": por_precision,
+        "ejemplo_del_catalogo": ejemplos,
+        "entrenamiento_completo": entrenar,
+    }
+    if en_ram:
+        cabeza = (f"{aviso}No hay GPU: cuento con la memoria RAM del equipo, {total_gb:.1f} GB"
+                  f" ({a_gib(memoria.total_bytes):.1f} GiB). Es lo que cabría al usar el modelo en la CPU "
+                  "(posible, pero lento).")
+    else:
+        libre = "" if memoria.libre_gb is None else f", {memoria.libre_gb:.1f} GB libres"
+        quien = f"{memoria.dispositivo} ({memoria.nombre})" if memoria.nombre else memoria.dispositivo
+        cabeza = (f"Memoria de la GPU {quien}: {total_gb:.1f} GB en total{libre} "
+                  f"(dato de {memoria.fuente}).")
+    lineas = [titulo, cabeza, "Para usar un modelo (inferencia, margen +20 %), el mayor que te cabe:"]
+    for p, n in por_precision.items():
+        ejemplo = f"   (p. ej. {ejemplos[p]})" if ejemplos[p] else ""
+        lineas.append(f"  {p:<5} hasta {formatear_parametros(n):>6} parámetros{ejemplo}")
+    lineas.append(f"Para entrenarlo entero (~{BYTES_ENTRENAMIENTO} bytes/parámetro): hasta "
+                  f"{formatear_parametros(entrenar)} parámetros.")
+    return datos, "\n".join(lineas)

@@ -1,0 +1,68 @@
+"""Los modelos de la lección 05: la CNN pequeña del texto base y una red tabular mínima."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class CNNPequena(nn.Module):
+    """La CNN del texto base (27.23) para imágenes de 8×8 con 3 clases. Lección 05.
+
+    conv 1→8 (3×3, padding 1) → ReLU → max-pool 2 → conv 8→16 (3×3, padding 1) → ReLU →
+    max-pool 2 → aplanar (16·2·2 = 64) → lineal 64→16 → ReLU → lineal 16→3.
+
+    ``canales`` y ``ocultas`` permiten una versión más grande (la misma forma, más ancha)
+    para ver cuándo compensa la GPU; por defecto es exactamente la del texto base.
+    """
+
+    def __init__(self, canales: tuple[int, int] = (8, 16), ocultas: int = 16, clases: int = 3):
+        super().__init__()
+        c1, c2 = canales
+        self.conv1 = nn.Conv2d(1, c1, kernel_size=3, padding=1)
+        self.conv2 = nn.Conv2d(c1, c2, kernel_size=3, padding=1)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2)
+        self.fc1 = nn.Linear(c2 * 2 * 2, ocultas)
+        self.fc2 = nn.Linear(ocultas, clases)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.pool(self.relu(self.conv1(x)))  # [N, 8, 4, 4]
+        x = self.pool(self.relu(self.conv2(x)))  # [N, 16, 2, 2]
+        x = torch.flatten(x, start_dim=1)        # [N, 64]
+        x = self.relu(self.fc1(x))
+        return self.fc2(x)                       # logits [N, 3]
+
+
+class MLPTabular(nn.Module):
+    """Una red pequeña para clasificación binaria tabular (27.22). Lección 05.
+
+    entradas → ocultas → ReLU → ocultas → ReLU → 1 logit (usa ``nn.BCEWithLogitsLoss``).
+    """
+
+    def __init__(self, entradas: int = 2, ocultas: int = 16):
+        super().__init__()
+        self.red = nn.Sequential(
+            nn.Linear(entradas, ocultas),
+            nn.ReLU(),
+            nn.Linear(ocultas, ocultas),
+            nn.ReLU(),
+            nn.Linear(ocultas, 1),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.red(x).squeeze(-1)  # un logit por fila
+
+
+def contar_parametros(modelo: nn.Module) -> int:
+    """Cuántos números aprende el modelo (parámetros entrenables). Lección 05."""
+    return sum(p.numel() for p in modelo.parameters() if p.requires_grad)
+
+
+def dispositivo_del_modelo(modelo: nn.Module) -> torch.device:
+    """El dispositivo donde están los parámetros del modelo (cpu si no tiene). Lección 05."""
+    for p in modelo.parameters():
+        return p.device
+    for b in modelo.buffers():
+        return b.device
+    return torch.device("cpu")

@@ -1,0 +1,68 @@
+"""GPU alquilada en la nube: cuánto cuesta, y cuánto cuesta olvidarse de apagarla. Lección 02."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+PRECIO_HORA_MINIMO = 0.20  # $/h: una GPU modesta en un proveedor barato
+PRECIO_HORA_MAXIMO = 2.0  # $/h: una GPU grande (el precio varía según GPU y proveedor)
+HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
+
+
+def _numero(valor, nombre: str, unidad: str, ejemplo: str) -> float:
+    if isinstance(valor, bool) or not isinstance(valor, (int, float)):
+        raise ValueError(
+            f"{nombre} no válido: {valor!r} (de tipo {type(valor).__name__}). "
+            f"Escribe un número en {unidad}, por ejemplo {ejemplo}."
+        )
+    if math.isnan(valor) or math.isinf(valor):
+        raise ValueError(f"{nombre} no válido: {valor!r}. Escribe un número finito en {unidad}, por ejemplo {ejemplo}.")
+    if valor < 0:
+        raise ValueError(
+            f"{nombre} no puede ser negativo: recibí {valor!r}. Escribe un número en {unidad} "
+            f"mayor o igual que 0, por ejemplo {ejemplo}."
+        )
+    return float(valor)
+
+
+def _dolares(valor: float) -> str:
+    return f"{valor:,.2f} $".replace(",", " ").replace(".", ",")
+
+
+@dataclass(frozen=True)
+class CosteNube:
+    """Lo que cobra una GPU en la nube: precio por hora × horas encendida. Lección 02."""
+
+    precio_hora: float  # dólares por hora
+    horas: float
+
+    @property
+    def total(self) -> float:
+        """El coste en dólares."""
+        return self.precio_hora * self.horas
+
+    def __str__(self) -> str:
+        precio = _dolares(self.precio_hora).replace(" $", " $/h")
+        horas = f"{self.horas:g}".replace(".", ",")
+        return f"{precio} × {horas} h = {_dolares(self.total)}"
+
+
+def calcular_coste(precio_hora: float, horas: float) -> CosteNube:
+    """Cuánto cuesta tener encendida una GPU en la nube: precio por hora × horas. Lección 02.
+
+    La nube cobra por hora de máquina encendida, la uses o no. Por ejemplo,
+    ``calcular_coste(0.80, HORAS_FIN_DE_SEMANA)`` es una máquina olvidada un fin de semana.
+    """
+    return CosteNube(
+        _numero(precio_hora, "Precio por hora", "dólares por hora", "0.8"),
+        _numero(horas, "Número de horas", "horas", "2.5"),
+    )
+
+
+def coste_olvido(precio_hora: float, horas_usadas: float, horas_olvidada: float = HORAS_FIN_DE_SEMANA) -> tuple[CosteNube, CosteNube]:
+    """El coste de lo que usaste y el de lo que pagas por no apagar la máquina. Lección 02.
+
+    Devuelve ``(usado, olvidado)``. Con ``horas_olvidada`` por defecto: un fin de semana.
+    """
+    return calcular_coste(precio_hora, horas_usadas), calcular_coste(precio_hora, horas_olvidada)

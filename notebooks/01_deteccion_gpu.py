@@ -1,0 +1,622 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Abrir en Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/curso-gpu/curso_gpu/blob/main/notebooks/01_deteccion_gpu.ipynb)
+#
+# # Lección 01 — Detectar la GPU y usarla desde PyTorch
+
+# %%
+# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
+# En tu ordenador esta celda no hace nada.
+import importlib.util, subprocess, sys
+REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
+if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)
+
+# %% [markdown]
+# ## Qué vas a aprender
+#
+# - Qué es una GPU y en qué se diferencia de una CPU.
+# - Por qué el *deep learning* va mucho más rápido en una GPU… y cuándo no.
+# - Qué es CUDA y cómo leer lo que dice `nvidia-smi`.
+# - Cómo pregunta PyTorch si hay GPU: `torch.cuda.is_available()` y sus amigas.
+# - El concepto de **dispositivo** (*device*) y cómo mover tensores y modelos con `.to(device)`.
+# - El error más típico al empezar (mezclar dispositivos), provocado de verdad, y cómo se arregla.
+# - Cómo escribir código **portable**, que funciona igual con GPU y sin ella.
+# - Qué hacer si tu PyTorch no ve tu GPU: el comando exacto para reinstalarlo.
+#
+# ## Por qué importa
+#
+# Cuando los modelos y los datos crecen, entrenar tarda muchísimo. Un entrenamiento que
+# tarda 8 horas en CPU puede tardar 10 minutos en una GPU. Pero no basta con *tener* una
+# GPU: hay que decirle a PyTorch dónde viven los datos y el modelo. Casi todos los errores
+# del principio vienen de ahí.
+#
+# No necesitas una GPU para seguir esta lección: todo funciona en CPU, y cada celda te dice
+# qué verías en una GPU T4 de Google Colab.
+
+# %%
+import os
+import shutil
+import subprocess
+import sys
+
+import torch
+from torch import nn
+
+import curso_gpu
+from curso_gpu import ruedas_cuda
+from curso_gpu.nvidia_smi import SALIDA_EJEMPLO_T4, consultar_nvidia_smi
+
+print("PyTorch", torch.__version__)
+
+# %% [markdown]
+# ## La idea clave
+#
+# ### ¿Qué es una GPU?
+#
+# GPU significa *Graphics Processing Unit*: unidad de procesamiento gráfico. Nació para
+# dibujar millones de píxeles por segundo en la pantalla. Esa misma arquitectura resultó
+# perfecta para otro trabajo: hacer cálculos numéricos enormes **en paralelo**. Por eso
+# hoy es una pieza central del *deep learning*.
+#
+# ### CPU frente a GPU
+#
+# | | CPU | GPU |
+# |---|---|---|
+# | Núcleos | pocos (4–64), muy potentes | miles, más sencillos |
+# | Pensada para | tareas generales y variadas, una tras otra | la misma operación sobre muchos datos a la vez |
+# | Ejemplo | tu navegador, el sistema operativo, Python | multiplicar dos matrices de 5000 × 5000 |
+#
+# Una CPU es muy versátil. Una GPU es muy fuerte en operaciones masivas y paralelas.
+#
+# ### Por qué la GPU ayuda tanto en *deep learning*
+#
+# Entrenar una red neuronal es repetir muchísimas veces las mismas operaciones sobre
+# muchos datos y parámetros:
+#
+# - multiplicaciones de matrices,
+# - convoluciones,
+# - aplicar funciones de activación,
+# - calcular gradientes.
+#
+# Son, sobre todo, multiplicaciones y sumas independientes entre sí: justo lo que se
+# reparte bien entre miles de núcleos.
+#
+# ### No siempre gana la GPU
+#
+# Si el modelo es muy pequeño o los datos son diminutos, el coste de **mover los datos** a
+# la GPU y de **coordinarla** puede comerse la ventaja. La diferencia se nota más cuando:
+#
+# - el modelo es grande,
+# - el conjunto de datos es grande,
+# - el tamaño de lote (*batch size*) es considerable,
+# - hay muchas operaciones de matrices o convoluciones.
+#
+# En los ejemplos pequeños de este curso la mejora existe, pero no siempre será
+# espectacular. En la lección 03 lo medirás con cuidado.
+
+# %% [markdown]
+# ### Pruébalo: la misma idea, a pequeña escala
+#
+# No hace falta una GPU para ver por qué el hardware paralelo gana. Un bucle de Python
+# multiplica los números de uno en uno; `torch` lanza la multiplicación de matrices entera
+# sobre código optimizado que usa las instrucciones vectoriales de la CPU. Una GPU lleva
+# esa idea al extremo, con miles de núcleos a la vez.
+
+# %%
+import time
+
+n = 60
+a = torch.rand(n, n, dtype=torch.float64)
+b = torch.rand(n, n, dtype=torch.float64)
+a_lista, b_lista = a.tolist(), b.tolist()
+
+inicio = time.perf_counter()
+c_bucle = [[sum(a_lista[i][k] * b_lista[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
+t_bucle = time.perf_counter() - inicio
+
+inicio = time.perf_counter()
+c_torch = a @ b
+t_torch = time.perf_counter() - inicio
+
+print(f"Bucle de Python: {t_bucle:.4f} s")
+print(f"torch (a @ b):   {t_torch:.6f} s")
+print(f"Aceleración:     {t_bucle / max(t_torch, 1e-9):.0f}x")
+print("¿Mismo resultado?", torch.allclose(torch.tensor(c_bucle, dtype=torch.float64), c_torch))
+
+# %% [markdown]
+# ## Paso a paso
+#
+# ### 1. CUDA: cómo habla PyTorch con una GPU NVIDIA
+#
+# **CUDA** es la plataforma de computación paralela de NVIDIA: permite usar sus GPU para
+# cálculos generales, no solo para gráficos. Cuando PyTorch usa una GPU NVIDIA, lo hace a
+# través de CUDA. Por eso en PyTorch la GPU se llama `"cuda"`.
+#
+# Otras GPU tienen su propia plataforma:
+#
+# - **AMD**: ROCm. PyTorch para ROCm también usa el nombre `"cuda"`, así que tu código no cambia.
+# - **Apple Silicon** (M1, M2…): MPS (*Metal Performance Shaders*), dispositivo `"mps"`.
+# - **Intel**: XPU, dispositivo `"xpu"`.
+#
+# Para usar CUDA necesitas tres piezas que encajen: una GPU NVIDIA, su **driver**
+# (controlador) y una versión de PyTorch **compilada con CUDA**.
+
+# %% [markdown]
+# ### 2. `nvidia-smi`: lo que dice el driver
+#
+# `nvidia-smi` es la herramienta del driver de NVIDIA. Si está instalada y ve una GPU, el
+# hardware y el driver están bien. En una terminal escribirías `nvidia-smi`; aquí lo
+# lanzamos desde Python, así la celda funciona en cualquier máquina.
+
+# %%
+programa = shutil.which("nvidia-smi")
+if programa:
+    resultado = subprocess.run([programa], capture_output=True, text=True, timeout=10)
+    print(resultado.stdout or resultado.stderr)
+else:
+    print("Esta máquina no tiene nvidia-smi (no hay GPU NVIDIA o no hay driver).")
+    print("Así se ve en una GPU T4 de Google Colab:\n")
+    print(SALIDA_EJEMPLO_T4)
+
+# %% [markdown]
+# Cómo leerlo (con la T4 de Colab como ejemplo):
+#
+# - **Driver Version: 580.82.07**: la versión del driver de NVIDIA.
+# - **CUDA Version: 13.0**: la versión de CUDA **más alta que admite ese driver**. No es la
+#   CUDA que tienes instalada ni la que usa PyTorch. Un PyTorch compilado para CUDA 13.0 o
+#   anterior funciona; uno para CUDA 13.2 necesitaría un driver más nuevo.
+# - **Tesla T4**: el modelo de GPU, con su índice `0` a la izquierda. Con varias GPU verías
+#   una fila por cada una (`0`, `1`…).
+# - **0MiB / 15360MiB**: memoria de la GPU (VRAM) usada y total. 15360 MiB son unos 16 GB.
+# - **38C, 9W / 70W, 0%**: temperatura, consumo y uso. En reposo, todo bajo.
+# - **Processes**: qué programas usan la GPU y cuánta memoria ocupan.
+#
+# El paquete del curso hace la misma consulta en formato CSV y la convierte en datos. Si no
+# hay `nvidia-smi`, devuelve `None` (nunca lanza un error):
+
+# %%
+smi = consultar_nvidia_smi()
+if smi is None:
+    print("consultar_nvidia_smi() → None: aquí no hay nvidia-smi.")
+else:
+    print(f"Driver {smi.driver}, admite CUDA hasta {'.'.join(map(str, smi.cuda_del_driver or ()))}")
+    for gpu in smi.gpus:
+        print(f"GPU {gpu.indice}: {gpu.nombre}, {gpu.memoria_usada_mib} de {gpu.memoria_total_mib} MiB usados")
+
+# %% [markdown]
+# ### 3. Qué ve PyTorch: la API de CUDA
+#
+# `nvidia-smi` dice qué ve el driver. Lo que importa para entrenar es qué ve **PyTorch**.
+# Estas cuatro preguntas son las de siempre:
+
+# %%
+print(f"CUDA disponible: {torch.cuda.is_available()}")
+print(f"Versión de CUDA: {torch.version.cuda}")
+if torch.cuda.is_available():
+    print(f"GPU: {torch.cuda.get_device_name(0)}")
+    print(f"Memoria: {torch.cuda.get_device_properties(0).total_memory / 1e9:.1f} GB")
+
+# %% [markdown]
+# - `torch.cuda.is_available()` devuelve `True` si PyTorch puede usar una GPU por CUDA.
+# - `torch.version.cuda` es la versión de CUDA **con la que se compiló tu PyTorch**. Si vale
+#   `None`, tienes una versión **solo para CPU**: aunque tengas GPU, PyTorch no la usará.
+# - `torch.cuda.get_device_name(0)` da el nombre de la GPU número 0.
+# - `get_device_properties(0).total_memory` da la memoria en bytes; al dividir entre `1e9`
+#   queda en GB.
+#
+# En una T4 de Colab verías algo así:
+#
+# ```
+# CUDA disponible: True
+# Versión de CUDA: 12.8
+# GPU: Tesla T4
+# Memoria: 15.8 GB
+# ```
+#
+# (15.8 GB y no 16: `nvidia-smi` cuenta toda la memoria y PyTorch solo la que puede usar.)
+
+# %% [markdown]
+# ### 4. El concepto de dispositivo (*device*)
+#
+# En PyTorch, **cada tensor y cada modelo vive en un dispositivo**: la CPU, una GPU
+# (`cuda:0`, `cuda:1`…), la GPU de un Mac (`mps`)… Un dispositivo es un objeto
+# `torch.device`:
+
+# %%
+cpu = torch.device("cpu")
+x = torch.ones(3)
+print(cpu, "| tipo:", cpu.type)
+print("x vive en:", x.device)
+
+# %% [markdown]
+# Usar la GPU en PyTorch significa **poner en ella el modelo y los datos**. Para que una
+# operación funcione, todos los tensores que participan deben estar en el mismo dispositivo.
+#
+# La forma habitual de elegir dispositivo es esta línea. Apréndetela: la verás en casi
+# todo el código de PyTorch.
+
+# %%
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(f"Usando: {device}")
+
+# %% [markdown]
+# Así el mismo código funciona en una máquina con GPU y en una sin ella. Su único
+# defecto: ignora la GPU de un Mac (`mps`) y la de Intel (`xpu`).
+#
+# El paquete del curso trae `elegir_dispositivo()`, la versión completa de esa línea.
+# Con `"auto"` (lo que usa si no le dices nada) prueba, por orden: `cuda` (NVIDIA o AMD),
+# `mps` (Mac), `xpu` (Intel) y, si no hay nada, `cpu`.
+
+# %%
+from curso_gpu import dispositivos_disponibles, elegir_dispositivo
+
+device = elegir_dispositivo()
+print("Dispositivo elegido:", device)
+print("Disponibles aquí:", dispositivos_disponibles())
+
+# %% [markdown]
+# También puedes pedir uno concreto: `"cpu"`, `"cuda"`, `"cuda:1"`, `"mps"`, `"xpu"`. Si
+# pides uno que no existe en tu máquina, el error te dice qué hay y cómo conseguir una GPU.
+# Y si escribes algo que no es un dispositivo, te dice qué valores valen:
+
+# %%
+from curso_gpu import DispositivoNoDisponible
+
+for pedido in ["cpu", "gpu", "cuda"]:
+    try:
+        print(f"{pedido!r} → {elegir_dispositivo(pedido)}")
+    except ValueError as error:
+        print(f"{pedido!r} → ValueError: {error}")
+    except DispositivoNoDisponible as error:
+        print(f"{pedido!r} → DispositivoNoDisponible: {error}")
+
+# %% [markdown]
+# Un truco para probar tu código en CPU aunque tengas GPU: la variable de entorno
+# `CURSO_GPU_DISPOSITIVO` manda sobre `"auto"`.
+
+# %%
+anterior = os.environ.pop("CURSO_GPU_DISPOSITIVO", None)  # la guardamos para dejarla como estaba
+os.environ["CURSO_GPU_DISPOSITIVO"] = "cpu"
+print("Con CURSO_GPU_DISPOSITIVO=cpu:", elegir_dispositivo())
+del os.environ["CURSO_GPU_DISPOSITIVO"]
+print("Sin la variable:", elegir_dispositivo())
+if anterior is not None:
+    os.environ["CURSO_GPU_DISPOSITIVO"] = anterior
+
+# %% [markdown]
+# ### 5. Mover tensores con `.to(device)`
+#
+# `.to(device)` **devuelve una copia** del tensor en ese dispositivo. El original no cambia,
+# así que hay que guardar el resultado:
+
+# %%
+X = torch.randn(8, 4)
+y = torch.randint(0, 2, (8,))
+
+X = X.to(device)
+y = y.to(device)
+print("X en:", X.device, "| y en:", y.device)
+
+# También puedes crear el tensor directamente en su sitio, sin copia:
+Z = torch.zeros(8, 4, device=device)
+print("Z en:", Z.device)
+
+# %% [markdown]
+# Cuidado: `X.to(device)` sin `X = ...` no hace nada útil. La copia se pierde y `X`
+# sigue en la CPU.
+#
+# ### 6. Mover el modelo
+#
+# El modelo también se mueve con `.to(device)`. En un modelo (`nn.Module`), `.to()` mueve
+# **todos sus parámetros** y devuelve el mismo modelo, así que se suele escribir en una línea:
+
+# %%
+torch.manual_seed(0)
+modelo = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2)).to(device)
+print("Los parámetros del modelo viven en:", next(modelo.parameters()).device)
+
+# %% [markdown]
+# ### 7. El error típico: mezclar dispositivos
+#
+# El error más común al empezar: **el modelo está en la GPU y los datos siguen en la CPU**
+# (o al revés). Al hacer la propagación hacia adelante, PyTorch se niega a mezclar
+# dispositivos por su cuenta.
+#
+# Vamos a provocarlo de verdad. Con GPU, ponemos el modelo en `cuda`. Sin GPU usamos el
+# dispositivo `meta` de PyTorch: guarda la forma de los tensores pero no sus datos, y
+# PyTorch lo trata como otro dispositivo cualquiera. El error es el mismo de fondo.
+
+# %%
+otro = "cuda" if torch.cuda.is_available() else "meta"
+modelo_lejos = nn.Linear(4, 2).to(otro)
+datos_en_cpu = torch.randn(3, 4)
+
+try:
+    modelo_lejos(datos_en_cpu)
+except RuntimeError as error:
+    print("RuntimeError:", error)
+
+# %% [markdown]
+# En una GPU el mensaje sería:
+#
+# ```
+# RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
+# ```
+#
+# El arreglo: mover los datos al dispositivo del modelo.
+
+# %%
+dispositivo_del_modelo = next(modelo_lejos.parameters()).device
+salida = modelo_lejos(datos_en_cpu.to(dispositivo_del_modelo))
+print("Funciona. La salida tiene forma", tuple(salida.shape), "y vive en", salida.device)
+
+# %% [markdown]
+# (Con `meta` la salida tampoco tiene números, solo forma: por eso sirve para practicar el
+# error, no para calcular.)
+#
+# > **Regla práctica**: el modelo y todos los tensores que usa deben estar en el **mismo
+# > dispositivo**. Si recuerdas esto, evitarás la mayoría de los errores habituales.
+#
+# Una variante traicionera: crear un tensor nuevo **a mitad del camino** sin indicar el
+# dispositivo. `torch.zeros(3)` siempre nace en la CPU. Para crearlo junto a otro tensor,
+# usa `device=x.device` o las funciones `*_like`:
+
+# %%
+x = torch.randn(3, device=device)
+mascara = torch.ones(3, device=x.device)  # mismo dispositivo que x
+ceros = torch.zeros_like(x)  # misma forma, tipo y dispositivo que x
+print((x * mascara + ceros).device)
+
+# %% [markdown]
+# ### 8. El flujo típico con GPU
+#
+# 1. Detectar si hay GPU.
+# 2. Elegir el dispositivo.
+# 3. Mover el modelo al dispositivo.
+# 4. Mover los tensores al dispositivo.
+# 5. Entrenar y evaluar como siempre.
+#
+# Usar la GPU **no cambia la teoría del entrenamiento**: la pérdida es la misma, el
+# optimizador funciona igual y la retropropagación (*backpropagation*) calcula los mismos
+# gradientes. Solo cambia el hardware que hace las cuentas, y por tanto la velocidad.
+#
+# Un ejemplo completo y pequeño: separar puntos por encima y por debajo de una recta.
+
+# %%
+def entrenar_y_evaluar(device, pasos=60):
+    """Entrena una red diminuta en `device` y devuelve (pérdida final, exactitud)."""
+    torch.manual_seed(24)
+    X = torch.randn(256, 2)
+    y = (X[:, 1] > 0.5 * X[:, 0]).long()
+    X, y = X.to(device), y.to(device)  # 4. datos al dispositivo
+
+    modelo = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 2)).to(device)  # 3. modelo
+    criterio = nn.CrossEntropyLoss()
+    optimizador = torch.optim.Adam(modelo.parameters(), lr=0.05)
+
+    modelo.train()
+    for _ in range(pasos):  # 5. entrenar: idéntico en CPU y en GPU
+        perdida = criterio(modelo(X), y)
+        optimizador.zero_grad()
+        perdida.backward()
+        optimizador.step()
+
+    modelo.eval()  # evaluar: eval() y no_grad(), como siempre
+    with torch.no_grad():
+        exactitud = (modelo(X).argmax(dim=1) == y).float().mean().item()
+    return perdida.item(), exactitud
+
+
+perdida, exactitud = entrenar_y_evaluar(elegir_dispositivo())
+print(f"Pérdida final: {perdida:.3f} | exactitud: {exactitud:.1%}")
+
+# %% [markdown]
+# `.item()` convierte un tensor de un solo número en un `float` de Python, esté donde esté.
+# Para llevar un tensor grande de vuelta (por ejemplo, para dibujarlo con matplotlib) usa
+# `.cpu()`.
+#
+# ### 9. Código portable
+#
+# La función de arriba no sabe si hay GPU: recibe `device` y lo usa en todas partes. Ese
+# es el **código portable**: el mismo script funciona en tu portátil, en Colab y en una
+# máquina con varias GPU. Compruébalo: en CPU da el mismo resultado.
+
+# %%
+perdida_cpu, exactitud_cpu = entrenar_y_evaluar(torch.device("cpu"))
+print(f"En CPU: pérdida {perdida_cpu:.3f} | exactitud {exactitud_cpu:.1%}")
+
+# %% [markdown]
+# (En GPU los números pueden diferir en los últimos decimales: el orden de las sumas en
+# paralelo cambia un poco el redondeo.)
+#
+# ### 10. Todo el entorno de un vistazo: `describir_entorno()`
+#
+# `describir_entorno()` reúne lo que has visto: sistema, versiones, lo que ve PyTorch, lo
+# que dice `nvidia-smi` y un **diagnóstico** en español con lo que conviene hacer. En un
+# notebook se ve como tabla:
+
+# %%
+informe = curso_gpu.describir_entorno()
+informe
+
+# %% [markdown]
+# En una terminal, lo mismo en texto: `print(describir_entorno())`. Y sin abrir ningún
+# notebook, desde la terminal del ordenador (o con `!` en Colab):
+#
+# ```bash
+# python -m curso_gpu            # o bien: comprobar_gpu
+# python -m curso_gpu --json     # el mismo informe en JSON
+# ```
+#
+# Es la versión ampliada del `comprobar_gpu.py` de la lección.
+
+# %% [markdown]
+# ### 11. Si PyTorch no ve tu GPU: reinstalarlo con CUDA
+#
+# El error clásico en un ordenador propio: `nvidia-smi` ve la GPU, pero
+# `torch.cuda.is_available()` da `False` y `torch.version.cuda` vale `None`. Instalaste la
+# versión de PyTorch **solo para CPU**. La solución es reinstalarla con CUDA. Un ejemplo
+# que circula mucho:
+#
+# ```bash
+# python -m pip uninstall -y torch torchvision torchaudio
+# python -m pip install --upgrade pip
+# python -m pip install --no-cache-dir --force-reinstall torch==2.7.1 torchvision torchaudio --index-url https://download.pytorch.org/whl/cu118
+# ```
+#
+# Qué hace cada parte:
+#
+# - `uninstall` quita la versión para CPU. `torchvision` y `torchaudio` van con ella porque
+#   cada versión suya está hecha para una versión concreta de `torch`.
+# - `--index-url https://download.pytorch.org/whl/cu118` descarga de PyTorch las ruedas
+#   (*wheels*, los paquetes ya compilados) hechas con **CUDA 11.8**. Hay un índice por
+#   versión de CUDA: `cu118`, `cu126`, `cu130`…
+# - `torch==2.7.1` fija la versión porque 2.7.1 fue la **última** que se publicó para
+#   `cu118`: las versiones nuevas ya no salen para CUDA 11.8.
+# - `--force-reinstall` obliga a reinstalar: sin él, pip ve que ya hay un `torch` y no hace
+#   nada. `--no-cache-dir` evita reutilizar la versión para CPU que pip guardó.
+#
+# La rueda correcta **depende de tu driver**: la CUDA de la rueda no puede ser más nueva
+# que la que admite el driver (la «CUDA Version» de `nvidia-smi`). Esta es la tabla del curso:
+
+# %%
+print(f"{'CUDA':<6} {'driver Linux ≥':<15} {'rueda':<7} torch")
+for fila in ruedas_cuda.VERSIONES_CUDA:
+    if fila.rueda:
+        version = ".".join(map(str, fila.version))
+        torch_rueda = f"hasta {fila.torch_maximo}" if fila.torch_maximo else "las nuevas"
+        print(f"{version:<6} {fila.driver_linux:<15} {fila.rueda:<7} {torch_rueda}")
+
+# %% [markdown]
+# `ruedas_cuda.comando_instalacion()` elige la rueda para una CUDA de driver y escribe el
+# comando. Prefiere las ruedas que siguen recibiendo versiones nuevas de PyTorch. Por ejemplo,
+# para la T4 de la salida de ejemplo (driver 580, CUDA 13.0) y para dos drivers más antiguos:
+
+# %%
+for cuda_del_driver in [(13, 0), (12, 8), (12, 4)]:
+    print(f"Driver con CUDA {cuda_del_driver[0]}.{cuda_del_driver[1]}:")
+    print("   ", ruedas_cuda.comando_instalacion(cuda_del_driver))
+
+# %% [markdown]
+# Y `describir_entorno()` lo hace por ti con tu driver real: si detecta el error clásico, el
+# diagnóstico incluye el comando exacto. Los avisos de esta máquina:
+
+# %%
+for aviso in informe.avisos:
+    print("-", aviso)
+
+# %% [markdown]
+# Dos avisos importantes:
+#
+# - **En Google Colab no reinstales PyTorch**: ya trae una versión con CUDA. Si no ves la
+#   GPU allí, es que el entorno de ejecución no tiene GPU (mira la sección siguiente).
+# - Si usas `torchvision` o `torchaudio`, añádelos al mismo comando para que encajen con
+#   el `torch` nuevo.
+
+# %% [markdown]
+# ## ¿Sin GPU? Sin problema
+#
+# Si no hay GPU, PyTorch funciona perfectamente en CPU. No tener GPU **no impide aprender
+# deep learning**: solo significa que algunos entrenamientos tardan más. Todas las lecciones
+# de este curso funcionan en CPU, y las que se benefician de una GPU te lo dicen.
+#
+# Para probar una GPU gratis, abre este notebook en Google Colab (el botón de arriba) y:
+#
+# 1. Menú **Entorno de ejecución › Cambiar tipo de entorno de ejecución**.
+# 2. Elige **GPU T4** y guarda.
+# 3. Ejecuta el notebook desde el principio: `describir_entorno()` mostrará la T4.
+#
+# Escribe siempre tu código para que funcione en los dos casos, con el `device` elegido al
+# principio y usado en todas partes.
+
+# %% [markdown]
+# ## Errores comunes
+#
+# - Olvidar mover el modelo al mismo dispositivo que los datos.
+# - Mezclar tensores en CPU con tensores en GPU.
+# - Escribir `x.to(device)` sin guardar el resultado (`x = x.to(device)`).
+# - Crear tensores nuevos a mitad del camino sin moverlos (`torch.zeros(3)` nace en la CPU).
+# - Suponer que la GPU acelera cualquier ejemplo por igual.
+# - No comprobar si CUDA está disponible antes de usarla (`torch.device("cuda")` a ciegas).
+# - Tener instalado PyTorch solo para CPU en una máquina con GPU (`torch.version.cuda` es `None`).
+#
+# Buenas costumbres:
+#
+# - Define `device` al principio del programa y úsalo en todas partes.
+# - Comprueba primero que el código funciona en CPU.
+# - Repite el mismo patrón hasta que te salga solo.
+# - La GPU acelera el cálculo, pero no sustituye entender bien el modelo.
+
+# %% [markdown]
+# ## Pruébalo
+#
+# Cambia `preferencia` por `"cuda"`, `"mps"`, `"cuda:1"` o `"gpu"` y ejecuta la celda.
+# ¿Qué error sale en cada caso y qué te propone?
+
+# %%
+preferencia = "auto"
+try:
+    print("Dispositivo:", elegir_dispositivo(preferencia))
+except (ValueError, DispositivoNoDisponible) as error:
+    print(type(error).__name__, "→", error)
+
+# %% [markdown]
+# ## Retos
+#
+# 1. Abre este notebook en Colab con una GPU T4 y compara la tabla de `describir_entorno()`
+#    con la de tu ordenador. ¿Qué filas cambian?
+# 2. En Colab con GPU, vuelve a ejecutar la celda del error típico. Copia el mensaje
+#    exacto que da la GPU y compáralo con el de `meta`.
+# 3. Escribe una función `predecir(modelo, x)` que funcione aunque `x` llegue en la CPU y el
+#    modelo esté en la GPU. Pista: `next(modelo.parameters()).device`.
+# 4. En una terminal, ejecuta `CURSO_GPU_DISPOSITIVO=cpu python -m curso_gpu` y después
+#    `python -m curso_gpu --dispositivo gpu`. ¿Qué código de salida da cada uno (`echo $?`)?
+# 5. Tu amiga tiene un driver `535.104.05`. Con `ruedas_cuda.cuda_maxima_del_driver` y
+#    `ruedas_cuda.comando_instalacion`, ¿qué comando le darías? ¿Por qué fija una versión de torch?
+# 6. Busca en la salida de ejemplo de `nvidia-smi` cuánta memoria tiene la T4 y pásala a GB.
+#    ¿Por qué PyTorch dice 15.8 GB?
+
+# %% [markdown]
+# ## Qué debes recordar
+#
+# - La GPU puede acelerar mucho el entrenamiento de modelos de deep learning.
+# - En PyTorch se trabaja con la idea de dispositivo (`device`).
+# - El modelo y los tensores deben estar en el mismo dispositivo.
+# - La línea de siempre: `torch.device("cuda" if torch.cuda.is_available() else "cpu")`.
+# - Usar GPU no cambia la teoría del entrenamiento, solo el hardware que hace las cuentas.
+#
+# ## Glosario
+#
+# - **GPU** (*Graphics Processing Unit*): procesador con miles de núcleos sencillos que
+#   hacen la misma operación sobre muchos datos a la vez.
+# - **CPU** (*Central Processing Unit*): el procesador general del ordenador, con pocos
+#   núcleos muy potentes.
+# - **Núcleo**: cada unidad que ejecuta instrucciones dentro de un procesador.
+# - **CUDA**: la plataforma de NVIDIA para hacer cálculos generales en sus GPU.
+# - **ROCm**: el equivalente de AMD. En PyTorch también se usa como `"cuda"`.
+# - **MPS** (*Metal Performance Shaders*): la forma de usar la GPU de un Mac con Apple Silicon.
+# - **XPU**: el dispositivo de PyTorch para las GPU de Intel.
+# - **Driver** (controlador): el software que deja al sistema operativo usar la GPU. Su
+#   versión limita la CUDA más nueva que puedes usar.
+# - **`nvidia-smi`**: la herramienta del driver de NVIDIA que muestra las GPU, su memoria y su uso.
+# - **Dispositivo** (*device*): dónde vive un tensor o un modelo: `cpu`, `cuda:0`, `mps`…
+# - **`meta`**: un dispositivo de PyTorch que guarda formas pero no datos. Útil para
+#   practicar errores de dispositivo sin GPU.
+# - **VRAM**: la memoria propia de la GPU.
+# - **Rueda** (*wheel*): un paquete de Python ya compilado. Las de PyTorch con CUDA están
+#   en índices como `https://download.pytorch.org/whl/cu126`.
+# - **Código portable**: código que funciona igual con GPU y sin ella, porque elige el
+#   dispositivo al principio y lo usa en todas partes.
+# - **T4**: la GPU NVIDIA (16 GB) que Google Colab ofrece gratis.

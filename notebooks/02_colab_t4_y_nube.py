@@ -1,0 +1,409 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Abrir en Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/curso-gpu/curso_gpu/blob/main/notebooks/02_colab_t4_y_nube.ipynb)
+#
+# # Lección 02 — GPU local, Colab T4 o nube
+
+# %%
+# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
+# En tu ordenador esta celda no hace nada.
+import importlib.util, subprocess, sys
+REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
+if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)
+
+# %% [markdown]
+# No necesitas comprar una GPU para aprender. Sí necesitas saber dónde conseguir una, y
+# cuándo merece la pena pagarla.
+#
+# ## Qué vas a aprender
+#
+# - Las tres formas de tener una GPU: la tuya, Google Colab gratis o una alquilada en la nube.
+# - Preparar Colab con una GPU T4 y comprobar que la tienes.
+# - Guardar los checkpoints en Google Drive y retomar un entrenamiento cortado.
+# - Alquilar una GPU en la nube, comprobarla y calcular cuánto cuesta olvidarse de apagarla.
+#
+# ## Por qué importa
+#
+# Las lecciones de los módulos 1 a 3 funcionan bien en CPU. Pero cuando entrenes redes
+# neuronales, Transformers o LLMs (del módulo 4 en adelante), necesitarás una GPU.
+# Un entrenamiento que tarda **8 horas en CPU** puede tardar **10 minutos en GPU**:
+
+# %%
+horas_cpu = 8
+minutos_gpu = 10
+print(f"8 h en CPU frente a 10 min en GPU: la GPU es {horas_cpu * 60 / minutos_gpu:.0f} veces más rápida.")
+print("Diez entrenamientos así: 80 horas (más de 3 días) en CPU, 100 minutos en GPU.")
+
+# %% [markdown]
+# ¿Por qué tanta diferencia? Una CPU tiene pocos núcleos muy potentes, pensados para tareas
+# de una en una. Una GPU tiene miles de núcleos sencillos que hacen la misma operación a la vez
+# sobre datos distintos. Entrenar una red es, sobre todo, multiplicar matrices enormes: justo
+# lo que se reparte bien entre miles de núcleos. Lo medirás en la lección 03.
+
+# %% [markdown]
+# ## La idea clave: tres opciones
+#
+# | | 1. GPU NVIDIA local | 2. Google Colab (gratis) | 3. GPU en la nube |
+# |---|---|---|---|
+# | **Coste** | 0 € (ya la tienes) | 0 € | unos 0,20–2 $/hora (según GPU y proveedor) |
+# | **Preparación** | el driver de NVIDIA y PyTorch con CUDA (que ya trae CUDA y cuDNN) | ninguna: elegir GPU T4 en un menú | SSH + instalar PyTorch |
+# | **Ideal para** | uso habitual, datasets grandes | experimentos rápidos, si no tienes GPU en casa | entrenamientos serios, modelos grandes |
+# | **Ojo con** | que PyTorch sea la versión con CUDA | desconexiones y límites de uso | **apagar la máquina al terminar** |
+#
+# Proveedores de GPU en la nube: Lambda, RunPod, Vast.ai y muchos otros.
+#
+# ¿Qué tienes tú ahora mismo? Esta celda te lo dice:
+
+# %%
+import torch
+
+from curso_gpu.colab import en_colab
+
+if en_colab():
+    print("Estás en Google Colab: la opción 2.")
+elif torch.cuda.is_available():
+    print(f"Tienes una GPU local ({torch.cuda.get_device_name(0)}): la opción 1.")
+else:
+    print("Aquí no hay GPU CUDA. Para este curso basta la CPU; para entrenar en serio, usa Colab (2) o la nube (3).")
+
+# %% [markdown]
+# ## Paso a paso
+#
+# ### Opción 1: tu GPU NVIDIA
+#
+# La herramienta `nvidia-smi` viene con el driver de NVIDIA. Si la tienes, hay GPU. En una
+# terminal escribirías `nvidia-smi`; aquí la lanzamos desde Python para que la celda funcione
+# en cualquier máquina, tenga o no GPU:
+
+# %%
+import shutil
+import subprocess
+
+if shutil.which("nvidia-smi"):
+    resultado = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30)
+    print(resultado.stdout or resultado.stderr)
+else:
+    print("nvidia-smi no está en esta máquina: no hay GPU NVIDIA, o falta su driver.")
+
+# %% [markdown]
+# Con una T4 verías una tabla con `Tesla T4`, unos `15360MiB` de memoria y, arriba a la
+# derecha, `CUDA Version: 12.x`: la versión más alta de CUDA que admite tu driver.
+#
+# Después, pregunta a PyTorch qué ve él:
+
+# %%
+print(f"CUDA disponible: {torch.cuda.is_available()}")
+print(f"Versión de CUDA de PyTorch: {torch.version.cuda}")
+if torch.cuda.is_available():
+    print(f"GPU: {torch.cuda.get_device_name(0)}")
+    print(f"Memoria: {torch.cuda.get_device_properties(0).total_memory / 1e9:.1f} GB")
+
+# %% [markdown]
+# Si `nvidia-smi` ve la GPU pero PyTorch no, tienes un PyTorch solo para CPU. La lección 01
+# te da el comando exacto para reinstalarlo (`describir_entorno()`).
+
+# %% [markdown]
+# ### Opción 2: Google Colab con una GPU T4
+#
+# 1. **Abre el notebook en Colab.** Lo más fácil: la insignia «Abrir en Colab» de la primera
+#    celda (están todas en `colab_badges.md`). También puedes entrar en
+#    [colab.research.google.com](https://colab.research.google.com) y subir un `.ipynb` del
+#    curso con *Archivo › Subir cuaderno*.
+# 2. **Pide la GPU**: menú **Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4**.
+#    Los notebooks del curso ya la piden en sus metadatos, pero compruébalo.
+# 3. **Ejecuta la celda de arranque** (la primera de código). En Colab instala el paquete del
+#    curso si falta. No reinstala PyTorch: el curso pide solo versiones mínimas (`torch>=2.1`) y
+#    el PyTorch de Colab ya las cumple, así que `pip` lo deja como está.
+# 4. **Comprueba la GPU.** En Colab basta con `!nvidia-smi` en una celda; la celda de la opción 1
+#    hace lo mismo desde Python.
+#
+# O deja que el paquete lo compruebe todo. Aquí no estás en Colab, y te lo dice:
+
+# %%
+from curso_gpu.colab import comprobar_entorno_colab
+
+informe = comprobar_entorno_colab()
+informe
+
+# %% [markdown]
+# En Colab con la T4 verías `GPU: Tesla T4 (15.8 GB)` y, si olvidaste el paso 2, el menú exacto
+# para cambiarlo. El informe también es un dato: puedes preguntarle cosas.
+
+# %%
+print("¿En Colab?", informe.en_colab)
+print("¿Listo para entrenar en GPU?", informe.listo)
+print("¿Es la T4 gratuita?", informe.es_t4)
+
+# %% [markdown]
+# #### Ojo con Colab gratis
+#
+# - **Inactividad**: si no tocas la pestaña un rato, la sesión se desconecta.
+# - **Duración**: una sesión dura como mucho unas 12 horas.
+# - **Límites de uso**: si usas mucho la GPU, Colab puede dejarte sin ella unas horas.
+# - **Al desconectarse se borra `/content`**: tus archivos, tus modelos y tus checkpoints.
+#
+# Por eso, guarda los checkpoints en **Google Drive**: sobreviven a la desconexión.
+#
+# #### Guardar checkpoints en Drive
+#
+# `montar_drive()` monta Drive (Colab te pide permiso la primera vez) y te devuelve la carpeta
+# del curso dentro de «Mi unidad»: `/content/drive/MyDrive/curso_gpu`. Fuera de Colab no hace
+# nada, devuelve `None` y te dice dónde irán los checkpoints:
+
+# %%
+from curso_gpu.colab import montar_drive
+
+carpeta_drive = montar_drive()
+print("Carpeta en Drive:", carpeta_drive)
+
+# %% [markdown]
+# Un checkpoint es un diccionario con todo lo necesario para seguir: el número de época, los
+# pesos del modelo y el estado del optimizador. Lo guardas al final de cada época con
+# `torch.save`. En este ejemplo usamos una carpeta temporal cuando no hay Drive, para no dejar
+# archivos en tu ordenador.
+
+# %%
+import tempfile
+from pathlib import Path
+
+from torch import nn
+
+carpeta = carpeta_drive or Path(tempfile.mkdtemp(prefix="curso_gpu_"))
+ruta_checkpoint = carpeta / "leccion02_ultimo.pt"
+
+torch.manual_seed(0)
+x = torch.randn(256, 4)
+y = x @ torch.tensor([[2.0], [-1.0], [0.5], [3.0]]) + 1.0  # una recta que el modelo debe aprender
+
+
+def entrenar(modelo, optimizador, desde_epoca, hasta_epoca):
+    """Entrena de una época a otra y guarda un checkpoint al final de cada una."""
+    for epoca in range(desde_epoca, hasta_epoca):
+        perdida = nn.functional.mse_loss(modelo(x), y)
+        optimizador.zero_grad()
+        perdida.backward()
+        optimizador.step()
+        torch.save(
+            {"epoca": epoca, "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict()},
+            ruta_checkpoint,
+        )
+    return perdida.item()
+
+
+modelo = nn.Linear(4, 1)
+optimizador = torch.optim.SGD(modelo.parameters(), lr=0.1)
+perdida = entrenar(modelo, optimizador, 0, 30)
+print(f"Época 29, pérdida {perdida:.6f}. Checkpoint guardado en {ruta_checkpoint}")
+
+# %% [markdown]
+# Ahora imagina que Colab se desconecta: se pierden el modelo y el optimizador de la memoria.
+# Al volver, creas otros nuevos, cargas el checkpoint y sigues desde la época siguiente.
+# `map_location` pone los pesos en el dispositivo que tengas ahora (un checkpoint guardado en
+# GPU se carga también en CPU).
+
+# %%
+del modelo, optimizador  # la desconexión
+
+modelo = nn.Linear(4, 1)
+optimizador = torch.optim.SGD(modelo.parameters(), lr=0.1)
+checkpoint = torch.load(ruta_checkpoint, map_location="cpu", weights_only=True)
+modelo.load_state_dict(checkpoint["modelo"])
+optimizador.load_state_dict(checkpoint["optimizador"])
+siguiente = checkpoint["epoca"] + 1
+
+perdida = entrenar(modelo, optimizador, siguiente, 60)
+print(f"Retomado en la época {siguiente}; tras la 59, pérdida {perdida:.6f}")
+
+# %% [markdown]
+# La pérdida sigue bajando desde donde estaba: no se perdió nada. En la lección 05,
+# `curso_gpu.checkpoints` hace esto por ti y usa Drive solo cuando guardas algo.
+
+# %% [markdown]
+# ### Opción 3: una GPU alquilada en la nube
+#
+# 1. **Crea una instancia con GPU** en el panel del proveedor (Lambda, RunPod, Vast.ai…). El
+#    precio va de unos 0,20 $/h a unos 2 $/h, según la GPU.
+# 2. **Entra por SSH** desde tu terminal:
+#
+#    ```bash
+#    ssh usuario@tu-instancia-gpu
+#    ```
+#
+# 3. **Instala PyTorch** (en Linux, la versión de PyPI ya trae CUDA):
+#
+#    ```bash
+#    pip install torch torchvision torchaudio
+#    ```
+#
+# 4. **Comprueba la GPU**:
+#
+#    ```bash
+#    python -c "import torch; print(torch.cuda.get_device_name(0))"
+#    ```
+#
+# Si el driver de la instancia es antiguo, `nvidia-smi` te dice hasta qué CUDA admite y el
+# paquete te da el comando de instalación que encaja. Por ejemplo, con `CUDA Version: 12.4`:
+
+# %%
+from curso_gpu.ruedas_cuda import comando_instalacion
+
+print(comando_instalacion((12, 4)))
+
+# %% [markdown]
+# Esta celda hace lo mismo que el comando del paso 4. Con GPU imprime su nombre (`Tesla T4`,
+# `NVIDIA A100-SXM4-40GB`…). Sin GPU falla: así sabrás que alquilaste la máquina equivocada,
+# o que tu PyTorch es solo para CPU, antes de pagar horas de entrenamiento.
+
+# %%
+try:
+    print("GPU:", torch.cuda.get_device_name(0))
+except (AssertionError, RuntimeError) as error:
+    print(f"Sin GPU, el comando falla con {type(error).__name__}: {error}")
+
+# %% [markdown]
+# #### Apaga la máquina al terminar
+#
+# Una GPU en la nube cobra **por hora encendida, la estés usando o no**. Cerrar la terminal o
+# el portátil no la apaga: apágala (o elimínala) en el panel del proveedor. Olvidarse es el
+# error más caro, y el más común, de quien empieza.
+#
+# La cuenta es sencilla: precio por hora × horas.
+
+# %%
+precio_hora = 0.80  # dólares por hora
+horas = 3
+print(f"{precio_hora} $/h × {horas} h = {precio_hora * horas:.2f} $")
+
+# %% [markdown]
+# `curso_gpu.nube` hace esa cuenta y comprueba los datos. Un fin de semana son 63 horas
+# (del viernes a las 18:00 al lunes a las 9:00). Compara lo que usaste con lo que pagas por
+# olvidarte:
+
+# %%
+from curso_gpu.nube import HORAS_FIN_DE_SEMANA, PRECIO_HORA_MAXIMO, PRECIO_HORA_MINIMO, calcular_coste, coste_olvido
+
+usado, olvidado = coste_olvido(precio_hora, horas_usadas=3)
+print("Lo que usaste:           ", usado)
+print("Olvidada el fin de semana:", olvidado)
+print(f"Olvidarla cuesta {olvidado.total / usado.total:.0f} veces más que el trabajo.")
+print()
+for precio in (PRECIO_HORA_MINIMO, 1.0, PRECIO_HORA_MAXIMO):
+    print("Un fin de semana olvidada:", calcular_coste(precio, HORAS_FIN_DE_SEMANA))
+
+# %% [markdown]
+# El coste crece en línea recta con las horas. En el dibujo, las 3 horas de trabajo son la
+# esquina de abajo a la izquierda; el resto es lo que pagas por olvidarte.
+
+# %%
+import matplotlib.pyplot as plt
+
+horas_eje = range(0, HORAS_FIN_DE_SEMANA + 1)
+figura, ejes = plt.subplots(figsize=(7, 3.5))
+for precio in (PRECIO_HORA_MINIMO, 1.0, PRECIO_HORA_MAXIMO):
+    ejes.plot(horas_eje, [calcular_coste(precio, h).total for h in horas_eje], label=f"{precio:.2f} $/h".replace(".", ","))
+    total = calcular_coste(precio, HORAS_FIN_DE_SEMANA).total
+    ejes.annotate(f"{total:.0f} $", (HORAS_FIN_DE_SEMANA, total), xytext=(4, -4), textcoords="offset points")
+ejes.axvline(3, color="gray", linestyle="--", label="fin del trabajo (3 h)")
+ejes.set_xlabel("Horas encendida")
+ejes.set_ylabel("Coste ($)")
+ejes.set_title("Una GPU en la nube olvidada un fin de semana")
+ejes.legend(loc="upper left")
+ejes.set_xlim(0, HORAS_FIN_DE_SEMANA + 8)
+plt.show()
+
+# %% [markdown]
+# ### ¿Sin GPU? Sin problema
+#
+# Casi todo el curso funciona en CPU, y las lecciones que necesitan GPU lo dicen. Escribe tu
+# código para que funcione en los dos casos:
+
+# %%
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(f"Usando: {device}")
+
+# %% [markdown]
+# `curso_gpu.elegir_dispositivo()` hace lo mismo y además reconoce el Mac (MPS) y las GPU de
+# Intel (lección 01).
+
+# %% [markdown]
+# ## Pruébalo
+#
+# Busca el precio por hora de una GPU en un proveedor y cámbialo abajo. ¿Cuánto cuesta tu
+# trabajo? ¿Y olvidarla una semana entera (168 horas)? Prueba también con un precio negativo:
+# el paquete te dice qué está mal.
+
+# %%
+mi_precio_hora = 1.20
+mis_horas_de_trabajo = 4
+horas_olvidada = 168
+
+trabajo, olvido = coste_olvido(mi_precio_hora, mis_horas_de_trabajo, horas_olvidada)
+print("Trabajo:", trabajo)
+print("Olvido: ", olvido)
+
+try:
+    calcular_coste(-1.20, 4)
+except ValueError as error:
+    print("Error:", error)
+
+# %% [markdown]
+# ## Errores comunes
+#
+# - **No apagar la máquina en la nube.** Cobra por hora aunque no la uses. Apágala en el panel
+#   del proveedor, no solo cerrando la terminal.
+# - **Olvidar pedir la GPU en Colab.** `torch.cuda.is_available()` da `False`. Menú
+#   *Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4*.
+# - **Seguir tras cambiar de entorno.** Cambiar el tipo de entorno lo reinicia y borra las
+#   variables: vuelve a ejecutar el notebook desde el principio.
+# - **Guardar los checkpoints en `/content`.** Se borran al desconectarse. Guárdalos en Drive.
+# - **Reinstalar PyTorch en Colab** con `pip install torch==...`. Colab ya trae uno con CUDA;
+#   cambiarlo obliga a reiniciar y puede romperlo. La celda de arranque del curso no lo toca.
+# - **Dejar un entrenamiento largo sin checkpoints.** Si Colab se desconecta a mitad, empiezas
+#   de cero. Guarda uno al final de cada época.
+# - **Entrenar en la nube sin comprobar la GPU.** Ejecuta el comando del paso 4 antes de lanzar
+#   nada: si falla, estás pagando una GPU que PyTorch no usa.
+
+# %% [markdown]
+# ## Retos
+#
+# 1. Abre este notebook en Colab con su insignia, pide la T4 y ejecuta
+#    `comprobar_entorno_colab()`. ¿Qué GPU te tocó y cuánta memoria tiene?
+# 2. En Colab, monta Drive, entrena el ejemplo de checkpoints y desconecta el entorno
+#    (*Entorno de ejecución › Desconectar y eliminar entorno de ejecución*). Vuelve a conectar
+#    y retoma desde el checkpoint: ¿en qué época sigues?
+# 3. Ejecuta la comparativa CPU frente a GPU de la lección 03 en tu ordenador y en Colab, y
+#    compara los tiempos.
+# 4. Con el precio real de una GPU en un proveedor: ¿cuánto cuesta una tarde de 4 horas?
+#    ¿Y un mes olvidada (30 × 24 = 720 horas)?
+# 5. La T4 tiene unos 16 GB de memoria. Con la regla rápida de 2 bytes por parámetro en fp16,
+#    ¿cuál es el modelo más grande que te cabría? (Lo verás a fondo en la lección 04.)
+
+# %% [markdown]
+# ## Glosario
+#
+# - **GPU**: procesador con miles de núcleos sencillos que hacen la misma operación a la vez.
+# - **CUDA**: la plataforma de NVIDIA para hacer cálculos generales en sus GPU. PyTorch la usa.
+# - **`nvidia-smi`**: la herramienta del driver de NVIDIA que muestra las GPU, su memoria y su uso.
+# - **Google Colab**: notebooks de Jupyter en los servidores de Google, con GPU gratis (T4).
+# - **Entorno de ejecución**: la máquina de Colab en la que corre tu notebook.
+# - **T4**: la GPU NVIDIA del plan gratuito de Colab, con unos 16 GB de memoria.
+# - **VRAM**: la memoria de la GPU.
+# - **Google Drive / «Mi unidad» (MyDrive)**: tu espacio en la nube de Google; Colab lo monta en `/content/drive`.
+# - **Montar**: hacer que una unidad se vea como una carpeta más.
+# - **Checkpoint**: un archivo con el estado del entrenamiento (época, pesos, optimizador) para retomarlo.
+# - **Instancia**: una máquina alquilada en la nube.
+# - **SSH**: la forma de abrir una terminal en una máquina remota.
+# - **$/h**: dólares por hora; así cobran las GPU en la nube.
+# - **Binder**: un servicio gratis que abre los notebooks en el navegador, sin GPU.

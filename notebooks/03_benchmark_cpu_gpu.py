@@ -1,0 +1,439 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Abrir en Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/curso-gpu/curso_gpu/blob/main/notebooks/03_benchmark_cpu_gpu.ipynb)
+#
+# # Lección 03 — Medir CPU frente a GPU de verdad
+
+# %%
+# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
+# En tu ordenador esta celda no hace nada.
+import importlib.util, subprocess, sys
+REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
+if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)
+
+# %% [markdown]
+# ## Qué vas a aprender
+#
+# - Medir una multiplicación de matrices en CPU y en GPU **sin trampas**: sincronizar,
+#   calentar y quedarte con la mediana de varias medidas.
+# - Calcular la **aceleración** (cuántas veces más rápida es la GPU), con y sin contar la copia
+#   de los datos.
+# - Expresar el rendimiento en **GFLOP/s** y en **% del pico teórico** de tu GPU.
+# - Ver en una gráfica **desde qué tamaño** empieza a ganar la GPU.
+# - Comparar los tipos de dato fp32, TF32, fp16 y bf16 (si tienes GPU).
+#
+# ## Por qué importa
+#
+# Un entrenamiento que tarda 8 horas en CPU puede tardar 10 minutos en GPU. Pero la mayoría del
+# código de medición que circula por internet está mal: mide una sola vez, no calienta y no
+# sincroniza. Con ese código la GPU parece cientos de veces más rápida de lo que es, o más lenta.
+# Aquí aprendes a medir de forma que un profesor se fíe de tus números.
+
+# %% [markdown]
+# ## La idea clave: por qué una GPU es tan rápida
+#
+# Una **CPU** tiene unos pocos núcleos muy potentes, pensados para tareas secuenciales y variadas.
+# Una **GPU** tiene miles de núcleos más sencillos que hacen **la misma operación a la vez sobre
+# datos distintos**. Entrenar una red neuronal es, sobre todo, multiplicar matrices enormes
+# (y convoluciones, activaciones y gradientes): justo lo que se reparte bien entre miles de núcleos.
+#
+# Dos matices importantes:
+#
+# - **No siempre gana la GPU.** Con un problema pequeño, el coste de mover los datos y de
+#   coordinar el dispositivo se come la ventaja.
+# - **La diferencia se nota más** con modelos grandes, datos grandes, lotes (*batches*) grandes y
+#   muchas operaciones matriciales o convolucionales. En ejemplos didácticos pequeños la mejora
+#   existe, pero no siempre es espectacular.
+#
+# Vamos a comprobarlo midiendo.
+
+# %%
+import time
+
+import torch
+
+from curso_gpu import elegir_dispositivo
+
+dispositivo = elegir_dispositivo()  # cuda (NVIDIA/AMD), mps (Mac), xpu (Intel) o cpu
+HAY_GPU = dispositivo.type != "cpu"
+print(f"Usando: {dispositivo}")
+print(f"Hilos de CPU que usa PyTorch: {torch.get_num_threads()}")
+
+# Tamaños de las matrices: grandes con GPU; pequeños sin ella, para que el notebook vaya rápido.
+N = 4096 if HAY_GPU else 512
+print(f"Tamaño de las pruebas: {N}×{N}")
+
+# %% [markdown]
+# Sin GPU el notebook funciona entero en CPU, con matrices más pequeñas. En cada paso te
+# contamos qué verías en una GPU T4 de Google Colab (menú *Entorno de ejecución › Cambiar tipo
+# de entorno de ejecución › GPU T4*).
+
+# %% [markdown]
+# ## Paso 1: el código ingenuo, y qué tiene de malo
+#
+# Esta es la comparativa que encontrarás en muchos sitios. Parece razonable:
+
+# %%
+a_cpu = torch.randn(N, N)
+b_cpu = torch.randn(N, N)
+
+inicio = time.time()
+c_cpu = a_cpu @ b_cpu
+tiempo_cpu = time.time() - inicio
+print(f"CPU: {tiempo_cpu:.4f} s")
+
+if torch.cuda.is_available():
+    a_gpu = a_cpu.to("cuda")
+    b_gpu = b_cpu.to("cuda")
+    torch.cuda.synchronize()
+    inicio = time.time()
+    c_gpu = a_gpu @ b_gpu
+    torch.cuda.synchronize()
+    tiempo_gpu = time.time() - inicio
+    print(f"GPU: {tiempo_gpu:.4f} s")
+    print(f"Aceleración: {tiempo_cpu / tiempo_gpu:.0f}x")
+
+# %% [markdown]
+# Tiene tres fallos:
+#
+# 1. **`time.time()`** es el reloj de pared del sistema: puede saltar (si el sistema ajusta la
+#    hora) y tiene poca resolución en algunos sistemas. Para medir duraciones se usa
+#    **`time.perf_counter()`**.
+# 2. **Una sola muestra.** Cualquier otra tarea del ordenador cambia el resultado. Hay que repetir
+#    y quedarse con la **mediana**.
+# 3. **Sin calentamiento.** La primera multiplicación en la GPU paga el arranque (el contexto de
+#    CUDA, la biblioteca cuBLAS, la reserva de memoria). Ese tiempo no es el de la operación.
+#
+# Lo que sí hace bien es `torch.cuda.synchronize()`: sin él la medida en GPU no vale nada.
+# Lo vemos en el paso 3.
+
+# %% [markdown]
+# ## Paso 2: la primera llamada es distinta (calentamiento)
+#
+# Medimos la misma multiplicación varias veces seguidas con `perf_counter`, sincronizando, y
+# miramos cada tiempo. Usamos matrices nuevas, de otro tamaño, para que la primera sea de verdad
+# la primera.
+
+# %%
+from curso_gpu.medicion import sincronizar  # torch.cuda.synchronize() en cuda; nada en cpu
+
+M = N + 128
+a = torch.randn(M, M, device=dispositivo)
+b = torch.randn(M, M, device=dispositivo)
+tiempos = []
+for _ in range(6):
+    sincronizar(dispositivo)
+    inicio = time.perf_counter()
+    c = a @ b
+    sincronizar(dispositivo)
+    tiempos.append(time.perf_counter() - inicio)
+print("milisegundos:", [round(t * 1000, 2) for t in tiempos])
+
+# %% [markdown]
+# La primera suele ser la más lenta. En una T4 recién arrancada, la primera multiplicación puede
+# tardar **cientos de milisegundos** (arranque de cuBLAS) y las siguientes, unos pocos. En CPU la
+# diferencia es menor, pero también existe (memoria, cachés, hilos que despiertan).
+#
+# `cronometrar` del paquete hace todo esto por ti: mide aparte la primera llamada (`primera`),
+# hace el calentamiento sin contarlo y devuelve todas las muestras.
+
+# %%
+from curso_gpu import graficos
+from curso_gpu.medicion import cronometrar
+
+medida = cronometrar(lambda: a @ b, dispositivo, repeticiones=8, calentamiento=1,
+                     descripcion=f"a @ b, {M}×{M}")
+medida
+
+# %%
+graficos.grafico_muestras(medida);
+
+# %% [markdown]
+# ## Paso 3: sincronizar, o medir lo que no es
+#
+# Las operaciones en GPU son **asíncronas**: Python encarga el cálculo a la GPU y sigue adelante
+# sin esperar. Si paras el reloj sin sincronizar, mides lo que se tarda en *encargar* el trabajo,
+# no en *hacerlo*. El patrón correcto, en PyTorch puro:
+#
+# ```python
+# torch.cuda.synchronize()          # la cola de la GPU, vacía
+# inicio = time.perf_counter()
+# c = a @ b
+# torch.cuda.synchronize()          # espera a que termine a @ b
+# segundos = time.perf_counter() - inicio
+# ```
+#
+# En un Mac es `torch.mps.synchronize()`. `sincronizar(dispositivo)` elige la buena.
+# Veamos cuánto se equivoca la medida sin sincronizar:
+
+# %%
+from curso_gpu.medicion import medir_sin_sincronizar
+
+medir_sin_sincronizar(N, dispositivo, repeticiones=5)
+
+# %% [markdown]
+# En CPU no hay diferencia (salvo ruido): las operaciones de la CPU son síncronas. En una T4, con
+# matrices de 4096×4096, la medida sin sincronizar da unos **microsegundos** y la buena unas
+# **decenas de milisegundos**: parecería miles de veces más rápida. Si un resultado te parece
+# demasiado bueno, sospecha de la sincronización.
+
+# %% [markdown]
+# ## Paso 4: la mediana, no la media ni una sola muestra
+#
+# Cada `Medicion` guarda todas las muestras. La **mediana** (el valor del medio) no se deja
+# arrastrar por una muestra rara, por ejemplo cuando otro programa usa la CPU un momento. El
+# **rango intercuartílico** (del cuartil 1 al 3) dice cuánto varían las muestras: si es grande
+# comparado con la mediana, repite la medida.
+
+# %%
+import statistics
+
+print(f"muestras (ms): {[round(t * 1000, 3) for t in medida.muestras]}")
+print(f"media:   {statistics.mean(medida.muestras) * 1000:.3f} ms")
+print(f"mediana: {medida.mediana * 1000:.3f} ms   ← la cifra que citamos")
+print(f"rango intercuartílico: {medida.rango_intercuartilico * 1000:.3f} ms")
+
+# %% [markdown]
+# ## Paso 5: la comparativa bien hecha
+#
+# `comparar_cpu_gpu` mide la CPU (con **todos** sus hilos: `torch.get_num_threads()`, para que
+# la comparación sea justa) y el acelerador, con calentamiento y mediana de 5. Da la aceleración
+# de dos formas: solo el cálculo, y el cálculo más la copia de `a` y `b` de la CPU a la GPU.
+# **Mover datos también cuesta**: con problemas pequeños, la copia se come la ventaja.
+
+# %%
+from curso_gpu.medicion import comparar_cpu_gpu
+
+comparacion = comparar_cpu_gpu(N, dispositivo, repeticiones=5)
+comparacion
+
+# %% [markdown]
+# En una T4 de Colab con n=4096 en fp32, la CPU (2 núcleos) tarda uno o dos segundos y la T4
+# unos 35 ms: entre **30 y 60 veces** más rápida, y algo menos contando la copia (unos 10–20 ms
+# por el bus PCIe). Sin GPU solo ves la línea de la CPU.
+
+# %% [markdown]
+# ## Paso 6: GFLOP/s y % del pico teórico
+#
+# Multiplicar dos matrices n×n cuesta **2·n³** operaciones (n³ multiplicaciones y n³ sumas). Si
+# tarda `t` segundos, el rendimiento es `2·n³ / t` operaciones por segundo. Dividido entre 10⁹,
+# **GFLOP/s**. Hagámoslo a mano con la mediana de la CPU:
+
+# %%
+r = comparacion.cpu
+operaciones = 2 * r.n ** 3
+print(f"2·n³ = {operaciones:,} operaciones".replace(",", " "))
+print(f"mediana = {r.segundos:.4f} s  →  {operaciones / r.segundos / 1e9:.1f} GFLOP/s")
+print(f"medir_matmul dice: {r.gflops:.1f} GFLOP/s")
+
+# %% [markdown]
+# Cada GPU tiene un **pico teórico**: lo máximo que el fabricante dice que puede calcular. La
+# tabla del curso (`curso_gpu.picos`) da el de las GPU habituales, en TFLOP/s (1 TFLOP/s =
+# 1000 GFLOP/s):
+
+# %%
+from curso_gpu.picos import pico_teorico, tabla_picos
+
+print(f"{'GPU':<26}{'fp32':>7}{'tf32':>7}{'fp16':>7}{'bf16':>7}")
+for fila in tabla_picos():
+    celdas = "".join(f"{v:>7g}" if v else f"{'—':>7}" for v in (fila.fp32, fila.tf32, fila.fp16, fila.bf16))
+    print(f"{fila.nombre:<26}{celdas}")
+print("\nTesla T4 en bf16:", pico_teorico("Tesla T4", torch.bfloat16), "(no tiene bf16 en Tensor Cores)")
+
+# %% [markdown]
+# Qué es realista en una multiplicación grande y cuadrada:
+#
+# - Una **T4** de Colab llega a más o menos **la mitad** de su pico fp32 (unos 4 de 8,1 TFLOP/s)
+#   y a unos **dos tercios** de su pico fp16 (unos 40 de 65).
+# - Una GPU de centro de datos (A100, H100, H200) llega al **75–90 %** en bf16/fp16.
+# - Las GeForce (RTX) acumulan fp16 en fp32 a **mitad de velocidad**: la tabla ya da esa cifra.
+# - **Más del 100 % es imposible**: la medida está mal, casi siempre por no sincronizar.
+#   `medir_matmul` te avisa con «¡Ojo!».
+
+# %%
+if comparacion.acelerador is not None:
+    g = comparacion.acelerador
+    if g.porcentaje_pico is not None:
+        print(f"{g.nombre_dispositivo}: {g.gflops:.0f} GFLOP/s = {g.porcentaje_pico:.0f} % del pico {g.modo}")
+    else:
+        print(f"{g.nombre_dispositivo}: {g.gflops:.0f} GFLOP/s (no está en la tabla de picos)")
+else:
+    print("Sin GPU no hay pico que comparar. En una T4 verías algo como: 4000 GFLOP/s = 50 % del pico fp32.")
+
+# %% [markdown]
+# ### TF32: el modo que PyTorch deja apagado
+#
+# Las GPU NVIDIA desde Ampere (A100, RTX 30, L4, H100...) pueden hacer las multiplicaciones fp32
+# con **TF32** en los Tensor Cores: mucho más rápido, con menos precisión (10 bits de mantisa en
+# lugar de 23). **PyTorch lo deja desactivado por defecto** para las multiplicaciones. Mira el
+# ajuste en vigor; `medir_matmul` lo lee y dice qué modo midió (`modo`):
+
+# %%
+print("torch.get_float32_matmul_precision():", torch.get_float32_matmul_precision())
+print("torch.backends.cuda.matmul.allow_tf32:", torch.backends.cuda.matmul.allow_tf32)
+# Para permitir TF32: torch.set_float32_matmul_precision("high")  (y "highest" para volver)
+
+# %% [markdown]
+# ## Paso 7: ¿desde qué tamaño gana la GPU?
+#
+# `barrido` mide varios tamaños en la CPU y en el acelerador, con una barra de progreso. La
+# gráfica usa escala log-log: cada marca del eje es el doble (o diez veces) la anterior.
+
+# %%
+from curso_gpu.medicion import barrido
+
+tamanos = [64, 128, 256, 512, 1024, 2048, 4096] if HAY_GPU else [32, 64, 128, 256, 512]
+resultado = barrido(tamanos, repeticiones=3)
+print(resultado)
+
+# %%
+graficos.grafico_barrido(resultado);
+
+# %% [markdown]
+# Con matrices pequeñas la GPU apenas gana (o pierde): encargar cada operación cuesta unos
+# microsegundos fijos y hay pocos datos para repartir entre sus miles de núcleos. Al crecer n, la
+# curva de la GPU sube hasta cerca de su pico y la de la CPU se aplana mucho antes. En una T4,
+# con los datos ya en la GPU, gana desde unos pocos cientos de filas, pero por poco; contando la
+# copia, bastante más tarde. A n=4096 va decenas de veces por delante. Sin GPU ves solo la curva de la CPU, que también sube con n (aprovecha mejor su
+# caché y sus instrucciones vectoriales con matrices grandes).
+
+# %% [markdown]
+# ## Paso 8: tipos de dato en la GPU (fp32, TF32, fp16, bf16)
+#
+# Con menos bits por número la GPU usa sus **Tensor Cores** y va mucho más rápida. Esta celda
+# solo mide si hay GPU:
+
+# %%
+from curso_gpu.medicion import MemoriaInsuficiente, medir_matmul
+
+if HAY_GPU:
+    for modo in ["fp32", "tf32", "fp16", "bf16"]:
+        try:
+            r = medir_matmul(N * 2, dispositivo, dtype=modo, repeticiones=5)
+        except (MemoriaInsuficiente, RuntimeError) as error:
+            print(f"{modo}: no se pudo medir ({error})")
+            continue
+        pico = f" = {r.porcentaje_pico:.0f} % del pico {r.modo}" if r.porcentaje_pico is not None else ""
+        print(f"{modo:>5}: {r.segundos * 1000:8.2f} ms  {r.gflops:9.0f} GFLOP/s{pico}")
+        for aviso in r.avisos:
+            print("       ¡Ojo!", aviso)
+else:
+    print("Sin GPU: esta comparación no se mide aquí. Mira abajo qué verías en una T4.")
+
+# %% [markdown]
+# Qué verías en una **T4** (Turing) con n=8192:
+#
+# - **fp32**: unos 4 TFLOP/s, la mitad de su pico de 8,1.
+# - **tf32**: lo mismo que fp32, con un aviso: la T4 no tiene TF32 (llegó con Ampere).
+# - **fp16**: unos 40 TFLOP/s, dos tercios de su pico de 65: **10 veces** más que fp32.
+# - **bf16**: como fp32 o más lento: la T4 no tiene bf16 en sus Tensor Cores.
+#
+# En una A100 o H100, bf16 y fp16 llegan al 75–90 % del pico, y TF32 multiplica varias veces la
+# velocidad de fp32.
+
+# %% [markdown]
+# ## Pruébalo: por qué el hardware paralelo es tan rápido
+#
+# No hace falta GPU para ver la idea. Un bucle de Python hace las multiplicaciones **de una en
+# una**; NumPy las lanza **en bloque** sobre código optimizado que aprovecha las instrucciones
+# vectoriales de la CPU. Una GPU lleva esa idea al extremo, con miles de núcleos a la vez:
+
+# %%
+import numpy as np
+
+n = 60
+a_np = np.random.rand(n, n)
+b_np = np.random.rand(n, n)
+
+inicio = time.perf_counter()
+c_bucle = [[sum(a_np[i, k] * b_np[k, j] for k in range(n)) for j in range(n)] for i in range(n)]
+t_bucle = time.perf_counter() - inicio
+
+inicio = time.perf_counter()
+c_np = a_np @ b_np
+t_numpy = time.perf_counter() - inicio
+
+print(f"Bucle de Python: {t_bucle:.3f} s")
+print(f"NumPy (a @ b):   {t_numpy:.5f} s   (¡una sola medida, sin calentar!)")
+print("¿Mismo resultado?", np.allclose(c_bucle, c_np))
+
+# %% [markdown]
+# La medida de NumPy de arriba tiene los mismos fallos del paso 1. `bucle_python_vs_numpy` mide
+# NumPy con calentamiento y la mediana de 21 llamadas. Con n=120 el bucle hace 1,7 millones de
+# multiplicaciones:
+
+# %%
+from curso_gpu.medicion import bucle_python_vs_numpy
+
+print(bucle_python_vs_numpy(120))
+
+# %% [markdown]
+# Cambia `n` y vuelve a ejecutar: el bucle crece con n³ (el doble de n, ocho veces más tiempo).
+
+# %% [markdown]
+# ## Errores comunes
+#
+# - **No sincronizar** antes de parar el reloj en una GPU: mides el encargo, no el trabajo.
+# - **No calentar**: la primera llamada incluye el arranque de CUDA y cuBLAS.
+# - **Una sola muestra**, o la media en lugar de la mediana.
+# - **`time.time()`** en lugar de `time.perf_counter()`.
+# - **Comparar con una CPU de un solo hilo** (lo que hace por defecto `torch.utils.benchmark`):
+#   la GPU parece más rápida de lo que es. Aquí la CPU usa todos sus hilos.
+# - **Olvidar la copia de datos**: si los datos viven en la CPU, copiarlos a la GPU cuenta.
+# - **Suponer que la GPU acelera cualquier ejemplo por igual**: con problemas pequeños gana poco.
+# - **Creerse más del 100 % del pico**: es un error de medición.
+# - **Pedir matrices que no caben**: `medir_matmul` calcula antes 3·n²·bytes y te avisa.
+
+# %%
+try:
+    medir_matmul(0, dispositivo)
+except ValueError as error:
+    print("ValueError:", error)
+
+try:
+    medir_matmul(200_000, dispositivo)  # 3 × 200 000² × 4 bytes = 480 GB
+except MemoriaInsuficiente as error:
+    print("MemoriaInsuficiente:", error)
+
+# %% [markdown]
+# ## Retos
+#
+# 1. Ejecuta este notebook en Google Colab con una GPU T4 y compara la aceleración con la de tu
+#    ordenador. ¿Cuánto cambia al contar la copia de datos?
+# 2. Con `medir_matmul`, busca el tamaño n más pequeño en el que la GPU gana a la CPU contando la
+#    copia (`segundos_con_transferencia`).
+# 3. Mide con `torch.set_num_threads(1)` y compara: ¿cuánto más «rápida» parece la GPU frente a
+#    una CPU de un solo hilo? Vuelve a dejarlo como estaba con `torch.set_num_threads(...)`.
+# 4. En una GPU Ampere o posterior, mide fp32 con y sin `torch.set_float32_matmul_precision("high")`.
+#    ¿Cambia el resultado de `a @ b`? Compáralo con `torch.allclose`.
+# 5. Escribe tu propio cronómetro con `torch.cuda.Event(enable_timing=True)` y compáralo con
+#    `cronometrar`.
+#
+# ## Glosario
+#
+# - **Aceleración** (*speed-up*): tiempo en CPU dividido por tiempo en GPU.
+# - **Asíncrono**: la operación se encarga y Python sigue sin esperar a que termine.
+# - **Calentamiento** (*warm-up*): llamadas previas que no se miden, para pagar el arranque.
+# - **cuBLAS**: la biblioteca de NVIDIA que hace las multiplicaciones de matrices en la GPU.
+# - **FLOP/s**: operaciones de coma flotante por segundo (GFLOP/s = 10⁹; TFLOP/s = 10¹²).
+# - **fp32, fp16, bf16**: números de 32 y 16 bits; bf16 tiene el rango de fp32 con menos precisión.
+# - **Mediana**: el valor del medio de las muestras ordenadas.
+# - **Pico teórico**: el máximo de FLOP/s que el fabricante da para un chip y un tipo de dato.
+# - **Rango intercuartílico**: la distancia entre el cuartil 1 y el 3; mide la dispersión.
+# - **Sincronizar**: esperar a que la GPU termine todo lo encargado (`torch.cuda.synchronize()`).
+# - **Tensor Cores**: unidades de las GPU NVIDIA (desde Volta) especializadas en multiplicar
+#   matrices en fp16, bf16, TF32...
+# - **TF32**: modo de los Tensor Cores (desde Ampere) para acelerar multiplicaciones fp32 con
+#   menos precisión. PyTorch lo deja apagado por defecto.

@@ -1,0 +1,351 @@
+"""Infraestructura de las pruebas de extremo a extremo: JupyterLab real y Chromium sin pantalla.
+
+- ``servidor_jupyter``: un JupyterLab de verdad en 127.0.0.1, en un puerto libre al azar y
+  con un token, sirviendo una COPIA de los notebooks en una carpeta temporal (el repositorio
+  nunca recibe salidas). Uno para toda la sesión de pruebas; se apaga al final.
+- ``navegador``: el Chromium del sistema (Debian: ``/usr/bin/chromium``) manejado por
+  Playwright, uno para toda la sesión. Playwright no descarga ningún navegador.
+- ``lab``: abre un notebook en una pestaña nueva, lo ejecuta entero desde el menú y guarda
+  capturas de pantalla.
+
+Si falta Chromium o Playwright en el ordenador de quien aprende, las pruebas se saltan con un
+motivo que dice cómo instalarlos. En CI (``CI=true``) faltar es un error, no un salto.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+RAIZ = Path(__file__).resolve().parents[2]
+NOTEBOOKS = RAIZ / "notebooks"
+
+# Lo que este entorno necesita: sin caja de arena (somos root), sin GPU y sin red de fondo
+# (la red está cerrada: sin estas opciones Chromium intenta conectarse una y otra vez).
+OPCIONES_CHROMIUM = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-dev-shm-usage",
+]
+COMO_INSTALAR_CHROMIUM = (
+    "instala Chromium: en Debian/Ubuntu `sudo apt-get install chromium` "
+    "(o, con el navegador de Playwright, `.venv/bin/playwright install chromium`)"
+)
+
+
+def en_ci() -> bool:
+    """True en la integración continua (variable CI=true), donde nada puede faltar."""
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def falta(motivo: str):
+    """Salta la prueba con un motivo claro; en CI la hace fallar."""
+    if en_ci():
+        pytest.fail(f"{motivo} (en CI=true esto es un error, no un salto)", pytrace=False)
+    pytest.skip(motivo)
+
+
+def buscar_chromium() -> str | None:
+    """La ruta del Chromium del sistema, o None. ``CURSO_GPU_CHROMIUM`` manda si está puesta."""
+    propia = os.environ.get("CURSO_GPU_CHROMIUM")
+    if propia:
+        return propia if Path(propia).exists() else None
+    for nombre in ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        ruta = shutil.which(nombre)
+        if ruta:
+            return ruta
+    return None
+
+
+def puerto_libre() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------------------
+# JupyterLab
+# ---------------------------------------------------------------------------
+
+class ServidorJupyter:
+    """Un JupyterLab lanzado para las pruebas (ver ``servidor_jupyter``)."""
+
+    def __init__(self, carpeta: Path):
+        self.carpeta = carpeta
+        self.notebooks = carpeta / "notebooks"
+        self.puerto = puerto_libre()
+        self.token = secrets.token_hex(16)
+        self.url = f"http://127.0.0.1:{self.puerto}"
+        self.registro = carpeta / "jupyterlab.log"
+        self.proceso: subprocess.Popen | None = None
+
+    def _preparar(self) -> dict:
+        self.notebooks.mkdir(parents=True)
+        for ipynb in NOTEBOOKS.glob("*.ipynb"):
+            shutil.copy2(ipynb, self.notebooks / ipynb.name)
+        ajustes = self.carpeta / "ajustes"
+        # Todas las celdas en el DOM (sin "windowing") y sin noticias ni avisos de versiones.
+        preferencias = {
+            "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+                "windowingMode": "none",
+                "autoStartDefaultKernel": True,
+            },
+            "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+                "fetchNews": "false",
+                "checkForUpdates": False,
+            },
+        }
+        for nombre, valor in preferencias.items():
+            ruta = ajustes / nombre
+            ruta.parent.mkdir(parents=True, exist_ok=True)
+            ruta.write_text(json.dumps(valor), encoding="utf-8")
+        entorno = dict(os.environ)
+        # Carpetas de Jupyter propias: ni la configuración ni los kernels de quien prueba cuentan.
+        for variable, sub in (
+            ("JUPYTER_CONFIG_DIR", "config"),
+            ("JUPYTER_DATA_DIR", "datos"),
+            ("JUPYTER_RUNTIME_DIR", "runtime"),
+            ("IPYTHONDIR", "ipython"),
+        ):
+            entorno[variable] = str(self.carpeta / sub)
+        entorno["JUPYTERLAB_SETTINGS_DIR"] = str(ajustes)
+        entorno["JUPYTERLAB_WORKSPACES_DIR"] = str(self.carpeta / "espacios")
+        entorno["JUPYTER_PLATFORM_DIRS"] = "1"
+        entorno.pop("CURSO_GPU_DISPOSITIVO", None)
+        return entorno
+
+    def arrancar(self, espera: float = 90.0) -> None:
+        entorno = self._preparar()
+        orden = [
+            sys.executable, "-m", "jupyterlab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.puerto}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.notebooks}",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.news_url=",
+            "--LabApp.extension_manager=readonly",  # no pregunta a PyPI por extensiones
+            "--ServerApp.terminals_enabled=False",
+            "--ServerApp.jpserver_extensions=jupyter_lsp=False",
+        ]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            orden.append("--allow-root")  # en CI y en contenedores somos root
+        with open(self.registro, "wb") as salida:
+            self.proceso = subprocess.Popen(
+                orden, cwd=self.notebooks, env=entorno, stdout=salida, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )
+        limite = time.monotonic() + espera
+        while time.monotonic() < limite:
+            if self.proceso.poll() is not None:
+                raise RuntimeError(f"JupyterLab terminó al arrancar (código {self.proceso.returncode}):\n{self.cola()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.3)
+        self.parar()
+        raise RuntimeError(f"JupyterLab no respondió en {espera:.0f} s:\n{self.cola()}")
+
+    def cola(self, caracteres: int = 4000) -> str:
+        try:
+            return self.registro.read_text(encoding="utf-8", errors="replace")[-caracteres:]
+        except OSError:
+            return ""
+
+    def parar(self) -> None:
+        """Apaga el servidor (y sus kernels): SIGTERM al grupo, SIGKILL si no basta."""
+        if self.proceso is None or self.proceso.poll() is not None:
+            return
+        try:
+            os.killpg(self.proceso.pid, signal.SIGTERM)
+            self.proceso.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proceso.pid, signal.SIGKILL)
+            self.proceso.wait(timeout=5)
+        except ProcessLookupError:
+            pass
+        try:  # kernels huérfanos del mismo grupo
+            os.killpg(self.proceso.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def api(self, ruta: str):
+        """GET a la API REST del servidor (p. ej. ``api("sessions")``), ya decodificado."""
+        with urllib.request.urlopen(f"{self.url}/api/{ruta}?token={self.token}", timeout=5) as r:
+            return json.loads(r.read().decode("utf-8"))
+
+    def url_notebook(self, nombre: str) -> str:
+        return f"{self.url}/lab/tree/{nombre}?token={self.token}"
+
+
+@pytest.fixture(scope="session")
+def servidor_jupyter(tmp_path_factory):
+    """Un JupyterLab real en 127.0.0.1 (puerto libre, token) con una copia de notebooks/."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError:
+        falta("falta JupyterLab: instala los requisitos con `.venv/bin/pip install -r requirements.txt`")
+    servidor = ServidorJupyter(tmp_path_factory.mktemp("jupyterlab"))
+    servidor.arrancar()
+    yield servidor
+    servidor.parar()
+
+
+# ---------------------------------------------------------------------------
+# Chromium con Playwright
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def navegador():
+    """Chromium sin pantalla manejado por Playwright (uno para toda la sesión).
+
+    ``launch`` crea un perfil (user-data-dir) nuevo y vacío en una carpeta temporal cada vez.
+    """
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        falta("falta Playwright para Python: `.venv/bin/pip install playwright`; y " + COMO_INSTALAR_CHROMIUM)
+    ejecutable = buscar_chromium()
+    with sync_playwright() as p:
+        if ejecutable is None:
+            propio = Path(p.chromium.executable_path)  # el de `playwright install chromium`
+            if not propio.exists():
+                falta("no encuentro Chromium: " + COMO_INSTALAR_CHROMIUM)
+        try:
+            browser = p.chromium.launch(executable_path=ejecutable, headless=True, args=OPCIONES_CHROMIUM)
+        except Exception as error:  # un Chromium que no arranca no es un Chromium que falta
+            pytest.fail(f"Chromium ({ejecutable or 'de Playwright'}) no arrancó: {error}", pytrace=False)
+        yield browser
+        browser.close()
+
+
+class Lab:
+    """Lo que hace una persona en JupyterLab: abrir un notebook, ejecutarlo todo, mirar."""
+
+    def __init__(self, servidor: ServidorJupyter, navegador, carpeta: Path, capsys):
+        self.servidor = servidor
+        self.navegador = navegador
+        self.carpeta = carpeta
+        self.capsys = capsys
+        self.contexto = navegador.new_context(viewport={"width": 1400, "height": 1000}, locale="es-ES")
+        self.contexto.set_default_timeout(30_000)
+        self.pagina = None
+        self.errores_js: list[str] = []
+
+    def abrir(self, nombre: str):
+        """Abre ``nombre`` y espera a que su kernel esté listo."""
+        pagina = self.contexto.new_page()
+        pagina.on("pageerror", lambda e: self.errores_js.append(str(e)))
+        pagina.goto(self.servidor.url_notebook(nombre))
+        pagina.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(state="visible", timeout=60_000)
+        self.pagina = pagina
+        self._esperar_kernel(nombre)
+        return pagina
+
+    def _esperar_kernel(self, nombre: str, espera_s: float = 90.0) -> None:
+        """Espera a que el servidor tenga un kernel libre para ``nombre``.
+
+        Si JupyterLab pregunta qué kernel usar, acepta el que propone (Python 3), como haría
+        una persona.
+        """
+        dialogo = self.pagina.locator(".jp-Dialog .jp-mod-accept")
+        limite = time.monotonic() + espera_s
+        while time.monotonic() < limite:
+            if dialogo.count() and dialogo.first.is_visible():
+                dialogo.first.click()
+            for sesion in self.servidor.api("sessions"):
+                if sesion.get("path", "").endswith(nombre) and sesion.get("kernel", {}).get("execution_state") == "idle":
+                    self.pagina.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
+                        state="attached"
+                    )
+                    return
+            time.sleep(0.3)
+        pytest.fail(f"El kernel de {nombre} no quedó listo en {espera_s:.0f} s:\n{self.servidor.cola()}", pytrace=False)
+
+    def ejecutar_todo(self, espera_s: float = 120.0) -> None:
+        """Menú Run › Run All Cells, y espera a que el kernel termine la última celda."""
+        p = self.pagina
+        p.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        p.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        # Terminado: ninguna celda en cola ([*]) y la primera ya tiene número; si una celda
+        # falla, JupyterLab cancela las siguientes (vuelven a [ ]) y se ve abajo.
+        p.wait_for_function(
+            """() => {
+                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+                    .map(e => e.textContent.trim());
+                if (!prompts.length || !/^\\[\\d+\\]:$/.test(prompts[0])) return false;
+                return !prompts.some(t => t.includes('*'));
+            }""",
+            timeout=espera_s * 1000,
+            polling=250,
+        )
+        prompts = p.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()
+        sin_ejecutar = [i for i, t in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:", t.strip())]
+        if sin_ejecutar:
+            errores = p.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+            texto = "\n---\n".join(errores.all_inner_texts())[-3000:]
+            pytest.fail(
+                f"No se ejecutaron todas las celdas (sin número: {sin_ejecutar}). Salida de error:\n{texto}",
+                pytrace=False,
+            )
+
+    def captura(self, nombre: str, elemento=None) -> Path:
+        """Guarda una captura PNG en la carpeta temporal de la prueba y dice dónde."""
+        ruta = self.carpeta / nombre
+        if elemento is not None:
+            elemento.scroll_into_view_if_needed()
+        self.pagina.screenshot(path=str(ruta))
+        with self.capsys.disabled():
+            print(f"\n[captura] {ruta}")
+        return ruta
+
+    def cerrar(self) -> None:
+        self.contexto.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Guarda el resultado de cada fase en el item, para la captura en caso de fallo."""
+    resultado = yield
+    informe = resultado.get_result()
+    setattr(item, f"informe_{informe.when}", informe)
+
+
+@pytest.fixture
+def lab(servidor_jupyter, navegador, tmp_path, capsys, request):
+    """Una pestaña de JupyterLab para la prueba; capturas en su carpeta temporal.
+
+    Si la prueba falla, guarda además ``fallo.png``: lo que se veía en ese momento.
+    """
+    sesion = Lab(servidor_jupyter, navegador, tmp_path, capsys)
+    yield sesion
+    informe = getattr(request.node, "informe_call", None)
+    if informe is not None and informe.failed and sesion.pagina is not None:
+        try:
+            sesion.captura("fallo.png")
+        except Exception:
+            pass
+    sesion.cerrar()

@@ -1,0 +1,340 @@
+"""La aplicación de escritorio de la lección 05 (``python -m curso_gpu.app_lineas``).
+
+Las pruebas de ventana corren en una pantalla virtual (Xvfb) que arrancan ellas mismas: la
+ventana de verdad, manejada con eventos de ratón de verdad (xdotool; si falta, eventos de Tk).
+Sin Tk o sin Xvfb se saltan con el motivo; en CI (``CI=true``) faltar es un error.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from curso_gpu import app_lineas
+from curso_gpu.app_lineas import TAMANO_CELDA, AplicacionLineas, elegir_dispositivo_app
+from curso_gpu.datos import LADO, NOMBRES_CLASES
+from curso_gpu.widgets import AVISO_VACIA
+
+RAIZ = Path(__file__).resolve().parents[1]
+COLUMNA = 3  # la vertical que dibujamos
+
+
+def en_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def falta(motivo: str):
+    """Salta con un motivo claro; en CI, falla."""
+    if en_ci():
+        pytest.fail(f"{motivo} (en CI=true esto es un error, no un salto)", pytrace=False)
+    pytest.skip(motivo)
+
+
+def entorno_sin_pantalla() -> dict:
+    entorno = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    entorno.pop(app_lineas.VARIABLE_ENTORNO, None)
+    return entorno
+
+
+# ---------------------------------------------------------------------------
+# Pantalla virtual y ratón
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tk():
+    try:
+        import tkinter
+    except ImportError:
+        falta("falta Tkinter: en Debian/Ubuntu `sudo apt-get install python3-tk`")
+    return tkinter
+
+
+@pytest.fixture(scope="module")
+def pantalla(tk):
+    """Una pantalla X virtual (Xvfb) en un número libre; devuelve p. ej. ':3'."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("la pantalla virtual Xvfb es de Linux; en tu escritorio abre la app a mano")
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        falta("falta Xvfb (pantalla virtual): en Debian/Ubuntu `sudo apt-get install xvfb`")
+    lectura, escritura = os.pipe()
+    proceso = subprocess.Popen(
+        [xvfb, "-displayfd", str(escritura), "-screen", "0", "1024x900x24", "-nolisten", "tcp", "-noreset"],
+        pass_fds=(escritura,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    os.close(escritura)
+    numero = b""
+    limite = time.monotonic() + 20
+    while not numero.endswith(b"\n") and time.monotonic() < limite:
+        listo, _, _ = select.select([lectura], [], [], 0.5)
+        if listo:
+            trozo = os.read(lectura, 16)
+            if not trozo:
+                break
+            numero += trozo
+    os.close(lectura)
+    if not numero.strip().isdigit():
+        proceso.kill()
+        pytest.fail(f"Xvfb no arrancó: {proceso.stderr.read().decode(errors='replace')[-1000:]}", pytrace=False)
+    yield f":{numero.decode().strip()}"
+    proceso.terminate()
+    proceso.wait(timeout=10)
+
+
+class Raton:
+    """Clics y arrastres sobre la ventana: con xdotool (eventos X de verdad) o, si falta, con Tk."""
+
+    def __init__(self, ventana, pantalla: str):
+        self.ventana = ventana
+        self.pantalla = pantalla
+        self.xdotool = shutil.which("xdotool")
+        if self.xdotool is None and en_ci():
+            pytest.fail("falta xdotool (en CI=true esto es un error): `apt-get install xdotool`", pytrace=False)
+        self.modo = "xdotool" if self.xdotool else "eventos de Tk"
+
+    def _xdotool(self, *ordenes: str) -> None:
+        entorno = dict(os.environ, DISPLAY=self.pantalla)
+        proceso = subprocess.Popen([self.xdotool, *ordenes], env=entorno, stderr=subprocess.PIPE)
+        while proceso.poll() is None:  # la ventana sigue atendiendo mientras xdotool mueve el ratón
+            self.ventana.update()
+            time.sleep(0.005)
+        assert proceso.returncode == 0, proceso.stderr.read().decode(errors="replace")
+        for _ in range(20):
+            self.ventana.update()
+            time.sleep(0.01)
+
+    def arrastrar(self, widget, puntos: list[tuple[int, int]]) -> None:
+        """Botón izquierdo pulsado en el primer punto, movido por los demás, soltado en el último."""
+        if self.xdotool:
+            x0, y0 = widget.winfo_rootx(), widget.winfo_rooty()
+            ordenes = ["mousemove", str(x0 + puntos[0][0]), str(y0 + puntos[0][1]), "sleep", "0.05", "mousedown", "1"]
+            for x, y in puntos[1:]:
+                ordenes += ["sleep", "0.03", "mousemove", str(x0 + x), str(y0 + y)]
+            ordenes += ["sleep", "0.05", "mouseup", "1"]
+            self._xdotool(*ordenes)
+            return
+        widget.event_generate("<ButtonPress-1>", x=puntos[0][0], y=puntos[0][1], warp=True)
+        for x, y in puntos[1:]:
+            widget.event_generate("<B1-Motion>", x=x, y=y, state=0x100)
+        widget.event_generate("<ButtonRelease-1>", x=puntos[-1][0], y=puntos[-1][1])
+        self.ventana.update()
+
+    def clic(self, widget) -> None:
+        if self.xdotool:
+            x = widget.winfo_rootx() + widget.winfo_width() // 2
+            y = widget.winfo_rooty() + widget.winfo_height() // 2
+            self._xdotool("mousemove", str(x), str(y), "sleep", "0.05", "click", "1")
+            return
+        widget.event_generate("<Enter>")
+        widget.event_generate("<ButtonPress-1>", x=5, y=5)
+        widget.event_generate("<ButtonRelease-1>", x=5, y=5)
+        self.ventana.update()
+
+
+def captura(ventana, pantalla: str, ruta: Path, capsys) -> Path:
+    """PNG de la ventana (Pillow lee la pantalla X) y dice dónde quedó."""
+    from PIL import ImageGrab
+
+    ventana.update()
+    x, y = ventana.winfo_rootx(), ventana.winfo_rooty()
+    caja = (x, y, x + ventana.winfo_width(), y + ventana.winfo_height())
+    ImageGrab.grab(bbox=caja, xdisplay=pantalla).save(ruta)
+    with capsys.disabled():
+        print(f"\n[captura] {ruta}")
+    return ruta
+
+
+def probabilidades(texto: str) -> dict[str, float]:
+    return {n: float(p) for n, p in re.findall(r"^(\w+) = (\d+\.\d+)$", texto, flags=re.MULTILINE)}
+
+
+# ---------------------------------------------------------------------------
+# La ventana de verdad
+# ---------------------------------------------------------------------------
+
+@pytest.mark.e2e
+def test_entrena_sin_congelarse_y_una_vertical_dibujada_con_el_raton_se_predice_vertical(
+        tk, pantalla, tmp_path, capsys):
+    ventana = tk.Tk(screenName=pantalla)
+    try:
+        salida = io.StringIO()
+        app = AplicacionLineas(ventana, torch.device("cpu"), epocas=120, semilla=0, salida=salida)
+        ventana.update()
+        assert str(app.boton_predecir["state"]) == "disabled"
+        assert str(app.boton_limpiar["state"]) == "disabled"
+
+        # Mientras entrena, la ventana atiende eventos y la barra y las métricas avanzan.
+        app.iniciar()
+        barras, metricas, vueltas = set(), set(), 0
+        limite = time.monotonic() + 120
+        while not app.terminado and time.monotonic() < limite:
+            ventana.update()
+            vueltas += 1
+            barras.add(float(app.barra["value"]))
+            metricas.add(app.etiqueta_metricas["text"])
+            time.sleep(0.005)
+        assert app.terminado, "el entrenamiento no terminó en 120 s"
+        assert app.error is None, f"el entrenamiento falló: {app.error}"
+        assert any(0 < v < 120 for v in barras), f"la barra no mostró avances intermedios: {sorted(barras)}"
+        assert len([m for m in metricas if m.startswith("Época:")]) >= 2, "las métricas no se actualizaron en vivo"
+        assert float(app.barra["value"]) == 120
+        assert app.etiqueta_metricas["text"].startswith("FINAL")
+        assert str(app.boton_predecir["state"]) == "normal"
+        assert "Entrenamiento terminado en cpu" in app.etiqueta_estado["text"]
+
+        # Dibujar una vertical arrastrando el ratón por la columna 3, de arriba abajo.
+        raton = Raton(ventana, pantalla)
+        centro = TAMANO_CELDA // 2
+        puntos = [(COLUMNA * TAMANO_CELDA + centro, fila * TAMANO_CELDA + centro) for fila in range(LADO)]
+        raton.arrastrar(app.canvas, puntos)
+        esperadas = [[1 if c == COLUMNA else 0 for c in range(LADO)] for _ in range(LADO)]
+        assert app.pizarra.celdas == esperadas, f"celdas pintadas ({raton.modo}): {app.pizarra.celdas}"
+        negras = [app.canvas.itemcget(app.rectangulos[f][COLUMNA], "fill") for f in range(LADO)]
+        assert negras == ["black"] * LADO
+
+        raton.clic(app.boton_predecir)
+        texto = app.etiqueta_resultado["text"]
+        assert texto.startswith("Predicción: vertical"), texto
+        p = probabilidades(texto)
+        assert list(p) == list(NOMBRES_CLASES), texto
+        assert abs(sum(p.values()) - 1) < 0.02, texto
+        assert max(p, key=p.get) == "vertical"
+        assert "Predicción: vertical" in salida.getvalue()
+        ruta = captura(ventana, pantalla, tmp_path / "app_lineas.png", capsys)
+        assert ruta.stat().st_size > 1000
+
+        # Limpiar deja la cuadrícula vacía; «Predecir» vacía avisa en la ventana.
+        raton.clic(app.boton_limpiar)
+        assert app.pizarra.vacia
+        assert {app.canvas.itemcget(r, "fill") for fila in app.rectangulos for r in fila} == {"white"}
+        assert app.etiqueta_resultado["text"] == "Cuadrícula limpia"
+        raton.clic(app.boton_predecir)
+        assert AVISO_VACIA in app.etiqueta_resultado["text"]
+        captura(ventana, pantalla, tmp_path / "app_lineas_aviso.png", capsys)
+    finally:
+        ventana.destroy()
+
+
+@pytest.mark.e2e
+def test_la_orden_abre_la_ventana_y_entrena(pantalla):
+    """``python -m curso_gpu.app_lineas`` de verdad: la ventana aparece y el entrenamiento termina."""
+    entorno = dict(entorno_sin_pantalla(), DISPLAY=pantalla)
+    proceso = subprocess.Popen(
+        [sys.executable, "-m", "curso_gpu.app_lineas", "--epocas", "20", "--dispositivo", "cpu", "--semilla", "1"],
+        cwd=RAIZ, env=entorno, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        linea = ""
+        limite = time.monotonic() + 90
+        while time.monotonic() < limite and proceso.poll() is None:
+            listo, _, _ = select.select([proceso.stdout], [], [], 0.5)
+            if listo:
+                linea = proceso.stdout.readline()
+                if linea.startswith("Entrenamiento terminado"):
+                    break
+        assert linea.startswith("Entrenamiento terminado en cpu: 20 épocas"), (
+            f"salida: {linea!r}; errores: {proceso.stderr.read() if proceso.poll() is not None else ''}")
+        xdotool = shutil.which("xdotool")
+        if xdotool:
+            ventanas = subprocess.run([xdotool, "search", "--name", app_lineas.TITULO], env=entorno,
+                                      capture_output=True, text=True, timeout=10)
+            assert ventanas.stdout.split(), "no hay ninguna ventana con el título de la aplicación"
+        assert proceso.poll() is None, "la aplicación se cerró sola"
+    finally:
+        proceso.terminate()
+        proceso.wait(timeout=10)
+
+
+# ---------------------------------------------------------------------------
+# Sin pantalla o sin Tk: un mensaje claro y un código de salida distinto de 0
+# ---------------------------------------------------------------------------
+
+def test_sin_pantalla_explica_en_espanol_y_sale_con_error(tk):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("sin DISPLAY solo falla en Linux; en Windows y macOS Tk no lo necesita")
+    resultado = subprocess.run([sys.executable, "-m", "curso_gpu.app_lineas"], cwd=RAIZ, env=entorno_sin_pantalla(),
+                               capture_output=True, text=True, timeout=60)
+    assert resultado.returncode != 0
+    assert "No se puede abrir la ventana: no hay pantalla" in resultado.stderr
+    assert "xvfb-run python -m curso_gpu.app_lineas" in resultado.stderr
+    assert "Traceback" not in resultado.stderr
+
+
+def test_sin_tkinter_dice_como_instalarlo_y_sale_con_error():
+    # Una falta honesta: `import tkinter` falla igual que en un Python sin Tk.
+    codigo = "import sys; sys.modules['tkinter'] = None\nfrom curso_gpu.app_lineas import main\nraise SystemExit(main([]))"
+    resultado = subprocess.run([sys.executable, "-c", codigo], cwd=RAIZ, env=entorno_sin_pantalla(),
+                               capture_output=True, text=True, timeout=60)
+    assert resultado.returncode != 0
+    assert "falta Tkinter" in resultado.stderr
+    assert "sudo apt-get install python3-tk" in resultado.stderr
+    assert "Traceback" not in resultado.stderr
+
+
+def test_epocas_invalidas_se_explican():
+    resultado = subprocess.run([sys.executable, "-m", "curso_gpu.app_lineas", "--epocas", "0"], cwd=RAIZ,
+                               env=entorno_sin_pantalla(), capture_output=True, text=True, timeout=60)
+    assert resultado.returncode == 2
+    assert "--epocas debe ser un entero mayor o igual que 1; recibí 0" in resultado.stderr
+
+
+# ---------------------------------------------------------------------------
+# La pregunta por la GPU
+# ---------------------------------------------------------------------------
+
+class Preguntas:
+    """Hace de cuadro «sí/no»: apunta lo que se pregunta y responde lo indicado."""
+
+    def __init__(self, respuesta: bool):
+        self.respuesta = respuesta
+        self.textos: list[str] = []
+
+    def __call__(self, texto: str) -> bool:
+        self.textos.append(texto)
+        return self.respuesta
+
+
+@pytest.fixture
+def sin_gpu(monkeypatch):
+    monkeypatch.delenv(app_lineas.VARIABLE_ENTORNO, raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    if getattr(torch.backends, "mps", None) is not None:
+        monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    if getattr(torch, "xpu", None) is not None:
+        monkeypatch.setattr(torch.xpu, "is_available", lambda: False)
+    return monkeypatch
+
+
+def test_sin_gpu_no_pregunta_y_usa_la_cpu(sin_gpu):
+    preguntas = Preguntas(True)
+    assert elegir_dispositivo_app("auto", preguntas) == torch.device("cpu")
+    assert preguntas.textos == []
+
+
+def test_con_gpu_pregunta_y_respeta_el_no(sin_gpu):
+    sin_gpu.setattr(torch.cuda, "is_available", lambda: True)
+    preguntas = Preguntas(False)
+    assert elegir_dispositivo_app("auto", preguntas) == torch.device("cpu")
+    assert len(preguntas.textos) == 1 and "¿Deseas usar la GPU" in preguntas.textos[0]
+
+
+def test_con_gpu_y_respuesta_si_entrena_en_la_gpu(sin_gpu):
+    sin_gpu.setattr(torch.cuda, "is_available", lambda: True)
+    assert elegir_dispositivo_app("auto", Preguntas(True)).type == "cuda"
+
+
+def test_con_dispositivo_elegido_en_la_orden_no_pregunta(sin_gpu):
+    sin_gpu.setattr(torch.cuda, "is_available", lambda: True)
+    preguntas = Preguntas(True)
+    assert elegir_dispositivo_app("cpu", preguntas) == torch.device("cpu")
+    assert preguntas.textos == []

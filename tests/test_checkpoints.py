@@ -1,0 +1,340 @@
+"""Lección 05: checkpoints atómicos, en Drive o en local, que sobreviven a una desconexión."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import types
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from curso_gpu import checkpoints as ck
+from curso_gpu import colab
+from curso_gpu.checkpoints import (
+    AvisoCheckpoint,
+    CarpetaCheckpoints,
+    CarpetaNoEscribible,
+    carpeta_checkpoints,
+    estado_aleatorio,
+    guardar_atomico,
+    restaurar_estado_aleatorio,
+)
+from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import entrenar
+from curso_gpu.modelos import CNNPequena
+
+SCRIPT = Path(__file__).with_name("entrenar_con_checkpoints.py")
+RAIZ = Path(__file__).resolve().parent.parent
+ENT, VAL = generar_dataset(20, semilla=1), generar_dataset(10, semilla=2)
+
+
+def _modelo():
+    torch.manual_seed(0)
+    return CNNPequena()
+
+
+def _estado(epoca: int) -> dict:
+    return {"epoca": epoca, "modelo": {"w": torch.full((3,), float(epoca))}}
+
+
+def _local(tmp_path, conservar=3) -> CarpetaCheckpoints:
+    return CarpetaCheckpoints(ruta=tmp_path / "ck", local=tmp_path / "ck", conservar=conservar)
+
+
+@pytest.fixture
+def en_colab(monkeypatch, tmp_path):
+    """Un Colab de mentira: el módulo google.colab existe y montar_drive da una carpeta temporal."""
+    google = types.ModuleType("google")
+    falso = types.ModuleType("google.colab")
+    google.colab = falso
+    monkeypatch.setitem(sys.modules, "google", google)
+    monkeypatch.setitem(sys.modules, "google.colab", falso)
+    montajes = []
+    mi_drive = tmp_path / "content" / "drive" / "MyDrive" / "curso_gpu"
+
+    def montar_drive(punto="/content/drive"):
+        montajes.append(punto)
+        mi_drive.mkdir(parents=True, exist_ok=True)
+        return mi_drive
+
+    monkeypatch.setattr(colab, "montar_drive", montar_drive, raising=False)
+    return types.SimpleNamespace(montajes=montajes, mi_drive=mi_drive)
+
+
+# --- Dónde se guardan -------------------------------------------------------------------------
+
+def test_fuera_de_colab_usa_la_carpeta_local_checkpoints(tmp_path, monkeypatch, capsys):
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    carpeta = carpeta_checkpoints("cnn_lineas")
+    assert carpeta.ruta == tmp_path / "checkpoints" / "cnn_lineas" and not carpeta.en_drive
+    assert carpeta.ruta.is_dir() and not any(carpeta.ruta.iterdir())  # sin restos de la prueba de escritura
+    assert "carpeta local" in capsys.readouterr().out
+
+
+def test_en_colab_guarda_en_google_drive_y_lo_monta(en_colab, tmp_path, capsys):
+    carpeta = carpeta_checkpoints("cnn_lineas", base=tmp_path / "local")
+    assert en_colab.montajes == ["/content/drive"]
+    assert carpeta.en_drive and carpeta.ruta == en_colab.mi_drive / "checkpoints" / "cnn_lineas"
+    assert carpeta.local == tmp_path / "local" / "cnn_lineas"
+    assert "Google Drive" in capsys.readouterr().out
+
+
+def test_en_colab_no_monta_drive_si_eliges_local(en_colab, tmp_path):
+    carpeta = carpeta_checkpoints("cnn_lineas", drive=False, base=tmp_path, silenciosa=True)
+    assert en_colab.montajes == [] and not carpeta.en_drive
+
+
+def test_drive_fuera_de_colab_da_error_claro(monkeypatch, tmp_path):
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+    with pytest.raises(ValueError, match="solo funciona dentro de Google Colab"):
+        carpeta_checkpoints("x", drive=True, base=tmp_path)
+
+
+def test_si_drive_no_se_monta_avisa_y_guarda_en_local(en_colab, monkeypatch, tmp_path):
+    monkeypatch.setattr(colab, "montar_drive", lambda punto="/content/drive": None)
+    with pytest.warns(AvisoCheckpoint, match="No se pudo montar Google Drive"):
+        carpeta = carpeta_checkpoints("x", base=tmp_path, silenciosa=True)
+    assert not carpeta.en_drive and carpeta.ruta == tmp_path / "x"
+
+
+def test_carpeta_sin_permiso_de_escritura_da_error_claro(tmp_path):
+    archivo = tmp_path / "soy_un_archivo"
+    archivo.write_text("x")
+    with pytest.raises(CarpetaNoEscribible, match=r"No puedo escribir checkpoints en .*soy_un_archivo"):
+        carpeta_checkpoints("x", base=archivo, silenciosa=True)
+
+
+@pytest.mark.parametrize("nombre", ["", "a/b", "..", 3])
+def test_nombre_no_valido(nombre, tmp_path):
+    with pytest.raises(ValueError, match="nombre"):
+        carpeta_checkpoints(nombre, base=tmp_path, silenciosa=True)
+
+
+# --- Guardar de forma atómica -----------------------------------------------------------------
+
+def test_guardar_es_atomico_temporal_y_os_replace(tmp_path, monkeypatch):
+    renombres = []
+    replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (renombres.append((Path(a).name, Path(b).name)), replace(a, b)))
+    guardar_atomico(_estado(1), tmp_path / "a.pt")
+    assert renombres == [(".a.pt.tmp", "a.pt")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.pt"]
+
+
+def test_si_falla_a_mitad_el_checkpoint_anterior_queda_intacto(tmp_path):
+    destino = tmp_path / "a.pt"
+    guardar_atomico(_estado(1), destino)
+    with pytest.raises(Exception):
+        guardar_atomico({"epoca": 2, "modelo": {}, "roto": lambda: None}, destino)  # no se puede serializar
+    assert torch.load(destino, weights_only=True)["epoca"] == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.pt"]
+
+
+def test_conserva_solo_los_ultimos_k(tmp_path):
+    carpeta = _local(tmp_path, conservar=2)
+    for epoca in (5, 10, 15, 20, 25):
+        carpeta.guardar(_estado(epoca), epoca)
+    assert [p.name for p in carpeta.archivos()] == ["checkpoint_epoca_000025.pt", "checkpoint_epoca_000020.pt"]
+
+
+def test_en_drive_escribe_en_local_y_copia_con_nombre_temporal(tmp_path, monkeypatch):
+    carpeta = CarpetaCheckpoints(ruta=tmp_path / "drive", local=tmp_path / "local", en_drive=True)
+    carpeta.comprobar_escritura()
+    renombres = []
+    replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (renombres.append((Path(a).parent.name, Path(a).name)), replace(a, b)))
+    carpeta.guardar(_estado(10), 10)
+    nombre = "checkpoint_epoca_000010.pt"
+    assert renombres == [("local", f".{nombre}.tmp"), ("drive", f".{nombre}.tmp")]  # primero local, luego Drive
+    assert (tmp_path / "local" / nombre).read_bytes() == (tmp_path / "drive" / nombre).read_bytes()
+
+
+def test_si_la_copia_a_drive_falla_avisa_y_sincroniza_al_final(tmp_path, monkeypatch):
+    carpeta = CarpetaCheckpoints(ruta=tmp_path / "drive", local=tmp_path / "local", en_drive=True)
+    carpeta.comprobar_escritura()
+    copiar = ck.copiar_atomico
+
+    def drive_caido(origen, destino):
+        raise OSError("Transport endpoint is not connected")
+
+    monkeypatch.setattr(ck, "copiar_atomico", drive_caido)
+    with pytest.warns(AvisoCheckpoint, match="No pude copiar"):
+        carpeta.guardar(_estado(10), 10)
+    assert not (tmp_path / "drive" / "checkpoint_epoca_000010.pt").exists()
+    monkeypatch.setattr(ck, "copiar_atomico", copiar)
+    carpeta.sincronizar()
+    assert (tmp_path / "drive" / "checkpoint_epoca_000010.pt").exists()
+
+
+def test_ignora_duplicados_y_temporales_que_deja_drive(tmp_path):
+    carpeta = _local(tmp_path)
+    carpeta.guardar(_estado(10), 10)
+    (carpeta.ruta / "checkpoint_epoca_000020 (1).pt").write_bytes(b"duplicado de Drive")
+    (carpeta.ruta / ".checkpoint_epoca_000030.pt.tmp").write_bytes(b"a medias")
+    assert carpeta.cargar_ultimo()["epoca"] == 10
+
+
+# --- Cargar -----------------------------------------------------------------------------------
+
+def test_checkpoint_truncado_se_salta_con_aviso_y_usa_el_anterior(tmp_path):
+    carpeta = _local(tmp_path)
+    carpeta.guardar(_estado(10), 10)
+    ultimo = carpeta.guardar(_estado(20), 20)
+    datos = ultimo.read_bytes()
+    ultimo.write_bytes(datos[: len(datos) // 2])  # como si se hubiera cortado a mitad de escritura
+    with pytest.warns(AvisoCheckpoint, match="checkpoint_epoca_000020.pt está dañado"):
+        estado = carpeta.cargar_ultimo("cpu")
+    assert estado["epoca"] == 10 and torch.equal(estado["modelo"]["w"], torch.full((3,), 10.0))
+
+
+def test_checkpoint_con_basura_o_codigo_no_permitido_se_salta(tmp_path):
+    carpeta = _local(tmp_path)
+    carpeta.guardar(_estado(10), 10)
+    (carpeta.ruta / "checkpoint_epoca_000020.pt").write_bytes(b"esto no es un zip")
+    guardar_atomico({"epoca": 30, "modelo": {}, "objeto": AvisoCheckpoint("x")},
+                    carpeta.ruta / "checkpoint_epoca_000030.pt")  # weights_only=True lo rechaza
+    with pytest.warns(AvisoCheckpoint) as avisos:
+        assert carpeta.cargar_ultimo()["epoca"] == 10
+    assert len(avisos) == 2
+
+
+def test_sin_checkpoints_cargar_ultimo_da_none(tmp_path):
+    assert _local(tmp_path).cargar_ultimo() is None
+
+
+def _como_si_fuera_de_gpu(ruta: Path) -> None:
+    """Reescribe un checkpoint para que sus tensores digan vivir en 'cuda:0' (como uno guardado en Colab)."""
+    with zipfile.ZipFile(ruta) as zin:
+        entradas = [(info, zin.read(info)) for info in zin.infolist()]
+    with zipfile.ZipFile(ruta, "w", zipfile.ZIP_STORED) as zout:
+        for info, datos in entradas:
+            if info.filename.endswith("data.pkl"):
+                datos = datos.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+            zout.writestr(info, datos)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="necesita una máquina sin CUDA")
+def test_checkpoint_de_gpu_se_carga_en_cpu(tmp_path):
+    carpeta = _local(tmp_path)
+    ruta = carpeta.guardar(_estado(7), 7)
+    _como_si_fuera_de_gpu(ruta)
+    with pytest.raises(RuntimeError, match="CUDA"):
+        torch.load(ruta, weights_only=True)  # sin map_location falla en una máquina sin GPU
+    estado = carpeta.cargar_ultimo(torch.device("cpu"))
+    assert estado["epoca"] == 7 and estado["modelo"]["w"].device.type == "cpu"
+    assert torch.equal(estado["modelo"]["w"], torch.full((3,), 7.0))
+
+
+def test_checkpoint_de_cpu_se_carga_en_otro_dispositivo(tmp_path):
+    carpeta = _local(tmp_path)
+    carpeta.guardar(_estado(7), 7)
+    estado = carpeta.cargar_ultimo(torch.device("meta"))  # map_location: el dispositivo actual
+    assert estado["modelo"]["w"].device.type == "meta"
+
+
+def test_estados_aleatorios_se_cargan_con_weights_only(tmp_path):
+    torch.manual_seed(1), np.random.seed(1), random.seed(1)
+    np.random.standard_normal()  # deja un gaussiano en caché en el estado de NumPy
+    guardar_atomico({"aleatorio": estado_aleatorio()}, tmp_path / "rng.pt")
+    esperado = (torch.rand(3), np.random.rand(3), [random.random() for _ in range(3)], np.random.standard_normal())
+    torch.manual_seed(99), np.random.seed(99), random.seed(99)
+    restaurar_estado_aleatorio(torch.load(tmp_path / "rng.pt", weights_only=True)["aleatorio"])
+    obtenido = (torch.rand(3), np.random.rand(3), [random.random() for _ in range(3)], np.random.standard_normal())
+    assert torch.equal(esperado[0], obtenido[0])
+    assert np.array_equal(esperado[1], obtenido[1])
+    assert esperado[2] == obtenido[2] and esperado[3] == obtenido[3]
+
+
+# --- Reanudar un entrenamiento ----------------------------------------------------------------
+
+def _iguales(a: dict, b: dict) -> bool:
+    return list(a) == list(b) and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("lote", [None, 16])
+def test_interrumpido_y_reanudado_acaba_igual_que_sin_interrumpir(tmp_path, lote):
+    seguido = _modelo()
+    h_seguido = entrenar(seguido, ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote, silencioso=True)
+
+    class Desconexion(Exception):
+        pass
+
+    def cortar(epoca, total):
+        if epoca == 17:
+            raise Desconexion
+
+    carpeta = tmp_path / "ck"
+    with pytest.raises(Desconexion):
+        entrenar(_modelo(), ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote, checkpoints=carpeta,
+                 cada_checkpoint=5, al_avanzar=cortar, silencioso=True)
+    otro = CNNPequena()  # pesos distintos: todo tiene que salir del checkpoint
+    h_reanudado = entrenar(otro, ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote, checkpoints=carpeta,
+                           cada_checkpoint=5, reanudar=True, silencioso=True)
+    assert _iguales(seguido.state_dict(), otro.state_dict())
+    assert h_reanudado.reanudado_desde == 15
+    assert h_reanudado.epocas == h_seguido.epocas == [1, 10, 20, 30]
+    assert h_reanudado.perdida_validacion == h_seguido.perdida_validacion
+
+
+def test_matado_con_sigkill_y_reanudado_acaba_con_los_mismos_pesos(tmp_path):
+    """Como una sesión de Colab que se desconecta: el proceso muere sin avisar en la época 23."""
+    if not hasattr(signal, "SIGKILL"):
+        pytest.skip("SIGKILL no existe en Windows")
+    entorno = dict(os.environ, PYTHONPATH=str(RAIZ))
+    orden = [sys.executable, str(SCRIPT), "--epocas", "40", "--cada", "5"]
+    seguido = subprocess.Popen(orden + ["--carpeta", str(tmp_path / "a"), "--salida", str(tmp_path / "a.pt")], env=entorno)
+    marca = tmp_path / "en_la_epoca_23"
+    victima = subprocess.Popen(orden + ["--carpeta", str(tmp_path / "b"), "--salida", str(tmp_path / "b.pt"),
+                                        "--parar-en", "23", "--marca", str(marca)], env=entorno)
+    limite = time.monotonic() + 120
+    while not marca.exists():
+        assert victima.poll() is None, "el entrenamiento terminó antes de llegar a la época 23"
+        assert time.monotonic() < limite, "el entrenamiento no llegó a la época 23 en 2 minutos"
+        time.sleep(0.05)
+    victima.send_signal(signal.SIGKILL)
+    assert victima.wait(timeout=30) == -signal.SIGKILL
+    assert not (tmp_path / "b.pt").exists()
+    guardados = sorted(p.name for p in (tmp_path / "b").iterdir())
+    assert guardados[-1] == "checkpoint_epoca_000020.pt"
+
+    reanudado = subprocess.run(orden + ["--carpeta", str(tmp_path / "b"), "--salida", str(tmp_path / "b.pt"),
+                                        "--reanudar"], env=entorno, timeout=120)
+    assert reanudado.returncode == 0
+    assert seguido.wait(timeout=120) == 0
+    a = torch.load(tmp_path / "a.pt", weights_only=True)
+    b = torch.load(tmp_path / "b.pt", weights_only=True)
+    assert _iguales(a["modelo"], b["modelo"])
+    assert b["historial"]["reanudado_desde"] == 20
+    assert a["historial"]["perdida_validacion"] == b["historial"]["perdida_validacion"]
+
+
+def test_reanudar_sin_checkpoints_empieza_de_cero(tmp_path, capsys):
+    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path / "vacia", reanudar=True)
+    assert "empiezo desde la época 1" in capsys.readouterr().out
+    assert historial.reanudado_desde is None
+    assert [p.name for p in (tmp_path / "vacia").iterdir()] == ["checkpoint_epoca_000003.pt"]  # guarda al final
+
+
+def test_reanudar_con_un_checkpoint_de_otro_modelo_da_error_claro(tmp_path):
+    entrenar(_modelo(), ENT, VAL, "cpu", epocas=2, checkpoints=tmp_path, silencioso=True)
+    with pytest.raises(ValueError, match="no corresponde a este modelo"):
+        entrenar(CNNPequena(canales=(4, 8)), ENT, VAL, "cpu", epocas=4, checkpoints=tmp_path, reanudar=True,
+                 silencioso=True)
+
+
+def test_sin_reanudar_borra_los_checkpoints_viejos(tmp_path, capsys):
+    entrenar(_modelo(), ENT, VAL, "cpu", epocas=10, checkpoints=tmp_path, cada_checkpoint=5, silencioso=True)
+    entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path)
+    assert "borro 2 checkpoint" in capsys.readouterr().out
+    assert [p.name for p in tmp_path.iterdir()] == ["checkpoint_epoca_000003.pt"]

@@ -1,0 +1,69 @@
+"""Lección 02: la nube cobra por hora encendida, la uses o no. «Apaga la máquina al terminar»."""
+
+import math
+
+import pytest
+
+from curso_gpu.nube import (
+    HORAS_FIN_DE_SEMANA,
+    PRECIO_HORA_MAXIMO,
+    PRECIO_HORA_MINIMO,
+    CosteNube,
+    calcular_coste,
+    coste_olvido,
+)
+
+
+def test_el_coste_es_precio_por_hora_por_horas():
+    coste = calcular_coste(0.80, 3)
+    assert isinstance(coste, CosteNube)
+    assert coste.total == pytest.approx(2.40)
+
+
+def test_un_fin_de_semana_olvidada_va_del_viernes_a_las_18_al_lunes_a_las_9():
+    assert HORAS_FIN_DE_SEMANA == (24 - 18) + 24 + 24 + 9
+
+
+def test_olvidar_la_gpu_mas_cara_un_fin_de_semana_cuesta_126_dolares():
+    assert calcular_coste(PRECIO_HORA_MAXIMO, HORAS_FIN_DE_SEMANA).total == pytest.approx(126.0)
+
+
+def test_el_rango_de_precios_de_la_leccion_es_de_020_a_2_dolares_la_hora():
+    assert (PRECIO_HORA_MINIMO, PRECIO_HORA_MAXIMO) == (0.20, 2.0)
+
+
+def test_olvidarse_cuesta_mucho_mas_que_usarla():
+    usado, olvidado = coste_olvido(0.80, horas_usadas=2)
+    assert usado.total == pytest.approx(1.60)
+    assert olvidado.horas == HORAS_FIN_DE_SEMANA
+    assert olvidado.total == pytest.approx(0.80 * 63)
+    assert olvidado.total / usado.total == pytest.approx(31.5)
+
+
+def test_cero_horas_no_cuesta_nada():
+    assert calcular_coste(2.0, 0).total == 0
+
+
+def test_el_coste_se_lee_en_espanol():
+    assert str(calcular_coste(0.8, 63)) == "0,80 $/h × 63 h = 50,40 $"
+    assert str(calcular_coste(2, 1000.5)) == "2,00 $/h × 1000,5 h = 2 001,00 $"
+
+
+@pytest.mark.parametrize("precio", [-0.5, -1])
+def test_un_precio_negativo_es_un_error_claro(precio):
+    with pytest.raises(ValueError, match="Precio por hora no puede ser negativo") as error:
+        calcular_coste(precio, 3)
+    assert repr(precio) in str(error.value)
+
+
+def test_horas_negativas_es_un_error_claro():
+    with pytest.raises(ValueError, match=r"Número de horas no puede ser negativo: recibí -2"):
+        calcular_coste(0.8, -2)
+
+
+@pytest.mark.parametrize("valor", ["0.8", None, True, math.nan, math.inf])
+def test_lo_que_no_es_un_numero_finito_es_un_error_claro(valor):
+    with pytest.raises(ValueError, match="Precio por hora no válido"):
+        calcular_coste(valor, 3)
+    with pytest.raises(ValueError, match="Número de horas no válido"):
+        calcular_coste(0.8, valor)

@@ -1,0 +1,159 @@
+"""Lección 05: la pizarra de 8×8 y el selector de dispositivo, con ipywidgets 8 y 7.7.1 (Colab)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import comprobar_widgets as cw
+from curso_gpu.datos import lineas_dibujadas
+from curso_gpu.widgets import AVISO_INACTIVA, AVISO_VACIA, LogicaPizarra
+
+RAIZ = Path(__file__).resolve().parent.parent
+CACHE_W7 = RAIZ / ".cache" / "ipywidgets7"
+PAQUETES_W7 = ["ipywidgets==7.7.1", "widgetsnbextension~=3.6", "ipython_genutils", "jupyterlab_widgets~=1.0"]
+
+
+@pytest.fixture(scope="module")
+def modelo():
+    return cw.modelo_entrenado()
+
+
+# --- La lógica, sin widgets ---------------------------------------------------------------
+
+def test_logica_empieza_vacia_e_inactiva():
+    logica = LogicaPizarra()
+    assert logica.vacia and not logica.activa
+    assert logica.como_tensor().shape == (8, 8)
+    assert logica.predecir() == AVISO_INACTIVA
+
+
+def test_pintar_alternar_y_limpiar():
+    logica = LogicaPizarra()
+    logica.pintar(0, 7)
+    assert logica.celdas[0][7] == 1 and not logica.vacia
+    logica.pintar(0, 7)  # pintar dos veces no borra
+    assert logica.celdas[0][7] == 1
+    assert logica.alternar(0, 7) == 0
+    assert logica.alternar(3, 3) == 1
+    assert logica.como_tensor().sum().item() == 1
+    logica.limpiar()
+    assert logica.vacia
+
+
+@pytest.mark.parametrize("fila, col", [(8, 0), (-1, 2), (0, 8), (1.5, 2), ("3", 3)])
+def test_celda_fuera_de_la_cuadricula_da_error_claro(fila, col):
+    with pytest.raises(ValueError, match="entero de 0 a 7"):
+        LogicaPizarra().pintar(fila, col)
+
+
+def test_cuadricula_vacia_avisa_en_vez_de_predecir(modelo):
+    logica = LogicaPizarra()
+    logica.habilitar(modelo, "cpu")
+    assert logica.activa
+    assert logica.predecir() == AVISO_VACIA
+
+
+@pytest.mark.parametrize("clase, celdas", [
+    ("vertical", [(f, 3) for f in range(8)]),
+    ("horizontal", [(5, c) for c in range(8)]),
+    ("oblicua", [(i, i) for i in range(8)]),
+])
+def test_dibujar_una_linea_predice_su_clase(modelo, clase, celdas):
+    logica = LogicaPizarra(modelo, torch.device("cpu"))
+    for fila, col in celdas:
+        logica.pintar(fila, col)
+    prediccion = logica.predecir()
+    assert prediccion.clase == clase
+    assert set(prediccion.probabilidades) == {"vertical", "horizontal", "oblicua"}
+    assert abs(sum(prediccion.probabilidades.values()) - 1) < 1e-5
+    assert max(prediccion.probabilidades, key=prediccion.probabilidades.get) == clase
+
+
+def test_la_pizarra_acierta_las_lineas_dibujadas_a_mano(modelo):
+    X, y = lineas_dibujadas()
+    aciertos = 0
+    for imagen, etiqueta in zip(X, y):
+        logica = LogicaPizarra(modelo, "cpu")
+        for fila, col in (imagen[0] == 1).nonzero().tolist():
+            logica.pintar(fila, col)
+        aciertos += logica.predecir().clase == ("vertical", "horizontal", "oblicua")[int(etiqueta)]
+    assert aciertos / len(y) >= 0.9
+
+
+def test_import_curso_gpu_widgets_no_carga_ipywidgets():
+    codigo = "import sys, curso_gpu.widgets; assert 'ipywidgets' not in sys.modules"
+    subprocess.run([sys.executable, "-c", codigo], check=True, cwd=RAIZ)
+
+
+# --- Los widgets de verdad, con el ipywidgets del entorno ---------------------------------
+
+def test_pizarra_desactivada_hasta_terminar_el_entrenamiento():
+    cw.comprobar_pizarra_desactivada_hasta_habilitar()
+
+
+def test_dibujar_vertical_con_clics_predice_vertical(modelo):
+    cw.comprobar_dibujar_vertical_predice_vertical(modelo)
+
+
+def test_cuadricula_vacia_avisa_y_limpiar_borra(modelo):
+    cw.comprobar_cuadricula_vacia_avisa_y_limpiar_borra(modelo)
+
+
+def test_selector_aparece_solo_con_gpu():
+    cw.comprobar_selector_con_gpu_falsa()
+    cw.comprobar_selector_sin_gpu()
+
+
+def test_selector_sin_gpu_no_muestra_botones(monkeypatch, capsys):
+    from curso_gpu import widgets
+
+    monkeypatch.setattr(widgets, "dispositivos_disponibles", lambda: ["cpu"])
+    monkeypatch.setattr(widgets, "elegir_dispositivo", lambda preferencia="auto": torch.device("cpu"))
+    selector = widgets.selector_dispositivo()
+    assert selector.widget is None and selector.dispositivo == torch.device("cpu")
+    assert "se usará la CPU" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="no disponible"):
+        selector.elegir("cuda:0")
+
+
+# --- Los mismos widgets con ipywidgets 7.7.1, el de Google Colab ---------------------------
+
+def _instalar_ipywidgets7() -> Path:
+    """Instala (una vez) ipywidgets 7.7.1 en .cache/ipywidgets7; falla con un mensaje claro."""
+    if (CACHE_W7 / "ipywidgets-7.7.1.dist-info").is_dir() and (CACHE_W7 / "ipywidgets").is_dir():
+        return CACHE_W7
+    temporal = CACHE_W7.with_name(f"ipywidgets7.tmp{os.getpid()}")
+    shutil.rmtree(temporal, ignore_errors=True)
+    orden = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
+             "--target", str(temporal), *PAQUETES_W7]
+    resultado = subprocess.run(orden, capture_output=True, text=True, timeout=300)
+    if resultado.returncode != 0:
+        shutil.rmtree(temporal, ignore_errors=True)
+        pytest.fail(
+            "No pude instalar ipywidgets 7.7.1 (el de Google Colab) para probar los widgets con él.\n"
+            f"Orden: {' '.join(orden)}\n{resultado.stdout}\n{resultado.stderr}\n"
+            "¿Hay acceso a PyPI? Esta prueba no se salta: sin ella no sabemos si la pizarra funciona en Colab."
+        )
+    CACHE_W7.parent.mkdir(parents=True, exist_ok=True)
+    if CACHE_W7.exists():
+        shutil.rmtree(CACHE_W7)
+    os.replace(temporal, CACHE_W7)
+    return CACHE_W7
+
+
+def test_widgets_funcionan_con_ipywidgets_7_7_1_de_colab():
+    carpeta = _instalar_ipywidgets7()
+    entorno = dict(os.environ, PYTHONPATH=os.pathsep.join([str(carpeta), str(RAIZ)]))
+    resultado = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("comprobar_widgets.py"))],
+        capture_output=True, text=True, env=entorno, cwd=RAIZ, timeout=300)
+    salida = resultado.stdout + resultado.stderr
+    assert resultado.returncode == 0, salida
+    assert "ipywidgets 7.7.1: todas las comprobaciones pasan" in salida, salida
