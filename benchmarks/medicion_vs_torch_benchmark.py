@@ -39,7 +39,8 @@ def medir(n: int, dispositivo: torch.device, tiempo: float, rondas: int = 3) -> 
     nuestras, de_torch = [], []
     for _ in range(rondas):
         nuestras.append(cronometrar(lambda: a @ b, dispositivo, repeticiones=repeticiones, calentamiento=3).mediana)
-        de_torch.append(temporizador.blocked_autorange(min_run_time=por_ronda).median)
+        # El mismo tiempo de medida para los dos (con matrices grandes, 10 muestras duran más).
+        de_torch.append(temporizador.blocked_autorange(min_run_time=max(por_ronda, repeticiones * tanteo.mediana)).median)
     return statistics.median(nuestras), statistics.median(de_torch), repeticiones
 
 

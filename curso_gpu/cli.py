@@ -68,7 +68,21 @@ def seccion_entorno(args) -> tuple[dict, str]:
     return informe.a_dict(), str(informe)
 
 
-SECCIONES = [("entorno", seccion_entorno)]
+def seccion_velocidad(args) -> tuple[dict, str]:
+    """Lección 03: cuánto más rápido que la CPU es el dispositivo (mediana tras calentar)."""
+    from .medicion import resumen_para_cli
+
+    return resumen_para_cli(args.dispositivo, rapido=args.rapido)
+
+
+def seccion_memoria(args) -> tuple[dict, str]:
+    """Lección 04: el modelo más grande que cabe en la memoria del dispositivo, por precisión."""
+    from .memoria import resumen_para_cli
+
+    return resumen_para_cli(args.dispositivo)
+
+
+SECCIONES = [("entorno", seccion_entorno), ("velocidad", seccion_velocidad), ("memoria", seccion_memoria)]
 
 
 def main(argv: list[str] | None = None) -> int:

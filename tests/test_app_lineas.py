@@ -246,7 +246,8 @@ def test_la_orden_abre_la_ventana_y_entrena(pantalla):
             f"salida: {linea!r}; errores: {proceso.stderr.read() if proceso.poll() is not None else ''}")
         xdotool = shutil.which("xdotool")
         if xdotool:
-            ventanas = subprocess.run([xdotool, "search", "--name", app_lineas.TITULO], env=entorno,
+            # xdotool busca con una expresión regular; la parte sin tildes basta.
+            ventanas = subprocess.run([xdotool, "search", "--name", "^Entrenamiento y predic"], env=entorno,
                                       capture_output=True, text=True, timeout=10)
             assert ventanas.stdout.split(), "no hay ninguna ventana con el título de la aplicación"
         assert proceso.poll() is None, "la aplicación se cerró sola"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-import comprobar_widgets as cw
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # comprobar_widgets.py vive al lado
+import comprobar_widgets as cw  # noqa: E402
 from curso_gpu.datos import lineas_dibujadas
 from curso_gpu.widgets import AVISO_INACTIVA, AVISO_VACIA, LogicaPizarra
 

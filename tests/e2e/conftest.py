@@ -88,8 +88,9 @@ def puerto_libre() -> int:
 class ServidorJupyter:
     """Un JupyterLab lanzado para las pruebas (ver ``servidor_jupyter``)."""
 
-    def __init__(self, carpeta: Path):
+    def __init__(self, carpeta: Path, origen: Path | None = None):
         self.carpeta = carpeta
+        self.origen = origen or NOTEBOOKS
         self.notebooks = carpeta / "notebooks"
         self.puerto = puerto_libre()
         self.token = secrets.token_hex(16)
@@ -99,7 +100,7 @@ class ServidorJupyter:
 
     def _preparar(self) -> dict:
         self.notebooks.mkdir(parents=True)
-        for ipynb in NOTEBOOKS.glob("*.ipynb"):
+        for ipynb in self.origen.glob("*.ipynb"):
             shutil.copy2(ipynb, self.notebooks / ipynb.name)
         ajustes = self.carpeta / "ajustes"
         # Todas las celdas en el DOM (sin "windowing") y sin noticias ni avisos de versiones.
@@ -192,10 +193,21 @@ class ServidorJupyter:
         except ProcessLookupError:
             pass
 
-    def api(self, ruta: str):
-        """GET a la API REST del servidor (p. ej. ``api("sessions")``), ya decodificado."""
-        with urllib.request.urlopen(f"{self.url}/api/{ruta}?token={self.token}", timeout=5) as r:
-            return json.loads(r.read().decode("utf-8"))
+    def api(self, ruta: str, metodo: str = "GET"):
+        """Llama a la API REST del servidor (p. ej. ``api("sessions")``); devuelve el JSON o None."""
+        peticion = urllib.request.Request(
+            f"{self.url}/api/{ruta}", method=metodo, headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(peticion, timeout=10) as r:
+            cuerpo = r.read().decode("utf-8")
+        return json.loads(cuerpo) if cuerpo else None
+
+    def cerrar_sesiones(self) -> None:
+        """Apaga los kernels abiertos (cada prueba deja libre la CPU para las siguientes)."""
+        try:
+            for sesion in self.api("sessions"):
+                self.api(f"sessions/{sesion['id']}", metodo="DELETE")
+        except (urllib.error.URLError, OSError):
+            pass
 
     def url_notebook(self, nombre: str) -> str:
         return f"{self.url}/lab/tree/{nombre}?token={self.token}"
@@ -257,13 +269,21 @@ class Lab:
 
     def abrir(self, nombre: str):
         """Abre ``nombre`` y espera a que su kernel esté listo."""
+        if not (self.servidor.notebooks / nombre).exists():
+            pytest.fail(f"No existe notebooks/{nombre}: esta prueba abre ese notebook.", pytrace=False)
+        inicio = time.monotonic()
         pagina = self.contexto.new_page()
         pagina.on("pageerror", lambda e: self.errores_js.append(str(e)))
         pagina.goto(self.servidor.url_notebook(nombre))
         pagina.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(state="visible", timeout=60_000)
         self.pagina = pagina
         self._esperar_kernel(nombre)
+        self._tiempo(f"abrir {nombre} y arrancar su kernel", inicio)
         return pagina
+
+    def _tiempo(self, que: str, inicio: float) -> None:
+        with self.capsys.disabled():
+            print(f"\n[tiempo] {que}: {time.monotonic() - inicio:.1f} s")
 
     def _esperar_kernel(self, nombre: str, espera_s: float = 90.0) -> None:
         """Espera a que el servidor tenga un kernel libre para ``nombre``.
@@ -288,6 +308,7 @@ class Lab:
     def ejecutar_todo(self, espera_s: float = 120.0) -> None:
         """Menú Run › Run All Cells, y espera a que el kernel termine la última celda."""
         p = self.pagina
+        inicio = time.monotonic()
         p.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
         p.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
         # Terminado: ninguna celda en cola ([*]) y la primera ya tiene número; si una celda
@@ -302,6 +323,7 @@ class Lab:
             timeout=espera_s * 1000,
             polling=250,
         )
+        self._tiempo("ejecutar todas las celdas", inicio)
         prompts = p.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()
         sin_ejecutar = [i for i, t in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:", t.strip())]
         if sin_ejecutar:
@@ -324,6 +346,7 @@ class Lab:
 
     def cerrar(self) -> None:
         self.contexto.close()
+        self.servidor.cerrar_sesiones()
 
 
 @pytest.hookimpl(hookwrapper=True)

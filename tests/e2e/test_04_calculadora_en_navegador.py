@@ -1,0 +1,89 @@
+"""Lección 04 en un navegador de verdad: la calculadora de VRAM responde a los controles.
+
+Se abre ``04_estimar_vram.ipynb`` en JupyterLab (Chromium sin pantalla), se ejecuta entero
+desde el menú y se cambian los controles como lo haría una persona: escribir los parámetros,
+elegir la precisión, escribir la VRAM, mover el margen y elegir otra GPU. La tabla y la frase
+de la página deben cambiar y decir lo que dice la lección.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from curso_gpu.memoria import formatear_bytes, tabla_vram
+
+pytestmark = pytest.mark.e2e
+
+NOTEBOOK = "04_estimar_vram.ipynb"
+
+
+def _tabla_en_pagina(calculadora) -> dict[str, tuple[str, str]]:
+    """{precisión: (memoria necesaria, ¿cabe?)} tal como se lee en la tabla de la página."""
+    filas = {}
+    for fila in calculadora.locator(".curso-vram-tabla tr[data-precision]").all():
+        celdas = [c.strip() for c in fila.locator("td").all_inner_texts()]
+        filas[fila.get_attribute("data-precision")] = (celdas[2], celdas[3])
+    return filas
+
+
+def _tabla_esperada(parametros: str, vram_gb: float, margen: float) -> dict[str, tuple[str, str]]:
+    tabla = tabla_vram(parametros, vram_gb, margen)
+    esperada = {f.precision: (formatear_bytes(f.necesaria_bytes), f.veredicto) for f in tabla.filas}
+    esperada["entrenamiento"] = (formatear_bytes(tabla.entrenamiento.necesaria_bytes), tabla.entrenamiento.veredicto)
+    return esperada
+
+
+def test_la_calculadora_de_vram_responde_a_los_controles(lab):
+    from playwright.sync_api import expect
+
+    pagina = lab.abrir(NOTEBOOK)
+    lab.ejecutar_todo()
+    calculadora = pagina.locator(".curso-vram").first
+    calculadora.scroll_into_view_if_needed()
+    veredicto = calculadora.locator(".curso-vram-veredicto")
+    expect(veredicto).to_contain_text("Llama 3 8B en fp16")
+
+    # 1. Escribir los parámetros: 8B en fp16 no cabe en la T4 de 16 GB (19.2 GB con +20 %).
+    calculadora.locator(".curso-vram-parametros input").fill("8B")
+    expect(veredicto).to_have_text("Un modelo de 8B parámetros en fp16 necesita 19.2 GB: NO cabe en 16 GB")
+    expect(calculadora.locator(".curso-vram-modelo select")).to_have_value("(escribe los parámetros)")
+    assert _tabla_en_pagina(calculadora) == _tabla_esperada("8B", 16, 1.2)
+    assert _tabla_en_pagina(calculadora)["int8"] == ("9.6 GB", "cabe")
+    lab.captura("04_calculadora_fp16.png", calculadora)
+
+    # 2. Elegir int4: ahora cabe (4.8 GB) y sobran 11.2 GB.
+    calculadora.locator(".curso-vram-precision select").select_option("int4")
+    expect(veredicto).to_have_text(
+        "Un modelo de 8B parámetros en int4 necesita 4.8 GB: cabe en 16 GB (sobran 11.2 GB)")
+
+    # 3. Escribir la VRAM a mano (4 GB): ya no cabe, y la GPU pasa a «memoria a mano».
+    vram = calculadora.locator(".curso-vram-vram input")
+    vram.fill("4")
+    vram.press("Enter")
+    expect(veredicto).to_have_text("Un modelo de 8B parámetros en int4 necesita 4.8 GB: NO cabe en 4 GB")
+    expect(calculadora.locator(".curso-vram-gpu select")).to_have_value("(memoria a mano)")
+
+    # 4. Mover el margen con el teclado (un paso: 1.20 → 1.25): la memoria sube a 5.0 GB.
+    deslizador = calculadora.locator(".curso-vram-margen")
+    deslizador.locator(".noUi-handle, .ui-slider-handle").first.focus()
+    pagina.keyboard.press("ArrowRight")
+    expect(deslizador.locator(".widget-readout")).to_have_text("1.25")
+    expect(veredicto).to_have_text("Un modelo de 8B parámetros en int4 necesita 5.0 GB: NO cabe en 4 GB")
+    expect(calculadora.locator(".curso-vram-tabla")).to_contain_text("margen +25 %")
+    assert _tabla_en_pagina(calculadora) == _tabla_esperada("8B", 4, 1.25)
+
+    # 5. Elegir una RTX 4090 (24 GB): su memoria aparece en la VRAM y int4 vuelve a caber.
+    calculadora.locator(".curso-vram-gpu select").select_option("NVIDIA RTX 4090")
+    expect(vram).to_have_value(re.compile(r"^24(\.0)?$"))
+    expect(veredicto).to_have_text("Un modelo de 8B parámetros en int4 necesita 5.0 GB: cabe en 24 GB (sobran 19.0 GB)")
+    assert _tabla_en_pagina(calculadora) == _tabla_esperada("8B", 24, 1.25)
+    lab.captura("04_calculadora.png", calculadora)
+
+    # 6. Un texto que no se entiende: el error en español en la página, no una traza.
+    calculadora.locator(".curso-vram-parametros input").fill("muchos")
+    expect(veredicto).to_contain_text("muchos")
+    assert "Traceback" not in calculadora.inner_text()
+    lab.captura("04_calculadora_error.png", calculadora)
+    assert not lab.errores_js, f"errores de JavaScript en la página: {lab.errores_js}"
