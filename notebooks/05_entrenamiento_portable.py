@@ -47,8 +47,6 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # la celda te dice qué verías en una T4.
 
 # %%
-import time
-
 import torch
 from torch import nn
 
