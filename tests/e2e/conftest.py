@@ -313,6 +313,16 @@ class Lab:
         p.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
         # Terminado: ninguna celda en cola ([*]) y la primera ya tiene número; si una celda
         # falla, JupyterLab cancela las siguientes (vuelven a [ ]) y se ve abajo.
+        try:
+            self._esperar_fin(espera_s)
+        except Exception:
+            prompts = p.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()
+            pytest.fail(f"Las celdas no terminaron en {espera_s:.0f} s. Indicadores: {prompts}", pytrace=False)
+        self._tiempo("ejecutar todas las celdas", inicio)
+        self._comprobar_todas_ejecutadas()
+
+    def _esperar_fin(self, espera_s: float) -> None:
+        p = self.pagina
         p.wait_for_function(
             """() => {
                 const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
@@ -323,7 +333,9 @@ class Lab:
             timeout=espera_s * 1000,
             polling=250,
         )
-        self._tiempo("ejecutar todas las celdas", inicio)
+
+    def _comprobar_todas_ejecutadas(self) -> None:
+        p = self.pagina
         prompts = p.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()
         sin_ejecutar = [i for i, t in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:", t.strip())]
         if sin_ejecutar:

@@ -35,7 +35,7 @@ def test_dibujar_una_vertical_en_la_cuadricula_predice_vertical(lab):
     from playwright.sync_api import expect
 
     pagina = lab.abrir(NOTEBOOK)
-    lab.ejecutar_todo(espera_s=150)
+    lab.ejecutar_todo(espera_s=120)
 
     # La pizarra es la caja más cercana que contiene el botón «Predecir».
     predecir = pagina.locator(".curso-predecir").first
@@ -47,7 +47,14 @@ def test_dibujar_una_vertical_en_la_cuadricula_predice_vertical(lab):
     pizarra.scroll_into_view_if_needed()
     expect(predecir).to_be_enabled(timeout=60_000)  # el entrenamiento terminó
     expect(celdas).to_have_count(LADO * LADO)
-    assert set(_colores(celdas)) == {BLANCO}, "la cuadrícula debería empezar vacía"
+    # El notebook dibuja una vertical de ejemplo (columna 2): la persona empieza limpiando.
+    assert NEGRO in _colores(celdas), "el ejemplo del notebook debería verse en la cuadrícula"
+    limpiar.click()
+    pagina.wait_for_function(
+        """els => els.every(e => getComputedStyle(e).backgroundColor === 'rgb(255, 255, 255)')""",
+        arg=celdas.element_handles(),
+    )
+    assert set(_colores(celdas)) == {BLANCO}, "«Limpiar» debería dejar la cuadrícula vacía"
 
     # Pulsar las 8 celdas de la columna 3, de arriba abajo.
     for fila in range(LADO):
