@@ -197,7 +197,7 @@ class Pizarra:
         self.celdas = []
         for fila in range(LADO):
             for col in range(LADO):
-                celda = w.Button(description="", layout=w.Layout(width=lado, height=lado, padding="0px"),
+                celda = w.Button(description="", layout=w.Layout(width=lado, height=lado, padding="0px", border="1px solid #999"),
                                  tooltip=f"fila {fila}, columna {col}")
                 celda.style.button_color = COLOR_VACIA
                 celda.add_class("curso-celda")
