@@ -316,7 +316,7 @@ class Lab:
         try:
             self._esperar_fin(espera_s)
         except Exception:
-            prompts = p.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()
+            prompts = p.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt").all_text_contents()
             pytest.fail(f"Las celdas no terminaron en {espera_s:.0f} s. Indicadores: {prompts}", pytrace=False)
         self._tiempo("ejecutar todas las celdas", inicio)
         self._comprobar_todas_ejecutadas()
@@ -325,7 +325,7 @@ class Lab:
         p = self.pagina
         p.wait_for_function(
             """() => {
-                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+                const prompts = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')]
                     .map(e => e.textContent.trim());
                 if (!prompts.length || !/^\\[\\d+\\]:$/.test(prompts[0])) return false;
                 return !prompts.some(t => t.includes('*'));
@@ -336,7 +336,7 @@ class Lab:
 
     def _comprobar_todas_ejecutadas(self) -> None:
         p = self.pagina
-        prompts = p.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()
+        prompts = p.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt").all_text_contents()
         sin_ejecutar = [i for i, t in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:", t.strip())]
         if sin_ejecutar:
             errores = p.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
