@@ -67,29 +67,24 @@ def guardar_atomico(estado: dict, destino: str | os.PathLike) -> Path:
     ``os.replace`` (atómico): si el proceso muere a mitad, ``destino`` sigue como estaba.
     """
     destino = Path(destino)
-    temporal = destino.with_name(f".{destino.name}.tmp")
-    try:
-        with open(temporal, "wb") as archivo:
-            torch.save(estado, archivo)
-            archivo.flush()
-            os.fsync(archivo.fileno())
-        os.replace(temporal, destino)
-    finally:
-        if temporal.exists():
-            temporal.unlink()
-    _fsync_carpeta(destino.parent)
-    return destino
+    return _escribir_atomico(destino, lambda archivo: torch.save(estado, archivo))
 
 
 def copiar_atomico(origen: str | os.PathLike, destino: str | os.PathLike) -> Path:
     """Copia ``origen`` a ``destino`` con un nombre temporal y ``os.replace`` (para Drive)."""
     origen, destino = Path(origen), Path(destino)
+    with open(origen, "rb") as entrada:
+        return _escribir_atomico(destino, lambda salida: shutil.copyfileobj(entrada, salida))
+
+
+def _escribir_atomico(destino: Path, escribir) -> Path:
+    """Escribe en un temporal junto a ``destino``, fsync y ``os.replace``: nunca queda a medias."""
     temporal = destino.with_name(f".{destino.name}.tmp")
     try:
-        with open(origen, "rb") as entrada, open(temporal, "wb") as salida:
-            shutil.copyfileobj(entrada, salida)
-            salida.flush()
-            os.fsync(salida.fileno())
+        with open(temporal, "wb") as archivo:
+            escribir(archivo)
+            archivo.flush()
+            os.fsync(archivo.fileno())
         os.replace(temporal, destino)
     finally:
         if temporal.exists():
