@@ -55,9 +55,8 @@ class EstadoCalculadora:
     cabe: bool | None = None  # según la precisión elegida; None si hay un error
 
     def html_tabla(self) -> str:
-        if self.tabla is None:
-            return f"<div style='color:#cf222e'>{html.escape(self.error or '')}</div>"
-        return self.tabla._repr_html_()
+        """La tabla; vacía si hubo un error (el error ya sale, una sola vez, en el veredicto)."""
+        return "" if self.tabla is None else self.tabla._repr_html_()
 
     def html_veredicto(self) -> str:
         if self.error is not None:

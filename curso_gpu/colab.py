@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import html
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .dispositivo import MENU_COLAB, cuda_disponible
+from .presentacion import informe_html, informe_texto
 
 PUNTO_DRIVE = "/content/drive"  # donde Colab monta Google Drive
 CARPETA_CURSO = "curso_gpu"  # la carpeta del curso dentro de «Mi unidad» (MyDrive)
@@ -131,21 +131,10 @@ class InformeColab:
         ]
 
     def __str__(self) -> str:
-        filas = self.filas()
-        ancho = max(len(k) for k, _ in filas)
-        lineas = ["Entorno de Colab", "=" * 16]
-        lineas += [f"{k:<{ancho}}  {v}" for k, v in filas]
-        lineas += ["", "Qué hacer:"] + [f"- {a}" for a in self.avisos]
-        return "\n".join(lineas)
+        return informe_texto("Entorno de Colab", self.filas(), "Qué hacer", self.avisos)
 
     def _repr_html_(self) -> str:
-        celdas = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
-            for k, v in self.filas()
-        )
-        avisos = "".join(f"<li>{html.escape(a)}</li>" for a in self.avisos)
-        return f"<div><b>Entorno de Colab</b><table>{celdas}</table><b>Qué hacer</b><ul>{avisos}</ul></div>"
+        return informe_html("Entorno de Colab", self.filas(), "Qué hacer", self.avisos)
 
 
 def _gpu_de_torch() -> tuple[str, float | None] | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import os
 import platform
 import re
@@ -13,6 +12,7 @@ import torch
 
 from . import ruedas_cuda
 from .nvidia_smi import InformeNvidiaSmi, consultar_nvidia_smi
+from .presentacion import informe_html, informe_texto
 
 VARIABLE_ENTORNO = "CURSO_GPU_DISPOSITIVO"
 MENU_COLAB = "Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4"
@@ -264,26 +264,10 @@ class InformeEntorno:
         return asdict(self)
 
     def __str__(self) -> str:
-        filas = self.filas()
-        ancho = max(len(k) for k, _ in filas)
-        lineas = ["Informe del entorno", "=" * 19]
-        lineas += [f"{k:<{ancho}}  {v}" for k, v in filas]
-        if self.avisos:
-            lineas += ["", "Diagnóstico:"]
-            lineas += [f"- {a}" for a in self.avisos]
-        return "\n".join(lineas)
+        return informe_texto("Informe del entorno", self.filas(), "Diagnóstico", self.avisos)
 
     def _repr_html_(self) -> str:
-        celdas = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
-            for k, v in self.filas()
-        )
-        avisos = "".join(f"<li>{html.escape(a).replace(chr(10), '<br>')}</li>" for a in self.avisos)
-        return (
-            "<div><b>Informe del entorno</b><table>" + celdas + "</table>"
-            + (f"<b>Diagnóstico</b><ul>{avisos}</ul>" if avisos else "") + "</div>"
-        )
+        return informe_html("Informe del entorno", self.filas(), "Diagnóstico", self.avisos)
 
 
 def _gpus_de_torch() -> list[InfoGPU]:

@@ -175,7 +175,7 @@ def html_resultado(prediccion) -> str:
     for nombre, p in prediccion.probabilidades.items():
         filas.append(
             "<div style='display:flex;align-items:center;gap:8px;margin:2px 0'>"
-            f"<span style='display:inline-block;width:8em;font-family:monospace'>{html.escape(nombre)} {p:.2f}</span>"
+            f"<span style='display:inline-block;width:16ch;white-space:nowrap;font-family:monospace'>{html.escape(nombre)} {p:.2f}</span>"
             "<span style='display:inline-block;width:160px;height:12px;background:#eee'>"
             f"<span style='display:inline-block;height:12px;width:{160 * p:.0f}px;background:#4c72b0'></span>"
             "</span></div>"
