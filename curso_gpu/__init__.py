@@ -4,11 +4,13 @@ Cada módulo es la caja de herramientas de una lección:
 
 - ``dispositivo``: elegir CPU/CUDA/MPS/XPU y describir el entorno (lección 01).
 - ``colab``: Google Colab, Google Drive y la comprobación del entorno (lección 02).
-- ``medicion``: medir CPU frente a GPU sin trampas (lección 03).
+- ``medicion``: medir CPU frente a GPU sin trampas (lección 03), con ``cronometro``
+  (sincronizar, calentar, mediana) y ``memoria_libre`` (¿caben las matrices antes de crearlas?).
 - ``memoria``: cuánta memoria necesita un modelo (lección 04).
 - ``datos``, ``modelos``, ``entrenamiento``, ``checkpoints``, ``widgets``: entrenar de
   forma portable y dibujar líneas para el modelo (lección 05).
 - ``graficos``: las figuras de las lecciones (matplotlib, se importa solo al dibujar).
+- ``presentacion``: cómo se ven los informes en la terminal y en el notebook.
 
 ``import curso_gpu`` no carga matplotlib ni ipywidgets.
 """

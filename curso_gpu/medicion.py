@@ -1,25 +1,17 @@
-"""Medir CPU frente a GPU sin trampas: sincronizar, calentar y quedarse con la mediana. Lección 03.
+"""Medir CPU frente a GPU sin trampas: la multiplicación de matrices y sus comparaciones. Lección 03.
 
-Tres reglas, que casi todo el código de medición de internet se salta:
+Usa las tres reglas de ``cronometro`` (sincronizar, calentar, mediana) y la comprobación de
+memoria de ``memoria_libre``. En CPU se usan todos los hilos que PyTorch tiene
+(``torch.get_num_threads()``), para que la comparación con la GPU sea justa.
 
-1. **Sincronizar.** En una GPU, ``a @ b`` solo *encarga* el trabajo y vuelve enseguida. Antes
-   de leer el reloj hay que esperar a que termine: ``torch.cuda.synchronize()``.
-2. **Calentar.** La primera llamada paga el arranque (el contexto de CUDA, cuBLAS, la memoria).
-   Se mide aparte (``Medicion.primera``) y no cuenta.
-3. **Repetir y dar la mediana.** Una sola muestra es ruido; la mediana de varias, no.
-
-En CPU se usan todos los hilos que PyTorch tiene (``torch.get_num_threads()``), para que la
-comparación con la GPU sea justa.
+Las funciones de esos dos módulos también se pueden importar desde aquí
+(``from curso_gpu.medicion import cronometrar``), como hace la lección 03.
 """
 
 from __future__ import annotations
 
-import gc
 import html
-import math
-import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
@@ -28,318 +20,27 @@ from typing import Callable
 
 import torch
 
+from .cronometro import (  # noqa: F401  (sincronizar se reexporta para la lección)
+    Medicion,
+    _como_dispositivo,
+    _cronometrar_sin_sincronizar,
+    _entero_positivo,
+    _formato_tiempo,
+    cronometrar,
+    sincronizar,
+)
 from .dispositivo import elegir_dispositivo
+from .memoria_libre import (  # noqa: F401  (memoria_disponible se reexporta para la lección)
+    _NOMBRE_CORTO,
+    MemoriaInsuficiente,
+    _es_falta_de_memoria,
+    _liberar_memoria,
+    _tipo_de_dato,
+    comprobar_que_cabe,
+    memoria_disponible,
+    memoria_necesaria,
+)
 from .picos import pico_teorico
-
-_TIPOS = {
-    "fp32": torch.float32, "float32": torch.float32, "float": torch.float32,
-    "tf32": torch.float32,
-    "fp16": torch.float16, "float16": torch.float16, "half": torch.float16,
-    "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
-    "fp64": torch.float64, "float64": torch.float64, "double": torch.float64,
-}
-_NOMBRE_CORTO = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64"}
-
-
-class MemoriaInsuficiente(ValueError):
-    """El tamaño pedido no cabe en la memoria del dispositivo (o se agotó al medir)."""
-
-    def __init__(self, mensaje: str, necesaria_bytes: int = 0, disponible_bytes: int | None = None,
-                 n_sugerido: int | None = None):
-        super().__init__(mensaje)
-        self.necesaria_bytes = necesaria_bytes
-        self.disponible_bytes = disponible_bytes
-        self.n_sugerido = n_sugerido
-
-
-# ---------------------------------------------------------------------------
-# Validar la entrada
-# ---------------------------------------------------------------------------
-
-def _como_dispositivo(dispositivo) -> torch.device:
-    if dispositivo is None:
-        return elegir_dispositivo("auto")
-    if isinstance(dispositivo, torch.device):
-        return dispositivo
-    if isinstance(dispositivo, str):
-        return elegir_dispositivo(dispositivo)
-    raise ValueError(
-        f"Dispositivo no válido: {dispositivo!r}. Pasa un torch.device o un texto como "
-        "'cpu', 'cuda' o 'mps' (o usa elegir_dispositivo())."
-    )
-
-
-def _entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
-    if isinstance(valor, bool) or not isinstance(valor, int) or valor < minimo:
-        raise ValueError(
-            f"{nombre} debe ser un número entero mayor o igual que {minimo}; recibí {valor!r}."
-        )
-    return valor
-
-
-def _tipo_de_dato(dtype) -> tuple[torch.dtype, bool]:
-    """(dtype de torch, se pidió TF32). Un tipo desconocido da ValueError en español."""
-    if isinstance(dtype, torch.dtype) and dtype in _NOMBRE_CORTO:
-        return dtype, False
-    if isinstance(dtype, str) and dtype.strip().lower() in _TIPOS:
-        texto = dtype.strip().lower()
-        return _TIPOS[texto], texto == "tf32"
-    raise ValueError(
-        f"Tipo de dato desconocido: {dtype!r}. Usa uno de: fp32, tf32, fp16, bf16, fp64 "
-        "(o torch.float32, torch.float16, torch.bfloat16, torch.float64)."
-    )
-
-
-# ---------------------------------------------------------------------------
-# Sincronizar y cronometrar
-# ---------------------------------------------------------------------------
-
-def sincronizar(dispositivo) -> None:
-    """Espera a que el dispositivo termine todo el trabajo encargado. Lección 03.
-
-    cuda: ``torch.cuda.synchronize``; mps: ``torch.mps.synchronize`` (el temporizador de
-    PyTorch no lo hace); xpu: ``torch.xpu.synchronize``. En cpu no hace nada: las
-    operaciones de la CPU ya terminan antes de volver.
-    """
-    d = _como_dispositivo(dispositivo) if not isinstance(dispositivo, torch.device) else dispositivo
-    if d.type == "cuda":
-        torch.cuda.synchronize(d)
-    elif d.type == "mps":
-        torch.mps.synchronize()
-    elif d.type == "xpu":
-        torch.xpu.synchronize(d)
-
-
-def _percentil(ordenadas: list[float], p: float) -> float:
-    """Percentil con interpolación lineal (como ``numpy.percentile`` por defecto)."""
-    if len(ordenadas) == 1:
-        return ordenadas[0]
-    posicion = (len(ordenadas) - 1) * p
-    abajo = math.floor(posicion)
-    arriba = min(abajo + 1, len(ordenadas) - 1)
-    return ordenadas[abajo] + (ordenadas[arriba] - ordenadas[abajo]) * (posicion - abajo)
-
-
-def _formato_tiempo(segundos: float) -> str:
-    if segundos >= 1:
-        return f"{segundos:.3f} s"
-    if segundos >= 1e-3:
-        return f"{segundos * 1e3:.3f} ms"
-    return f"{segundos * 1e6:.1f} µs"
-
-
-@dataclass
-class Medicion:
-    """Los tiempos (en segundos) de ``cronometrar``: todas las muestras y sus estadísticas. Lección 03."""
-
-    muestras: list[float]
-    primera: float | None  # la primera llamada, en frío: no cuenta en las estadísticas
-    dispositivo: str
-    calentamiento: int = 0
-    sincronizada: bool = True
-    hilos_cpu: int | None = None
-    descripcion: str = ""
-
-    @property
-    def repeticiones(self) -> int:
-        return len(self.muestras)
-
-    @property
-    def mediana(self) -> float:
-        """La cifra que cita la lección."""
-        return statistics.median(self.muestras)
-
-    @property
-    def minimo(self) -> float:
-        return min(self.muestras)
-
-    @property
-    def maximo(self) -> float:
-        return max(self.muestras)
-
-    @property
-    def cuartil_1(self) -> float:
-        return _percentil(sorted(self.muestras), 0.25)
-
-    @property
-    def cuartil_3(self) -> float:
-        return _percentil(sorted(self.muestras), 0.75)
-
-    @property
-    def rango_intercuartilico(self) -> float:
-        """La dispersión: Q3 − Q1 (el 50 % central de las muestras)."""
-        return self.cuartil_3 - self.cuartil_1
-
-    def a_dict(self) -> dict:
-        datos = asdict(self)
-        datos.update(mediana=self.mediana, minimo=self.minimo, maximo=self.maximo,
-                     rango_intercuartilico=self.rango_intercuartilico)
-        return datos
-
-    def _filas(self) -> list[tuple[str, str]]:
-        filas = []
-        if self.primera is not None:
-            filas.append(("primera llamada (en frío)", _formato_tiempo(self.primera)))
-        filas += [
-            ("mediana", _formato_tiempo(self.mediana)),
-            ("mínimo / máximo", f"{_formato_tiempo(self.minimo)} / {_formato_tiempo(self.maximo)}"),
-            ("rango intercuartílico", _formato_tiempo(self.rango_intercuartilico)),
-            ("muestras", f"{self.repeticiones} tras {self.calentamiento} de calentamiento"),
-        ]
-        hilos = f", {self.hilos_cpu} hilos" if self.hilos_cpu else ""
-        sinc = "sincronizando" if self.sincronizada else "SIN sincronizar (mal a propósito)"
-        filas.append(("dispositivo", f"{self.dispositivo}{hilos}, {sinc}"))
-        return filas
-
-    def __str__(self) -> str:
-        titulo = f"Medición: {self.descripcion}" if self.descripcion else "Medición"
-        filas = self._filas()
-        ancho = max(len(k) for k, _ in filas)
-        return "\n".join([titulo] + [f"  {k:<{ancho}}  {v}" for k, v in filas])
-
-    def _repr_html_(self) -> str:
-        titulo = html.escape(f"Medición: {self.descripcion}" if self.descripcion else "Medición")
-        celdas = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-                         f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in self._filas())
-        return f"<div><b>{titulo}</b><table>{celdas}</table></div>"
-
-
-def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 10, calentamiento: int = 2,
-                reloj: Callable[[], float] | None = None, descripcion: str = "") -> Medicion:
-    """Mide ``funcion()`` bien: calentamiento, sincronización y varias muestras. Lección 03.
-
-    1. La primera llamada se mide aparte (``primera``): es la «en frío».
-    2. Luego ``calentamiento`` llamadas más que no se miden.
-    3. Luego ``repeticiones`` muestras. Cada una: ``sincronizar`` → reloj → ``funcion()`` →
-       ``sincronizar`` → reloj. Así el reloj nunca se lee con trabajo pendiente en la GPU.
-
-    ``reloj`` es ``time.perf_counter`` salvo que pases otro (los tests pasan uno falso).
-    """
-    d = _como_dispositivo(dispositivo)
-    _entero_positivo(repeticiones, "repeticiones")
-    _entero_positivo(calentamiento, "calentamiento", minimo=0)
-    reloj = reloj or time.perf_counter
-
-    def una_vez() -> float:
-        sincronizar(d)
-        inicio = reloj()
-        funcion()
-        sincronizar(d)
-        return reloj() - inicio
-
-    primera = una_vez()
-    for _ in range(calentamiento):
-        funcion()
-    muestras = [una_vez() for _ in range(repeticiones)]
-    return Medicion(muestras, primera, str(d), calentamiento, True,
-                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
-
-
-def _cronometrar_sin_sincronizar(funcion, d: torch.device, repeticiones: int, calentamiento: int,
-                                 reloj, descripcion: str) -> Medicion:
-    """La forma MAL hecha, a propósito: lee el reloj sin esperar a la GPU."""
-    reloj = reloj or time.perf_counter
-    for _ in range(1 + calentamiento):
-        funcion()
-    sincronizar(d)  # empezamos con la cola vacía, para que la comparación sea justa
-    muestras = []
-    for _ in range(repeticiones):
-        inicio = reloj()
-        funcion()
-        muestras.append(reloj() - inicio)
-    sincronizar(d)  # fuera del reloj: dejamos la GPU limpia
-    return Medicion(muestras, None, str(d), calentamiento, False,
-                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
-
-
-# ---------------------------------------------------------------------------
-# Memoria: ¿cabe antes de reservar?
-# ---------------------------------------------------------------------------
-
-def memoria_necesaria(n: int, dtype=torch.float32) -> int:
-    """Bytes de ``a``, ``b`` y ``c = a @ b`` (n×n cada una): 3·n²·bytes por elemento. Lección 03."""
-    n = _entero_positivo(n, "n (el lado de la matriz)")
-    tipo, _ = _tipo_de_dato(dtype)
-    return 3 * n * n * torch.empty((), dtype=tipo).element_size()
-
-
-def _ram_disponible() -> int | None:
-    """Bytes de RAM libres (``/proc/meminfo`` en Linux; ``os.sysconf`` en otros), o None."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as archivo:
-            for linea in archivo:
-                if linea.startswith("MemAvailable:"):
-                    return int(linea.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    for paginas in ("SC_AVPHYS_PAGES", "SC_PHYS_PAGES"):
-        try:
-            return int(os.sysconf(paginas)) * int(os.sysconf("SC_PAGE_SIZE"))
-        except (ValueError, OSError, AttributeError):
-            continue
-    return None
-
-
-def memoria_disponible(dispositivo) -> int | None:
-    """Bytes libres en el dispositivo (None si no se sabe). Lección 03."""
-    d = _como_dispositivo(dispositivo)
-    try:
-        if d.type == "cuda":
-            return int(torch.cuda.mem_get_info(d)[0])
-        if d.type == "mps" and hasattr(torch.mps, "recommended_max_memory"):
-            return int(torch.mps.recommended_max_memory() - torch.mps.current_allocated_memory())
-        if d.type == "xpu" and hasattr(torch.xpu, "mem_get_info"):
-            return int(torch.xpu.mem_get_info(d)[0])
-    except Exception:
-        return None
-    return _ram_disponible() if d.type in ("cpu", "mps") else None
-
-
-def _n_que_cabe(libre: int, matrices: int, bytes_elemento: int) -> int:
-    """El mayor n (redondeado) tal que ``matrices``·n²·bytes quepan en el 90 % de ``libre``."""
-    n = int(math.sqrt(max(libre, 0) * 0.9 / (matrices * bytes_elemento)))
-    return n // 256 * 256 if n >= 512 else max(n, 1)
-
-
-def comprobar_que_cabe(n: int, dispositivo, dtype=torch.float32) -> None:
-    """Lanza ``MemoriaInsuficiente`` si 3·n²·bytes no caben en el dispositivo. Lección 03.
-
-    Con un acelerador, además, ``a`` y ``b`` se crean antes en la RAM (2·n²·bytes).
-    """
-    d = _como_dispositivo(dispositivo)
-    n = _entero_positivo(n, "n (el lado de la matriz)")
-    tipo, _ = _tipo_de_dato(dtype)
-    bytes_elemento = torch.empty((), dtype=tipo).element_size()
-    lugares = [(d, 3)] + ([(torch.device("cpu"), 2)] if d.type != "cpu" else [])
-    for lugar, matrices in lugares:
-        necesaria = matrices * n * n * bytes_elemento
-        libre = memoria_disponible(lugar)
-        if libre is not None and necesaria > libre:
-            donde = "la RAM" if lugar.type == "cpu" else f"la memoria de {lugar}"
-            sugerido = _n_que_cabe(libre, matrices, bytes_elemento)
-            raise MemoriaInsuficiente(
-                f"n={n} no cabe: {matrices} matrices de {n}×{n} en {_NOMBRE_CORTO[tipo]} necesitan "
-                f"{necesaria / 1e9:.2f} GB y en {donde} quedan {libre / 1e9:.2f} GB libres. "
-                f"Prueba con un tamaño menor, por ejemplo n={sugerido}.",
-                necesaria, libre, sugerido,
-            )
-
-
-def _es_falta_de_memoria(error: BaseException) -> bool:
-    if isinstance(error, torch.cuda.OutOfMemoryError):
-        return True
-    texto = str(error).lower()
-    return isinstance(error, RuntimeError) and ("out of memory" in texto or "can't allocate memory" in texto)
-
-
-def _liberar_memoria(d: torch.device, error_de_cuda: bool) -> None:
-    """Suelta los tensores sin dueño y devuelve al driver la memoria que PyTorch guardaba."""
-    gc.collect()
-    if d.type == "cuda" or error_de_cuda:
-        torch.cuda.empty_cache()
-    elif d.type == "mps" and hasattr(torch.mps, "empty_cache"):
-        torch.mps.empty_cache()
-
 
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices

@@ -8,7 +8,7 @@ import statistics
 import pytest
 import torch
 
-from curso_gpu import medicion
+from curso_gpu import cronometro, medicion, memoria_libre
 from curso_gpu.medicion import (
     MemoriaInsuficiente,
     Medicion,
@@ -70,7 +70,7 @@ def test_sincronizar_en_cpu_no_hace_nada(monkeypatch):
 
 def test_se_sincroniza_antes_de_cada_lectura_del_reloj_en_una_gpu_falsa(monkeypatch):
     eventos = []
-    monkeypatch.setattr(medicion, "sincronizar", lambda d: eventos.append(("sincronizar", str(d))))
+    monkeypatch.setattr(cronometro, "sincronizar", lambda d: eventos.append(("sincronizar", str(d))))
 
     def reloj():
         eventos.append(("reloj", None))
@@ -85,7 +85,7 @@ def test_se_sincroniza_antes_de_cada_lectura_del_reloj_en_una_gpu_falsa(monkeypa
 
 
 def test_mediana_y_dispersion_de_muestras_conocidas(monkeypatch):
-    monkeypatch.setattr(medicion, "sincronizar", lambda d: None)
+    monkeypatch.setattr(cronometro, "sincronizar", lambda d: None)
     reloj = RelojFalso([9.0, 1.0, 1.0, 5.0, 2.0, 4.0, 3.0])  # 9 es la primera (en frío); 1 es calentamiento
     m = cronometrar(reloj.trabajar, GPU_FALSA, repeticiones=5, calentamiento=1, reloj=reloj)
     # El calentamiento no lee el reloj pero sí trabaja: las muestras son 1, 5, 2, 4, 3.
@@ -98,7 +98,7 @@ def test_mediana_y_dispersion_de_muestras_conocidas(monkeypatch):
 
 
 def test_la_primera_llamada_en_frio_no_cuenta_en_la_mediana(monkeypatch):
-    monkeypatch.setattr(medicion, "sincronizar", lambda d: None)
+    monkeypatch.setattr(cronometro, "sincronizar", lambda d: None)
     reloj = RelojFalso([100.0, 1.0, 1.0, 1.0])
     m = cronometrar(reloj.trabajar, GPU_FALSA, repeticiones=3, calentamiento=0, reloj=reloj)
     assert m.primera == 100.0 and m.mediana == 1.0 and m.maximo == 1.0
@@ -127,7 +127,7 @@ def test_cronometrar_en_cpu_usa_todos_los_hilos():
 
 def test_sin_sincronizar_el_reloj_se_lee_sin_esperar_a_la_gpu(monkeypatch):
     eventos = []
-    monkeypatch.setattr(medicion, "sincronizar", lambda d: eventos.append("sincronizar"))
+    monkeypatch.setattr(cronometro, "sincronizar", lambda d: eventos.append("sincronizar"))
     monkeypatch.setattr(medicion, "_multiplicar", lambda a, b: eventos.append("trabajo"))
 
     def reloj():
@@ -179,7 +179,7 @@ def test_porcentaje_del_pico_y_aviso_por_encima_del_100():
 
 def test_medir_matmul_en_gpu_falsa_avisa_si_supera_el_pico(monkeypatch):
     """Una GPU «T4» que tarda casi nada: más del 100 % del pico, luego la medida está mal."""
-    monkeypatch.setattr(medicion, "sincronizar", lambda d: None)
+    monkeypatch.setattr(cronometro, "sincronizar", lambda d: None)
     monkeypatch.setattr(medicion, "comprobar_que_cabe", lambda n, d, t: None)
     monkeypatch.setattr(medicion, "_nombre_dispositivo", lambda d: "Tesla T4")
     monkeypatch.setattr(medicion, "_tf32_posible", lambda d: False)
@@ -261,7 +261,7 @@ def test_3_n_cuadrado_por_bytes():
 
 
 def test_un_tamano_que_no_cabe_en_la_ram_se_rechaza_antes_de_reservar(monkeypatch):
-    monkeypatch.setattr(medicion, "_ram_disponible", lambda: 1_000_000_000)  # 1 GB libre
+    monkeypatch.setattr(memoria_libre, "_ram_disponible", lambda: 1_000_000_000)  # 1 GB libre
     monkeypatch.setattr(torch, "randn", lambda *a, **k: pytest.fail("reservó memoria antes de comprobar"))
     with pytest.raises(MemoriaInsuficiente, match=r"n=20000 no cabe.*4.80 GB.*1.00 GB libres.*n=") as error:
         medir_matmul(20000, CPU)
@@ -272,14 +272,14 @@ def test_un_tamano_que_no_cabe_en_la_ram_se_rechaza_antes_de_reservar(monkeypatc
 
 def test_en_una_gpu_se_mira_la_memoria_libre_de_la_gpu(monkeypatch):
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda d=None: (2 * 1024 ** 3, 16 * 1024 ** 3))
-    monkeypatch.setattr(medicion, "_ram_disponible", lambda: 100 * 1024 ** 3)
+    monkeypatch.setattr(memoria_libre, "_ram_disponible", lambda: 100 * 1024 ** 3)
     medicion.comprobar_que_cabe(8000, GPU_FALSA)  # 0,77 GB: cabe
     with pytest.raises(MemoriaInsuficiente, match="memoria de cuda"):
         medicion.comprobar_que_cabe(20000, GPU_FALSA)  # 4,8 GB: no cabe en 2 GiB
 
 
 def test_ram_disponible_se_lee_sin_psutil():
-    libre = medicion._ram_disponible()
+    libre = memoria_libre._ram_disponible()
     assert libre is None or libre > 0
 
 
@@ -348,7 +348,7 @@ def test_resumen_para_cli_mide_5_veces_y_se_guarda_en_json():
 
 
 def test_resumen_para_cli_cuenta_la_falta_de_memoria(monkeypatch):
-    monkeypatch.setattr(medicion, "_ram_disponible", lambda: 1000)
+    monkeypatch.setattr(memoria_libre, "_ram_disponible", lambda: 1000)
     datos, texto = medicion.resumen_para_cli(CPU, rapido=True)
     assert "error" in datos and "No se pudo medir" in texto and "no cabe" in texto
 
