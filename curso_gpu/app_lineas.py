@@ -25,7 +25,7 @@ import torch
 
 from .datos import LADO, NOMBRES_CLASES, generar_dataset
 from .dispositivo import VARIABLE_ENTORNO, DispositivoNoDisponible, elegir_dispositivo
-from .widgets import AVISO_VACIA, LogicaPizarra
+from .widgets import LogicaPizarra
 
 TITULO = "Entrenamiento y predicción de líneas con PyTorch"
 TAMANO_CELDA = 45

@@ -361,9 +361,11 @@ class TablaVRAM:
 
     def _repr_html_(self) -> str:
         def celda(texto: str, cabe: bool | None = None, etiqueta: str = "td") -> str:
-            color = "" if cabe is None else (" style='color:#1a7f37;font-weight:bold;white-space:nowrap'" if cabe
-                                             else " style='color:#cf222e;font-weight:bold;white-space:nowrap'")
-            return f"<{etiqueta}{color}>{html.escape(texto)}</{etiqueta}>"
+            if cabe is None:
+                return f"<{etiqueta}>{html.escape(texto)}</{etiqueta}>"
+            color = "#1a7f37" if cabe else "#cf222e"
+            estilo = f"color:{color};font-weight:bold;white-space:nowrap"
+            return f"<{etiqueta} style='{estilo}'>{html.escape(texto)}</{etiqueta}>"
 
         cabecera = "<tr><th>Precisión</th><th>Bytes/parámetro</th><th>Memoria necesaria</th><th>¿Cabe?</th></tr>"
         filas = "".join(
