@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from . import ruedas_cuda
-from .nvidia_smi import InformeNvidiaSmi, consultar_nvidia_smi
+from .nvidia_smi import InformeNvidiaSmi, consultar_capacidades, consultar_nvidia_smi
 from .presentacion import informe_html, informe_texto
 
 VARIABLE_ENTORNO = "CURSO_GPU_DISPOSITIVO"
@@ -95,8 +95,8 @@ def _como_conseguir_gpu(tipo: str = "cuda") -> str:
         )
     else:
         try:
-            comando = ruedas_cuda.comando_instalacion(_cuda_del_driver())
-        except ValueError as error:  # driver demasiado antiguo para cualquier rueda
+            comando = ruedas_cuda.comando_instalacion(_cuda_del_driver(), consultar_capacidades(timeout_s=3))
+        except ValueError as error:  # ninguna rueda sirve a ese driver y esa GPU
             comando = str(error)
         lineas.append(
             f"- En tu ordenador con una GPU NVIDIA: tu PyTorch ({torch.__version__}) es solo para CPU; "
@@ -291,9 +291,9 @@ def _cudnn() -> int | None:
 
 
 def _comando_o_aviso(cuda_del_driver: tuple[int, int] | None) -> str:
-    try:
-        return "\n    " + ruedas_cuda.comando_instalacion(cuda_del_driver)
-    except ValueError as error:  # driver demasiado antiguo: ninguna rueda sirve
+    try:  # la rueda tiene que servir al driver y a la arquitectura de la GPU
+        return "\n    " + ruedas_cuda.comando_instalacion(cuda_del_driver, consultar_capacidades(timeout_s=3))
+    except ValueError as error:  # ninguna rueda sirve a ese driver y esa GPU
         return " " + str(error)
 
 
