@@ -111,7 +111,7 @@ if torch.cuda.is_available():
 # 1. **`time.time()`** es el reloj de pared del sistema: puede saltar (si el sistema ajusta la
 #    hora) y tiene poca resolución en algunos sistemas. Para medir duraciones se usa
 #    **`time.perf_counter()`**.
-# 2. **Una sola muestra.** Cualquier otra tarea del ordenador cambia el resultado. Hay que repetir
+# 2. **Una sola muestra.** Cualquier otra tarea de la computadora cambia el resultado. Hay que repetir
 #    y quedarse con la **mediana**.
 # 3. **Sin calentamiento.** La primera multiplicación en la GPU paga el arranque (el contexto de
 #    CUDA, la biblioteca cuBLAS, la reserva de memoria). Ese tiempo no es el de la operación.
@@ -122,22 +122,30 @@ if torch.cuda.is_available():
 # %% [markdown]
 # ## Paso 2: la primera llamada es distinta (calentamiento)
 #
-# Medimos la misma multiplicación varias veces seguidas con `perf_counter`, sincronizando, y
-# miramos cada tiempo. Usamos matrices nuevas, de otro tamaño, para que la primera sea de verdad
-# la primera.
+# Medimos la misma multiplicación varias veces seguidas con `perf_counter`, esperando a que
+# la GPU termine, y miramos cada tiempo. Usamos matrices nuevas, de otro tamaño, para que la
+# primera sea de verdad la primera. Todo en PyTorch puro: `esperar` llama a
+# `torch.cuda.synchronize()` en una GPU NVIDIA (o AMD) y a `torch.mps.synchronize()` en un Mac;
+# en la CPU no hace falta esperar.
 
 # %%
-from curso_gpu.medicion import sincronizar  # torch.cuda.synchronize() en cuda; nada en cpu
+def esperar(dispositivo):
+    """Espera a que el dispositivo termine todo lo encargado (en la CPU, nada que esperar)."""
+    if dispositivo.type == "cuda":
+        torch.cuda.synchronize()
+    elif dispositivo.type == "mps":
+        torch.mps.synchronize()
+
 
 M = N + 128
 a = torch.randn(M, M, device=dispositivo)
 b = torch.randn(M, M, device=dispositivo)
 tiempos = []
 for _ in range(6):
-    sincronizar(dispositivo)
+    esperar(dispositivo)  # punto de espera: la cola de la GPU, vacía antes de arrancar el reloj
     inicio = time.perf_counter()
     c = a @ b
-    sincronizar(dispositivo)
+    esperar(dispositivo)  # punto de espera: a @ b terminado antes de parar el reloj
     tiempos.append(time.perf_counter() - inicio)
 print("milisegundos:", [round(t * 1000, 2) for t in tiempos])
 
@@ -165,21 +173,36 @@ graficos.grafico_muestras(medida);
 #
 # Las operaciones en GPU son **asíncronas**: Python encarga el cálculo a la GPU y sigue adelante
 # sin esperar. Si paras el reloj sin sincronizar, mides lo que se tarda en *encargar* el trabajo,
-# no en *hacerlo*. El patrón correcto, en PyTorch puro:
-#
-# ```python
-# torch.cuda.synchronize()          # la cola de la GPU, vacía
-# inicio = time.perf_counter()
-# c = a @ b
-# torch.cuda.synchronize()          # espera a que termine a @ b
-# segundos = time.perf_counter() - inicio
-# ```
-#
-# En un Mac es `torch.mps.synchronize()`. `sincronizar(dispositivo)` elige la buena.
-# Veamos cuánto se equivoca la medida sin sincronizar:
+# no en *hacerlo*. Compruébalo en PyTorch puro: la misma multiplicación, medida mal y bien.
 
 # %%
-from curso_gpu.medicion import medir_sin_sincronizar
+a3 = torch.randn(N, N, device=dispositivo)
+b3 = torch.randn(N, N, device=dispositivo)
+c3 = a3 @ b3  # calentamiento
+esperar(dispositivo)
+
+# Mal: se para el reloj sin esperar a la GPU.
+inicio = time.perf_counter()
+c3 = a3 @ b3
+mal = time.perf_counter() - inicio
+esperar(dispositivo)  # (vaciamos la cola antes de la medida buena)
+
+# Bien: torch.cuda.synchronize() antes de parar el reloj.
+inicio = time.perf_counter()
+c3 = a3 @ b3
+esperar(dispositivo)
+bien = time.perf_counter() - inicio
+
+print(f"sin sincronizar: {mal * 1000:9.3f} ms")
+print(f"sincronizando:   {bien * 1000:9.3f} ms   ({bien / mal:.1f} veces lo anterior)")
+
+# %% [markdown]
+# El paquete del curso trae esto mismo listo para reutilizar: `sincronizar(dispositivo)` es
+# nuestro `esperar`, y `medir_sin_sincronizar` repite las dos medidas varias veces y te da las
+# medianas:
+
+# %%
+from curso_gpu.medicion import medir_sin_sincronizar, sincronizar  # sincronizar = esperar
 
 medir_sin_sincronizar(N, dispositivo, repeticiones=5)
 
@@ -275,15 +298,33 @@ else:
 # %% [markdown]
 # ### TF32: el modo que PyTorch deja apagado
 #
-# Las GPU NVIDIA desde Ampere (A100, RTX 30, L4, H100...) pueden hacer las multiplicaciones fp32
-# con **TF32** en los Tensor Cores: mucho más rápido, con menos precisión (10 bits de mantisa en
-# lugar de 23). **PyTorch lo deja desactivado por defecto** para las multiplicaciones. Mira el
-# ajuste en vigor; `medir_matmul` lo lee y dice qué modo midió (`modo`):
+# Las GPU NVIDIA desde Ampere (A100, RTX 30, L4, H100...) pueden hacer las cuentas fp32 con
+# **TF32** en los Tensor Cores: mucho más rápido, con menos precisión (10 bits de mantisa en
+# lugar de 23). PyTorch lo trata distinto según la operación:
+#
+# - **Multiplicaciones de matrices** (`@`, `nn.Linear`): TF32 **apagado** por defecto.
+# - **Convoluciones** (cuDNN, `nn.Conv2d`): TF32 **encendido** por defecto. Una CNN en fp32
+#   en una A100 ya usa TF32 sin que lo pidas.
+#
+# Desde PyTorch 2.9 el ajuste se escribe con `fp32_precision` (`"ieee"`: fp32 de verdad;
+# `"tf32"`: permite TF32; `"none"`: hereda el ajuste general). Los ajustes antiguos
+# (`allow_tf32`, `set_float32_matmul_precision`) siguen funcionando, pero PyTorch los va a
+# retirar (documentación de PyTorch, «CUDA semantics › TensorFloat-32», versiones 2.9 y
+# posteriores). Estos son los ajustes en vigor; `medir_matmul` los lee y dice qué modo midió
+# (`modo`):
 
 # %%
-print("torch.get_float32_matmul_precision():", torch.get_float32_matmul_precision())
-print("torch.backends.cuda.matmul.allow_tf32:", torch.backends.cuda.matmul.allow_tf32)
-# Para permitir TF32: torch.set_float32_matmul_precision("high")  (y "highest" para volver)
+print("matmul, API nueva:  torch.backends.cuda.matmul.fp32_precision =", repr(torch.backends.cuda.matmul.fp32_precision))
+print("conv., API nueva:   torch.backends.cudnn.conv.fp32_precision =", repr(torch.backends.cudnn.conv.fp32_precision))
+print("matmul, API antigua: torch.backends.cuda.matmul.allow_tf32 =", torch.backends.cuda.matmul.allow_tf32)
+print("conv., API antigua:  torch.backends.cudnn.allow_tf32 =", torch.backends.cudnn.allow_tf32)
+# Para permitir TF32 en las multiplicaciones: torch.backends.cuda.matmul.fp32_precision = "tf32"
+# (y "ieee" para volver a fp32 exacto).
+
+# %% [markdown]
+# Algo parecido pasa con fp16: por defecto cada multiplicación fp16 **acumula** (suma los
+# productos) en fp32, más lento pero más exacto. `torch.backends.cuda.matmul.allow_fp16_accumulation
+# = True` le deja acumular en fp16: más rápido en las GPU que lo aceptan, con más error.
 
 # %% [markdown]
 # ## Paso 7: ¿desde qué tamaño gana la GPU?
@@ -411,12 +452,13 @@ except MemoriaInsuficiente as error:
 # ## Retos
 #
 # 1. Ejecuta este notebook en Google Colab con una GPU T4 y compara la aceleración con la de tu
-#    ordenador. ¿Cuánto cambia al contar la copia de datos?
+#    computadora. ¿Cuánto cambia al contar la copia de datos?
 # 2. Con `medir_matmul`, busca el tamaño n más pequeño en el que la GPU gana a la CPU contando la
 #    copia (`segundos_con_transferencia`).
 # 3. Mide con `torch.set_num_threads(1)` y compara: ¿cuánto más «rápida» parece la GPU frente a
 #    una CPU de un solo hilo? Vuelve a dejarlo como estaba con `torch.set_num_threads(...)`.
-# 4. En una GPU Ampere o posterior, mide fp32 con y sin `torch.set_float32_matmul_precision("high")`.
+# 4. En una GPU Ampere o posterior, mide fp32 con `torch.backends.cuda.matmul.fp32_precision`
+#    en `"ieee"` y en `"tf32"`.
 #    ¿Cambia el resultado de `a @ b`? Compáralo con `torch.allclose`.
 # 5. Escribe tu propio cronómetro con `torch.cuda.Event(enable_timing=True)` y compáralo con
 #    `cronometrar`.
@@ -436,4 +478,5 @@ except MemoriaInsuficiente as error:
 # - **Tensor Cores**: unidades de las GPU NVIDIA (desde Volta) especializadas en multiplicar
 #   matrices en fp16, bf16, TF32...
 # - **TF32**: modo de los Tensor Cores (desde Ampere) para acelerar multiplicaciones fp32 con
-#   menos precisión. PyTorch lo deja apagado por defecto.
+#   menos precisión. PyTorch lo deja apagado en las multiplicaciones de matrices y encendido
+#   en las convoluciones de cuDNN.
