@@ -90,7 +90,7 @@ def _como_conseguir_gpu(tipo: str = "cuda") -> str:
     lineas = ["Para usar una GPU:", "- En Google Colab: menú " + MENU_COLAB + "."]
     if torch.version.cuda or getattr(torch.version, "hip", None):
         lineas.append(
-            f"- En tu ordenador: tu PyTorch ya trae CUDA {torch.version.cuda or ''}".rstrip()
+            f"- En tu computadora: tu PyTorch ya trae CUDA {torch.version.cuda or ''}".rstrip()
             + "; comprueba con nvidia-smi que la GPU y su driver están instalados."
         )
     else:
@@ -99,7 +99,7 @@ def _como_conseguir_gpu(tipo: str = "cuda") -> str:
         except ValueError as error:  # ninguna rueda sirve a ese driver y esa GPU
             comando = str(error)
         lineas.append(
-            f"- En tu ordenador con una GPU NVIDIA: tu PyTorch ({torch.__version__}) es solo para CPU; "
+            f"- En tu computadora con una GPU NVIDIA: tu PyTorch ({torch.__version__}) es solo para CPU; "
             "reinstálalo con CUDA:\n    " + comando
         )
     lineas.append("Sin GPU todo el curso funciona igual en CPU: usa elegir_dispositivo('auto').")
@@ -330,7 +330,7 @@ def diagnosticar(informe: InformeEntorno) -> list[str]:
                      if visibles is not None else "")
             avisos.append(
                 f"nvidia-smi ve la GPU {smi.gpus[0].nombre}, pero tu PyTorch (con CUDA "
-                f"{informe.cuda_compilado}) no la ve.{pista} Reinicia el kernel (o el ordenador, "
+                f"{informe.cuda_compilado}) no la ve.{pista} Reinicia el kernel (o la computadora, "
                 "si acabas de instalar el driver) y vuelve a probar."
             )
         else:

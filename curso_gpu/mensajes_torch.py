@@ -31,6 +31,15 @@ MEZCLA_LINEAL = (
 # same» depende del camino de la convolución; la comprobación compara este comienzo.
 MEZCLA_CONVOLUCION = "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same"
 
+# El mismo error al revés: la CNN se quedó en la CPU y los datos están en cuda:0.
+MEZCLA_CONVOLUCION_MODELO_EN_CPU = (
+    "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same"
+)
+
+# Una operación elemento a elemento (a + b) con un tensor en la CPU y otro en cuda:0
+# (``aten/src/ATen/TensorIterator.cpp``: «…but found at least two devices, »).
+MEZCLA_SUMA = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+
 # Un PyTorch con CUDA en una máquina sin driver de NVIDIA (Colab en un entorno sin GPU).
 SIN_DRIVER = (
     "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "

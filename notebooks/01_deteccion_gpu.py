@@ -411,10 +411,11 @@ print((x * mascara + ceros).device)
 # gradientes. Solo cambia el hardware que hace las cuentas, y por tanto la velocidad.
 #
 # Un ejemplo completo y pequeño: separar puntos por encima y por debajo de una recta.
+# Al final medimos la *accuracy*: la fracción de puntos bien clasificados (de 0 a 1).
 
 # %%
 def entrenar_y_evaluar(device, pasos=60):
-    """Entrena una red diminuta en `device` y devuelve (pérdida final, exactitud)."""
+    """Entrena una red diminuta en `device` y devuelve (pérdida final, accuracy)."""
     torch.manual_seed(24)
     X = torch.randn(256, 2)
     y = (X[:, 1] > 0.5 * X[:, 0]).long()
@@ -433,12 +434,12 @@ def entrenar_y_evaluar(device, pasos=60):
 
     modelo.eval()  # evaluar: eval() y no_grad(), como siempre
     with torch.no_grad():
-        exactitud = (modelo(X).argmax(dim=1) == y).float().mean().item()
-    return perdida.item(), exactitud
+        accuracy = (modelo(X).argmax(dim=1) == y).float().mean().item()
+    return perdida.item(), accuracy
 
 
-perdida, exactitud = entrenar_y_evaluar(elegir_dispositivo())
-print(f"Pérdida final: {perdida:.3f} | exactitud: {exactitud:.1%}")
+perdida, accuracy = entrenar_y_evaluar(elegir_dispositivo())
+print(f"Pérdida final: {perdida:.3f} | accuracy: {accuracy:.1%}")
 
 # %% [markdown]
 # `.item()` convierte un tensor de un solo número en un `float` de Python, esté donde esté.
@@ -452,8 +453,8 @@ print(f"Pérdida final: {perdida:.3f} | exactitud: {exactitud:.1%}")
 # máquina con varias GPU. Compruébalo: en CPU da el mismo resultado.
 
 # %%
-perdida_cpu, exactitud_cpu = entrenar_y_evaluar(torch.device("cpu"))
-print(f"En CPU: pérdida {perdida_cpu:.3f} | exactitud {exactitud_cpu:.1%}")
+perdida_cpu, accuracy_cpu = entrenar_y_evaluar(torch.device("cpu"))
+print(f"En CPU: pérdida {perdida_cpu:.3f} | accuracy {accuracy_cpu:.1%}")
 
 # %% [markdown]
 # (En GPU los números pueden diferir en los últimos decimales: el orden de las sumas en
