@@ -486,9 +486,10 @@ else:
 # optimizador, la época, el historial y el estado de los generadores aleatorios) cada pocas
 # épocas en un sitio que sobreviva, como **Google Drive**, y reanudar desde el último.
 #
-# `carpeta_checkpoints(nombre)` elige el sitio: en Colab, Google Drive; fuera, la carpeta
-# local `checkpoints/`. Montar Drive pide permisos amplios sobre tu Drive, así que solo se
-# hace si tú lo eliges: cambia `GUARDAR_EN_DRIVE` a `True` en Colab.
+# `carpeta_checkpoints(nombre)` elige el sitio: por defecto, la carpeta local
+# `checkpoints/<nombre>`; con `drive=True` (solo en Colab), además Google Drive. Montar Drive
+# pide permisos amplios sobre tu Drive, así que solo se hace si tú lo eliges: cambia
+# `GUARDAR_EN_DRIVE` a `True` en Colab.
 
 # %%
 GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para que los checkpoints sobrevivan a una desconexión
