@@ -4,7 +4,16 @@ Lección 04.
 Sirven de ejemplos y de preajustes para ``curso_gpu.memoria`` y la calculadora de VRAM.
 Cada entrada lleva en un comentario la fuente de la cifra. Los números de parámetros son
 los publicados por sus autores (ficha del modelo o artículo), redondeados como ellos los dan.
-La memoria de las GPU es la de su ficha comercial, en GB (10⁹ bytes).
+La memoria de las GPU es la cifra de su ficha comercial («16 GB»), que las cuentas del
+curso toman como GB decimales (10⁹ bytes). Es una etiqueta, no lo que puedes usar:
+
+- La memoria física se fabrica en potencias de dos: los «16 GB» de una T4 son 16 GiB
+  (2³⁰ bytes cada uno, 17,2 GB). Tomarlos como 16·10⁹ bytes deja un margen de un 7 %.
+- Las GPU con memoria GDDR y ECC activado (la T4 de Colab) guardan los códigos del ECC en la
+  propia memoria y pierden 1/16: ``nvidia-smi`` muestra 15 360 MiB (16,1 GB) y PyTorch ve
+  unos 15 100 MiB (15,8 GB). Ahí la cifra de la ficha es un 1 % optimista; el margen del +20 %
+  de ``memoria.memoria_inferencia`` lo cubre. Las GPU con HBM (A100, H100) llevan el ECC
+  aparte y muestran su tamaño completo.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ class Modelo:
 
 @dataclass(frozen=True)
 class GPU:
-    """Una GPU (o un Mac) y su memoria en GB (10⁹ bytes), según su ficha. Lección 04."""
+    """Una GPU (o un Mac) y la memoria de su ficha («16 GB»), tomada como GB de 10⁹ bytes. Lección 04."""
 
     nombre: str
     memoria_gb: float
@@ -69,8 +78,11 @@ _MODELOS = [
 _GPUS = [
     # https://www.nvidia.com/en-us/data-center/tesla-p100/ (versiones de 12 GB y de 16 GB)
     GPU("NVIDIA P100", 16, "la GPU de Kaggle (versión de 16 GB)"),
-    # https://www.nvidia.com/en-us/data-center/tesla-t4/ («16 GB GDDR6»)
-    GPU("NVIDIA T4", 16, "la GPU gratis de Google Colab"),
+    # https://www.nvidia.com/en-us/data-center/tesla-t4/ («16 GB GDDR6»): 16 GiB físicos; con
+    # el ECC activado, nvidia-smi muestra 15360 MiB y PyTorch ve de 15079 a 15109 MiB según el
+    # driver (total_memory de _CudaDeviceProperties en Colab, citado en muchos proyectos
+    # públicos; leído el 3-12-2026).
+    GPU("NVIDIA T4", 16, "la GPU gratis de Google Colab (15360 MiB usables con ECC)"),
     # https://www.nvidia.com/en-us/data-center/v100/ («16 GB / 32 GB HBM2»)
     GPU("NVIDIA V100 16 GB", 16, "centro de datos (2017)"),
     GPU("NVIDIA V100 32 GB", 32, "centro de datos (2017)"),

@@ -2,10 +2,12 @@
 
 El pico teórico es lo máximo que el fabricante dice que el chip puede calcular por segundo
 (TFLOP/s = billones de operaciones de coma flotante por segundo). Una multiplicación de
-matrices grande y bien medida llega, en la práctica, a una fracción de ese pico:
+matrices grande y bien medida llega, en la práctica, a una fracción de ese pico
+(``rango_porcentaje`` da el rango esperado de cada GPU, con sus fuentes):
 
-- una T4 de Colab: más o menos la mitad del pico en fp32 y unos dos tercios en fp16;
-- una GPU de centro de datos (A100, H100, H200): del 75 al 90 % en bf16/fp16.
+- una T4 de Colab: un 40–60 % en fp32 (unos 4 TFLOP/s) y solo un 30–40 % en fp16
+  (20–25 TFLOP/s de 65), porque su límite de potencia de 70 W le baja los relojes;
+- una GPU de centro de datos (A100, H100, H200): del 70 al 90 % en bf16/fp16.
 
 Si una medida supera el 100 %, la medida está mal (casi siempre falta sincronizar).
 
@@ -14,9 +16,9 @@ y con el reloj máximo (boost). Columnas:
 
 - ``fp32``: núcleos normales (CUDA cores), sin Tensor Cores.
 - ``tf32``: Tensor Cores con TF32 (Ampere y posteriores). PyTorch, por defecto, NO usa TF32
-  en las multiplicaciones fp32: ``torch.get_float32_matmul_precision()`` vale ``"highest"``
-  y ``torch.backends.cuda.matmul.allow_tf32`` es ``False``. Con
-  ``torch.set_float32_matmul_precision("high")`` lo permites.
+  en las multiplicaciones fp32 (sí en las convoluciones de cuDNN). Desde PyTorch 2.9 se
+  permite con ``torch.backends.cuda.matmul.fp32_precision = "tf32"`` (la API antigua,
+  ``allow_tf32`` y ``set_float32_matmul_precision``, sigue funcionando, pero se retirará).
 - ``fp16`` y ``bf16``: Tensor Cores, acumulando en fp32, que es lo que hace PyTorch. Las
   GeForce (RTX) acumulan fp16 en fp32 a *mitad* de velocidad que en fp16: la tabla da esa
   mitad, que es lo que verás con PyTorch.
@@ -84,35 +86,39 @@ _TABLA: list[tuple[str, PicoGPU]] = [
     (r"a100", PicoGPU("NVIDIA A100", 19.5, 156.0, 312.0, 312.0, "NVIDIA A100 datasheet")),
     # NVIDIA H100 datasheet: SXM FP32 67, TF32 989*, BF16/FP16 1979*; PCIe 51, 756*, 1513*;
     # NVL 60, 835*, 1671* (*con dispersión: la mitad densas).
-    (r"h100.*pcie", PicoGPU("NVIDIA H100 PCIe", 51.0, 378.0, 756.0, 756.0, "NVIDIA H100 datasheet")),
-    (r"h100.*nvl", PicoGPU("NVIDIA H100 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H100 datasheet")),
-    (r"h100", PicoGPU("NVIDIA H100 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H100 datasheet")),
+    (r"\bh100.*pcie", PicoGPU("NVIDIA H100 PCIe", 51.0, 378.0, 756.0, 756.0, "NVIDIA H100 datasheet")),
+    (r"\bh100.*nvl", PicoGPU("NVIDIA H100 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H100 datasheet")),
+    (r"\bh100\b", PicoGPU("NVIDIA H100 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H100 datasheet")),
     # NVIDIA H200 datasheet: SXM igual que H100 SXM (67 / 989* / 1979*); NVL 60 / 835* / 1671*.
-    (r"h200.*nvl", PicoGPU("NVIDIA H200 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H200 datasheet")),
-    (r"h200", PicoGPU("NVIDIA H200 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H200 datasheet")),
+    # «\b»: la GH200 (Grace Hopper) es otro producto y no debe confundirse con la H200.
+    (r"\bh200.*nvl", PicoGPU("NVIDIA H200 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H200 datasheet")),
+    (r"\bh200\b", PicoGPU("NVIDIA H200 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H200 datasheet")),
     # NVIDIA Ampere GA102 whitepaper, apéndice: RTX 3090 FP32 35,6; TF32 35,6; FP16 y BF16 con
     # acumulación fp32 71 (con acumulación fp16: 142). La RTX 3060 (GA106, 112 Tensor Cores a
     # 1,78 GHz, FP32 12,7) no está en el whitepaper: sus Tensor Cores escalados desde la 3090.
-    (r"rtx 3090", PicoGPU("NVIDIA GeForce RTX 3090", 35.6, 35.6, 71.0, 71.0, "NVIDIA Ampere GA102 whitepaper",
+    (r"rtx 3090(?!\s*ti)", PicoGPU("NVIDIA GeForce RTX 3090", 35.6, 35.6, 71.0, 71.0, "NVIDIA Ampere GA102 whitepaper",
                           "GeForce: fp16 acumulando en fp32 a mitad de velocidad (142 acumulando en fp16).")),
     (r"rtx 3060(?!\s*ti)", PicoGPU("NVIDIA GeForce RTX 3060", 12.7, 12.7, 25.5, 25.5,
                                   "NVIDIA RTX 3060 specs; Tensor Cores escalados del whitepaper GA102",
                                   "GeForce: fp16 acumulando en fp32 a mitad de velocidad.")),
     # NVIDIA Ada Lovelace whitepaper: RTX 4090 FP32 82,6; TF32 82,6; FP16/BF16 con acumulación
     # fp32 165,2 (con acumulación fp16: 330,3).
-    (r"rtx 4090", PicoGPU("NVIDIA GeForce RTX 4090", 82.6, 82.6, 165.2, 165.2, "NVIDIA Ada Lovelace whitepaper",
+    (r"rtx 4090(?!\s*d\b)", PicoGPU("NVIDIA GeForce RTX 4090", 82.6, 82.6, 165.2, 165.2, "NVIDIA Ada Lovelace whitepaper",
                           "GeForce: fp16 acumulando en fp32 a mitad de velocidad (330 acumulando en fp16).")),
-    # Apple (notas de prensa de Apple, versión con más núcleos de GPU): M1 2,6; M1 Pro 5,2;
-    # M1 Max 10,4; M1 Ultra 21; M2 3,6; M2 Pro 6,8; M2 Max 13,6; M2 Ultra 27,2 TFLOPS fp32.
-    # Apple no publica cifras de fp16/bf16 ni de los M3/M4.
-    (r"\bm1 ultra\b", PicoGPU("Apple M1 Ultra", 21.0, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm1 max\b", PicoGPU("Apple M1 Max", 10.4, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm1 pro\b", PicoGPU("Apple M1 Pro", 5.2, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm1\b", PicoGPU("Apple M1", 2.6, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm2 ultra\b", PicoGPU("Apple M2 Ultra", 27.2, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm2 max\b", PicoGPU("Apple M2 Max", 13.6, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm2 pro\b", PicoGPU("Apple M2 Pro", 6.8, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm2\b", PicoGPU("Apple M2", 3.6, None, None, None, "Apple (nota de prensa)")),
+    # Apple no publica una ficha con TFLOPS por tipo de dato: las cifras fp32 son un cálculo,
+    # núcleos de GPU × 128 ALU por núcleo × 2 operaciones (multiplicar y sumar) × reloj de la
+    # GPU: 1,278 GHz en los M1 y 1,398 GHz en los M2 (arquitectura y relojes: Philip Turner,
+    # «metal-benchmarks», github.com/philipturner/metal-benchmarks; leído el 3-12-2026).
+    # Coinciden con las que Apple dio al presentarlos (2,6 el M1, 10,4 el M1 Max...). Versión
+    # con más núcleos de GPU de cada chip. Sin fp16/bf16 ni M3/M4: no hay cifra publicada.
+    (r"\bm1 ultra\b", PicoGPU("Apple M1 Ultra", 21.0, None, None, None, "cálculo: 64 núcleos × 128 ALU × 2 × 1,278 GHz")),
+    (r"\bm1 max\b", PicoGPU("Apple M1 Max", 10.4, None, None, None, "cálculo: 32 núcleos × 128 ALU × 2 × 1,278 GHz")),
+    (r"\bm1 pro\b", PicoGPU("Apple M1 Pro", 5.2, None, None, None, "cálculo: 16 núcleos × 128 ALU × 2 × 1,278 GHz")),
+    (r"\bm1\b", PicoGPU("Apple M1", 2.6, None, None, None, "cálculo: 8 núcleos × 128 ALU × 2 × 1,278 GHz")),
+    (r"\bm2 ultra\b", PicoGPU("Apple M2 Ultra", 27.2, None, None, None, "cálculo: 76 núcleos × 128 ALU × 2 × 1,398 GHz")),
+    (r"\bm2 max\b", PicoGPU("Apple M2 Max", 13.6, None, None, None, "cálculo: 38 núcleos × 128 ALU × 2 × 1,398 GHz")),
+    (r"\bm2 pro\b", PicoGPU("Apple M2 Pro", 6.8, None, None, None, "cálculo: 19 núcleos × 128 ALU × 2 × 1,398 GHz")),
+    (r"\bm2\b", PicoGPU("Apple M2", 3.6, None, None, None, "cálculo: 10 núcleos × 128 ALU × 2 × 1,398 GHz")),
 ]
 
 
@@ -161,3 +167,41 @@ def pico_teorico(nombre_gpu: str, dtype=torch.float32) -> float | None:
 def tabla_picos() -> list[PicoGPU]:
     """Todas las filas de la tabla, en orden, para enseñarlas en la lección."""
     return [fila for _, fila in _TABLA]
+
+
+# Qué fracción del pico (en %) alcanza de verdad una multiplicación grande y cuadrada
+# (n = 4096–8192) medida con PyTorch. Solo donde hay una medida publicada; el resto, None.
+# ``benchmarks/validar_en_gpu.py`` los comprueba cada vez que hay una GPU: si una medida
+# propia los contradice, se corrigen aquí.
+_RANGOS_PORCENTAJE: dict[tuple[str, str], tuple[float, float]] = {
+    # T4 en fp16: cuBLAS sostiene unos 24 TFLOP/s con n=4096 (un 37 % de 65), porque la T4
+    # está limitada a 70 W: con los Tensor Cores a tope el límite de potencia baja sus relojes
+    # desde el máximo de 1590 MHz. NVIDIA Developer Forums, «About GPU peak performance»
+    # (forums.developer.nvidia.com/t/about-gpu-peak-performance/264462), respuesta de NVIDIA;
+    # también Jia et al., «Dissecting the NVidia Turing T4 GPU via Microbenchmarking»,
+    # arXiv:1903.07486 (2019), sobre los relojes de la T4 bajo carga. Leídos el 3-12-2026.
+    ("NVIDIA T4", "fp16"): (30.0, 40.0),
+    # T4 en fp32: unos 4 TFLOP/s de 8,1, por el mismo límite de 70 W. Rango prudente hasta
+    # que una medida nuestra en una T4 lo sustituya (mismas fuentes que arriba).
+    ("NVIDIA T4", "fp32"): (40.0, 60.0),
+    # Centro de datos, fp16/bf16 (densos): A100 SXM 271 de 312 (87 %) y H100 SXM 795 de 989
+    # (80 %) en bf16 (S. Bekman, «ML Engineering», tabla «Maximum Achievable Matmul FLOPS»,
+    # github.com/stas00/ml-engineering, compute/accelerator); H100 80GB HBM3 con torch 2.7:
+    # fp16 736–760 y bf16 789–798 (74–81 %) (github.com/zzc0721/torch-performance-test-data,
+    # incidencia 79). Leídos el 3-12-2026.
+    **{(gpu, modo): (70.0, 90.0)
+       for gpu in ("NVIDIA A100", "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 NVL",
+                   "NVIDIA H200 SXM", "NVIDIA H200 NVL")
+       for modo in ("fp16", "bf16")},
+}
+
+
+def rango_porcentaje(nombre_gpu: str, dtype=torch.float32) -> tuple[float, float] | None:
+    """El % del pico que se alcanza de verdad en esa GPU y ese tipo de dato, o None. Lección 03.
+
+    Por ejemplo, ``rango_porcentaje("Tesla T4", "fp16")`` es ``(30.0, 40.0)``: una T4
+    sostiene 20–25 de sus 65 TFLOP/s teóricos. None si no hay una medida publicada.
+    """
+    modo = normalizar_modo(dtype)
+    fila = buscar_gpu(nombre_gpu)
+    return None if fila is None else _RANGOS_PORCENTAJE.get((fila.nombre, modo))

@@ -243,9 +243,9 @@ comparacion = comparar_cpu_gpu(N, dispositivo, repeticiones=5)
 comparacion
 
 # %% [markdown]
-# En una T4 de Colab con n=4096 en fp32, la CPU (2 núcleos) tarda uno o dos segundos y la T4
-# unos 35 ms: entre **30 y 60 veces** más rápida, y algo menos contando la copia (unos 10–20 ms
-# por el bus PCIe). Sin GPU solo ves la línea de la CPU.
+# En una T4 de Colab con n=4096 en fp32, la CPU (2 vCPU: un solo núcleo) tarda uno o dos
+# segundos y la T4 unos 30–40 ms (unos 4 TFLOP/s): entre **30 y 60 veces** más rápida, y algo
+# menos contando la copia (unos 10–20 ms por el bus PCIe). Sin GPU solo ves la línea de la CPU.
 
 # %% [markdown]
 # ## Paso 6: GFLOP/s y % del pico teórico
@@ -276,14 +276,43 @@ for fila in tabla_picos():
 print("\nTesla T4 en bf16:", pico_teorico("Tesla T4", torch.bfloat16), "(no tiene bf16 en Tensor Cores)")
 
 # %% [markdown]
-# Qué es realista en una multiplicación grande y cuadrada:
-#
-# - Una **T4** de Colab llega a más o menos **la mitad** de su pico fp32 (unos 4 de 8,1 TFLOP/s)
-#   y a unos **dos tercios** de su pico fp16 (unos 40 de 65).
-# - Una GPU de centro de datos (A100, H100, H200) llega al **75–90 %** en bf16/fp16.
+# El pico teórico no se alcanza nunca. Qué es realista en una multiplicación grande y
+# cuadrada (`picos.rango_porcentaje` da cada rango; sus fuentes están en el código):
+
+# %%
+from curso_gpu.picos import rango_porcentaje
+
+for gpu, modo in [("Tesla T4", "fp32"), ("Tesla T4", "fp16"), ("NVIDIA A100-SXM4-80GB", "bf16"),
+                  ("NVIDIA H100 80GB HBM3", "bf16")]:
+    minimo, maximo = rango_porcentaje(gpu, modo)
+    pico = pico_teorico(gpu, modo)
+    print(f"{gpu:<24} {modo}: {minimo:.0f}–{maximo:.0f} % del pico = "
+          f"{pico * minimo / 100:.0f}–{pico * maximo / 100:.0f} de {pico:g} TFLOP/s")
+
+# %% [markdown]
+# - Una **T4** de Colab llega a unos **4 TFLOP/s en fp32** (la mitad de 8,1) y a solo
+#   **20–25 TFLOP/s en fp16**, un tercio de su pico de 65: unas **5 o 6 veces** más que en
+#   fp32, no diez. ¿Por qué tan lejos del pico? Por su **límite de potencia**.
+# - Una GPU de centro de datos (A100, H100, H200) llega al **70–90 %** en bf16/fp16.
 # - Las GeForce (RTX) acumulan fp16 en fp32 a **mitad de velocidad**: la tabla ya da esa cifra.
 # - **Más del 100 % es imposible**: la medida está mal, casi siempre por no sincronizar.
 #   `medir_matmul` te avisa con «¡Ojo!».
+#
+# ### El límite de potencia: por qué la T4 no llega a su pico
+#
+# El pico teórico se calcula con el **reloj máximo** (*boost*) de la GPU: núcleos ×
+# operaciones por ciclo × ciclos por segundo. En la T4, 1590 MHz. Pero cada GPU tiene además un
+# **límite de potencia**: la T4, pensada para servidores sin ventiladores propios, no puede
+# gastar más de **70 W** (`nvidia-smi` lo muestra como `9W / 70W`). Una multiplicación de
+# matrices larga pone a trabajar todos los Tensor Cores a la vez; para no pasar de 70 W, el
+# driver **baja el reloj** (*clock throttling*) muy por debajo del máximo, y con menos ciclos
+# por segundo salen menos operaciones por segundo. Una ráfaga corta puede ir más rápida;
+# una multiplicación sostenida, no. Las GPU grandes (300–700 W) también tienen límite, pero
+# llegan mucho más cerca de su pico.
+#
+# Puedes verlo en una T4: mientras corre una multiplicación larga, ejecuta en una terminal
+# `nvidia-smi --query-gpu=clocks.sm,power.draw,power.limit --format=csv -l 1` y mira cómo
+# el reloj (`clocks.sm`) baja cuando el consumo toca los 70 W.
 
 # %%
 if comparacion.acelerador is not None:
@@ -293,7 +322,7 @@ if comparacion.acelerador is not None:
     else:
         print(f"{g.nombre_dispositivo}: {g.gflops:.0f} GFLOP/s (no está en la tabla de picos)")
 else:
-    print("Sin GPU no hay pico que comparar. En una T4 verías algo como: 4000 GFLOP/s = 50 % del pico fp32.")
+    print("Sin GPU no hay pico que comparar. En una T4 verías algo como: 4000 GFLOP/s = 49 % del pico fp32.")
 
 # %% [markdown]
 # ### TF32: el modo que PyTorch deja apagado
@@ -378,10 +407,11 @@ else:
 #
 # - **fp32**: unos 4 TFLOP/s, la mitad de su pico de 8,1.
 # - **tf32**: lo mismo que fp32, con un aviso: la T4 no tiene TF32 (llegó con Ampere).
-# - **fp16**: unos 40 TFLOP/s, dos tercios de su pico de 65: **10 veces** más que fp32.
+# - **fp16**: 20–25 TFLOP/s sostenidos, un 30–40 % de su pico de 65 (el límite de 70 W baja
+#   el reloj): unas **5 o 6 veces** más que fp32.
 # - **bf16**: como fp32 o más lento: la T4 no tiene bf16 en sus Tensor Cores.
 #
-# En una A100 o H100, bf16 y fp16 llegan al 75–90 % del pico, y TF32 multiplica varias veces la
+# En una A100 o H100, bf16 y fp16 llegan al 70–90 % del pico, y TF32 multiplica varias veces la
 # velocidad de fp32.
 
 # %% [markdown]
@@ -471,6 +501,8 @@ except MemoriaInsuficiente as error:
 # - **cuBLAS**: la biblioteca de NVIDIA que hace las multiplicaciones de matrices en la GPU.
 # - **FLOP/s**: operaciones de coma flotante por segundo (GFLOP/s = 10⁹; TFLOP/s = 10¹²).
 # - **fp32, fp16, bf16**: números de 32 y 16 bits; bf16 tiene el rango de fp32 con menos precisión.
+# - **Límite de potencia** (*power cap*): los vatios que una GPU no puede superar (70 W la T4);
+#   para respetarlo, el driver baja el reloj (*clock throttling*).
 # - **Mediana**: el valor del medio de las muestras ordenadas.
 # - **Pico teórico**: el máximo de FLOP/s que el fabricante da para un chip y un tipo de dato.
 # - **Rango intercuartílico**: la distancia entre el cuartil 1 y el 3; mide la dispersión.

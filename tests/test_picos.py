@@ -62,3 +62,35 @@ def test_cada_fila_dice_su_fuente_y_los_tensor_cores_superan_a_fp32():
         assert fila.fuente and fila.fp32 and fila.fp32 > 0
         for modo in (fila.tf32, fila.fp16, fila.bf16):
             assert modo is None or modo >= fila.fp32
+
+
+@pytest.mark.parametrize("nombre", [
+    "NVIDIA GeForce RTX 3090 Ti",  # otra tarjeta, con otro pico
+    "NVIDIA GeForce RTX 4090 D",   # la versión con menos núcleos
+    "NVIDIA GH200 480GB",          # Grace Hopper no es una H200
+    "NVIDIA GH100",
+])
+def test_los_patrones_no_atrapan_otras_tarjetas(nombre):
+    assert buscar_gpu(nombre) is None
+
+
+def test_los_picos_de_apple_dicen_como_se_calcularon():
+    from curso_gpu.picos import buscar_gpu as buscar
+
+    for nombre, nucleos, reloj in [("Apple M1", 8, 1.278), ("Apple M1 Max", 32, 1.278),
+                                   ("Apple M2", 10, 1.398), ("Apple M2 Ultra", 76, 1.398)]:
+        fila = buscar(nombre)
+        assert fila.fuente.startswith(f"cálculo: {nucleos} núcleos × 128 ALU × 2")
+        # núcleos × 128 ALU × 2 operaciones × reloj (GHz) = GFLOP/s; la tabla redondea a 0,1 TFLOP/s
+        assert fila.fp32 == pytest.approx(nucleos * 128 * 2 * reloj / 1000, abs=0.15)
+
+
+def test_la_t4_sostiene_mucho_menos_que_su_pico_en_fp16():
+    from curso_gpu.picos import rango_porcentaje
+
+    minimo, maximo = rango_porcentaje("Tesla T4", torch.float16)
+    assert (minimo * 65 / 100, maximo * 65 / 100) == pytest.approx((19.5, 26.0))  # 20–25 TFLOP/s
+    assert rango_porcentaje("Tesla T4", "fp32") == (40.0, 60.0)  # unos 4 de 8,1
+    assert rango_porcentaje("NVIDIA H100 80GB HBM3", "bf16") == (70.0, 90.0)
+    assert rango_porcentaje("NVIDIA GeForce RTX 4090", "fp16") is None  # sin medida publicada
+    assert rango_porcentaje("GPU inventada", "fp16") is None
