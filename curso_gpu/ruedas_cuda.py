@@ -11,7 +11,9 @@ Fuentes (leídas el 3 de diciembre de 2026):
   no da un driver de Windows: allí usamos el de Linux, que es de la misma rama.
   CUDA 11.0: el GA (11.0.2) pide 450.51.05 / 451.48; 450.36.06 era el de la RC.
   CUDA 13.3 GA: 610.43.02 (notas de CUDA 13.3). Desde CUDA 13.4 el driver de Linux ya no
-  viene con el toolkit; esas notas piden la rama R616 (616.00 o más nuevo).
+  viene con el toolkit; las notas de 13.3 dicen que 13.4 pide la rama R616 (616.00 o más
+  nuevo). CUDA 13.5 existe, pero no hemos podido leer su driver mínimo: falta su fila (hasta
+  entonces, un driver más nuevo cuenta como «al menos 13.4», lo prudente).
 - NVIDIA, «CUDA Minor Version Compatibility»
   (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html):
   cualquier 13.x funciona con un driver ≥ 580, cualquier 12.x con uno ≥ 525.
