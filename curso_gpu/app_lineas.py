@@ -236,7 +236,7 @@ class AplicacionLineas:
     # -- la cuadrícula ------------------------------------------------------------------
 
     def pintar(self, evento) -> None:
-        """Pinta la celda bajo el ratón (clic o arrastre con el botón pulsado)."""
+        """Pinta la celda bajo el puntero (clic o arrastre con el botón pulsado)."""
         col, fila = evento.x // TAMANO_CELDA, evento.y // TAMANO_CELDA
         if 0 <= fila < LADO and 0 <= col < LADO:
             self.pizarra.pintar(fila, col)

@@ -449,7 +449,7 @@ print(f"Pérdida final: {perdida:.3f} | accuracy: {accuracy:.1%}")
 # ### 9. Código portable
 #
 # La función de arriba no sabe si hay GPU: recibe `device` y lo usa en todas partes. Ese
-# es el **código portable**: el mismo script funciona en tu portátil, en Colab y en una
+# es el **código portable**: el mismo script funciona en tu computadora portátil, en Colab y en una
 # máquina con varias GPU. Compruébalo: en CPU da el mismo resultado.
 
 # %%

@@ -318,7 +318,7 @@ except (AssertionError, RuntimeError) as error:
 # #### Apaga la máquina al terminar
 #
 # Una GPU en la nube cobra **por hora encendida, la estés usando o no**. Cerrar la terminal o
-# el portátil no la apaga: apágala (o elimínala) en el panel del proveedor. Olvidarse es el
+# la computadora portátil no la apaga: apágala (o elimínala) en el panel del proveedor. Olvidarse es el
 # error más caro, y el más común, de quien empieza.
 #
 # Cuánto cuesta la hora depende de la GPU. Precios bajo demanda de 2026, en dólares (cambian

@@ -40,7 +40,7 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 #
 # En las lecciones anteriores viste qué es una GPU, cómo conseguir una y cómo medirla.
 # Ahora toca lo que harás siempre: entrenar un modelo con código que funciona **igual** en
-# tu portátil sin GPU, en una T4 de Colab o en un Mac. Si aprendes bien este patrón, lo
+# tu computadora portátil sin GPU, en una T4 de Colab o en un Mac. Si aprendes bien este patrón, lo
 # reutilizarás en cualquier proyecto.
 #
 # No necesitas una GPU: todo corre en CPU en pocos segundos, y donde la GPU cambia algo,
@@ -548,7 +548,7 @@ print("¿Pesos idénticos al entrenamiento sin cortes?", iguales)
 # Los checkpoints se cargan con `torch.load(..., weights_only=True, map_location=dispositivo)`:
 # `weights_only=True` impide que un archivo ejecute código al cargarse, y `map_location`
 # pone los tensores en el dispositivo actual, así que un checkpoint guardado en la T4 de
-# Colab se carga en tu portátil sin GPU, y al revés.
+# Colab se carga en tu computadora portátil sin GPU, y al revés.
 
 # %%
 ultimo = carpeta.cargar_ultimo(torch.device("cpu"))
