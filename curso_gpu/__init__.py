@@ -15,13 +15,8 @@ Cada módulo es la caja de herramientas de una lección:
 ``import curso_gpu`` no carga matplotlib ni ipywidgets.
 """
 
-from .dispositivo import (
-    DispositivoNoDisponible,
-    InformeEntorno,
-    describir_entorno,
-    dispositivos_disponibles,
-    elegir_dispositivo,
-)
+from .dispositivo import DispositivoNoDisponible, dispositivos_disponibles, elegir_dispositivo
+from .entorno import InformeEntorno, describir_entorno
 from .nvidia_smi import consultar_nvidia_smi
 
 __version__ = "0.1.0"

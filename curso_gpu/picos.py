@@ -31,14 +31,10 @@ from dataclasses import dataclass
 
 import torch
 
+from .precisiones import normalizar_precision
+
 MODOS = ("fp32", "tf32", "fp16", "bf16")
 
-_ALIAS = {
-    "fp32": "fp32", "float32": "fp32", "float": "fp32", "torch.float32": "fp32",
-    "tf32": "tf32",
-    "fp16": "fp16", "float16": "fp16", "half": "fp16", "torch.float16": "fp16",
-    "bf16": "bf16", "bfloat16": "bf16", "torch.bfloat16": "bf16",
-}
 
 
 @dataclass(frozen=True)
@@ -118,13 +114,7 @@ _TABLA: list[tuple[str, PicoGPU]] = [
 
 def normalizar_modo(modo) -> str:
     """``torch.float16``, ``"half"``, ``"fp16"``... → ``"fp16"``. Un modo desconocido da ``ValueError``."""
-    texto = str(modo).strip().lower() if not isinstance(modo, torch.dtype) else str(modo)
-    if texto in _ALIAS:
-        return _ALIAS[texto]
-    raise ValueError(
-        f"Tipo de dato desconocido para el pico teórico: {modo!r}. "
-        f"Usa uno de: {', '.join(MODOS)} (o torch.float32, torch.float16, torch.bfloat16)."
-    )
+    return normalizar_precision(modo, MODOS)
 
 
 def buscar_gpu(nombre_gpu: str) -> PicoGPU | None:

@@ -222,6 +222,6 @@ def test_el_informe_se_lee_como_tabla_en_texto_y_en_html(colab_falso, monkeypatc
 
 
 def test_describir_entorno_usa_la_misma_deteccion_de_colab(colab_falso):
-    from curso_gpu.dispositivo import describir_entorno
+    from curso_gpu.entorno import describir_entorno
 
     assert describir_entorno(consultar_smi=False).en_colab is True

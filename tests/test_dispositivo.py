@@ -16,14 +16,8 @@ import pytest
 import torch
 
 from curso_gpu import dispositivo as modulo
-from curso_gpu.dispositivo import (
-    DispositivoNoDisponible,
-    InformeEntorno,
-    describir_entorno,
-    diagnosticar,
-    dispositivos_disponibles,
-    elegir_dispositivo,
-)
+from curso_gpu.dispositivo import DispositivoNoDisponible, dispositivos_disponibles, elegir_dispositivo
+from curso_gpu.entorno import InformeEntorno, describir_entorno, diagnosticar
 from curso_gpu.nvidia_smi import SALIDA_EJEMPLO_T4, GPUNvidiaSmi, InformeNvidiaSmi
 
 INDICE = "https://download.pytorch.org/whl"

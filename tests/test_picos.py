@@ -47,7 +47,7 @@ def test_gpu_desconocida_o_de_portatil_da_none():
 
 
 def test_tipo_desconocido_da_error_en_espanol():
-    with pytest.raises(ValueError, match="Tipo de dato desconocido.*fp32, tf32, fp16, bf16"):
+    with pytest.raises(ValueError, match="precision desconocida.*fp32, tf32, fp16, bf16"):
         pico_teorico("Tesla T4", "fp8")
 
 
