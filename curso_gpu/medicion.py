@@ -324,7 +324,7 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
     ``dispositivos``: por defecto la CPU y, si hay, el acelerador. Un tamaño que no cabe se
     apunta en ``omitidos`` y no se prueban los mayores en ese dispositivo.
     """
-    from .progreso import BarraProgreso
+    from .progreso import barra as barra_progreso
 
     try:
         tamanos = [int(entero_positivo(t, "cada tamaño")) for t in tamanos]
@@ -338,7 +338,7 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
     else:
         lista = [como_dispositivo(x) for x in dispositivos]
     resultado = ResultadoBarrido(tamanos, {str(d): [] for d in lista})
-    with BarraProgreso(len(tamanos) * len(lista), "Barrido", silenciosa=silenciosa) as barra:
+    with barra_progreso(len(tamanos) * len(lista), "Barrido", silenciosa=silenciosa) as barra:
         for d in lista:
             agotado = False
             for n in tamanos:
@@ -351,7 +351,8 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
                     except MemoriaInsuficiente as error:
                         resultado.omitidos.append((str(d), n, str(error)))
                         agotado = True
-                barra.avanzar(texto=f"{d}, n={n}")
+                barra.set_postfix_str(f"{d}, n={n}", refresh=False)
+                barra.update(1)
     return resultado
 
 

@@ -487,6 +487,7 @@ torch.manual_seed(24)
 reanudado = CNNPequena()
 h_reanudado = entrenar(reanudado, (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60,
                        checkpoints=carpeta, cada_checkpoint=10, reanudar=True)
+print(*h_reanudado.avisos, sep="\n")  # «Reanudo desde…»: entrenar no imprime, lo anota en el historial
 print(h_reanudado.final)
 
 # %% [markdown]
