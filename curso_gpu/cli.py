@@ -15,7 +15,9 @@ DESCRIPCION = (
 )
 
 
-class _Formato(argparse.RawDescriptionHelpFormatter):
+class FormatoAyuda(argparse.RawDescriptionHelpFormatter):
+    """La ayuda de argparse con «uso:» en vez de «usage:»."""
+
     def add_usage(self, usage, actions, groups, prefix=None):
         return super().add_usage(usage, actions, groups, prefix="uso: ")
 
@@ -30,7 +32,9 @@ _TRADUCCIONES = (  # los mensajes de argparse que puede ver quien usa el curso
 )
 
 
-class _Analizador(argparse.ArgumentParser):
+class AnalizadorEspanol(argparse.ArgumentParser):
+    """Un ``argparse.ArgumentParser`` que explica los errores en español."""
+
     def error(self, message):  # argparse habla inglés: lo decimos en español
         for ingles, espanol in _TRADUCCIONES:
             message = message.replace(ingles, espanol)
@@ -40,8 +44,8 @@ class _Analizador(argparse.ArgumentParser):
 
 def crear_analizador() -> argparse.ArgumentParser:
     """Las opciones de la línea de órdenes, con la ayuda en español."""
-    analizador = _Analizador(
-        prog="python -m curso_gpu", description=DESCRIPCION, formatter_class=_Formato, add_help=False,
+    analizador = AnalizadorEspanol(
+        prog="python -m curso_gpu", description=DESCRIPCION, formatter_class=FormatoAyuda, add_help=False,
         epilog="Ejemplos:\n  python -m curso_gpu\n  python -m curso_gpu --rapido --json\n"
                "  python -m curso_gpu --dispositivo cpu",
     )
