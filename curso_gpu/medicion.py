@@ -18,14 +18,15 @@ from typing import Callable
 import torch
 
 from .cronometro import Medicion, cronometrar, cronometrar_sin_sincronizar, entero_positivo
-from .dispositivo import (  # noqa: F401  (sincronizar se reexporta para la lección)
+# sincronizar y memoria_disponible se reexportan: la lección 03 las importa desde aquí.
+from .dispositivo import (  # noqa: F401
     como_dispositivo,
     elegir_dispositivo,
     info_gpu,
     nombre_dispositivo,
     sincronizar,
 )
-from .memoria_libre import (  # noqa: F401  (memoria_disponible se reexporta para la lección)
+from .memoria_libre import (  # noqa: F401
     MemoriaInsuficiente,
     comprobar_que_cabe,
     es_falta_de_memoria,

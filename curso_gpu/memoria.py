@@ -21,7 +21,8 @@ from decimal import Decimal, InvalidOperation
 import torch
 
 from . import catalogo, precisiones
-from .dispositivo import (  # noqa: F401  (MemoriaDispositivo y memoria_ram se reexportan para la lección)
+# MemoriaDispositivo y memoria_ram se reexportan: la lección 04 las usa desde aquí.
+from .dispositivo import (  # noqa: F401
     DispositivoNoDisponible,
     MemoriaDispositivo,
     cuda_disponible,
