@@ -50,13 +50,8 @@ def _local(tmp_path, conservar=3) -> CarpetaCheckpoints:
 
 
 @pytest.fixture
-def en_colab(monkeypatch, tmp_path):
-    """Un Colab de mentira: el módulo google.colab existe y montar_drive da una carpeta temporal."""
-    google = types.ModuleType("google")
-    falso = types.ModuleType("google.colab")
-    google.colab = falso
-    monkeypatch.setitem(sys.modules, "google", google)
-    monkeypatch.setitem(sys.modules, "google.colab", falso)
+def en_colab(colab_falso, monkeypatch, tmp_path):
+    """Un Colab de mentira (``colab_falso``) en el que montar_drive da una carpeta temporal."""
     montajes = []
     mi_drive = tmp_path / "content" / "drive" / "MyDrive" / "curso_gpu"
 

@@ -6,9 +6,6 @@ falso en ``sys.modules``. Así las pruebas dan lo mismo en un portátil y en una
 """
 
 import json
-import os
-import shlex
-import stat
 import sys
 import types
 
@@ -52,19 +49,6 @@ def maquina(monkeypatch, tmp_path):
     vacia.mkdir()
     monkeypatch.setenv("PATH", str(vacia))
     return Maquina(monkeypatch)
-
-
-def nvidia_smi_falso(carpeta, monkeypatch, consulta, cabecera=SALIDA_EJEMPLO_T4):
-    """Un ``nvidia-smi`` de bash: ``--query-gpu`` imprime ``consulta``; sin argumentos, ``cabecera``."""
-    (carpeta / "consulta.txt").write_text(consulta)
-    (carpeta / "cabecera.txt").write_text(cabecera)
-    script = carpeta / "nvidia-smi"
-    script.write_text(
-        f"#!/bin/bash\ncd {shlex.quote(str(carpeta))}\n"
-        'case "$1" in --query-gpu=*) cat consulta.txt ;; *) cat cabecera.txt ;; esac\n'
-    )
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{carpeta}{os.pathsep}/usr/bin{os.pathsep}/bin")
 
 
 def cabecera_con(driver, cuda):
@@ -197,8 +181,8 @@ def test_pedir_cuda_sin_gpu_explica_colab_y_el_comando_de_reinstalacion():
 
 
 @requiere_bash
-def test_el_comando_del_error_sirve_para_el_driver_que_ve_nvidia_smi(tmp_path, monkeypatch):
-    nvidia_smi_falso(tmp_path, monkeypatch, "0, Tesla T4, 550.54.15, 15360, 0, 15101\n", cabecera_con("550.54.15", "12.4"))
+def test_el_comando_del_error_sirve_para_el_driver_que_ve_nvidia_smi(nvidia_smi_falso, tmp_path, monkeypatch):
+    nvidia_smi_falso("0, Tesla T4, 550.54.15, 15360, 0, 15101\n", cabecera_con("550.54.15", "12.4"), path_minimo=True)
     with pytest.raises(DispositivoNoDisponible) as error:
         elegir_dispositivo("cuda")
     assert f"torch==2.6.0 --index-url {INDICE}/cu124" in str(error.value)
@@ -269,8 +253,8 @@ def test_dispositivos_disponibles_lista_cada_gpu_y_siempre_cpu(maquina):
     ],
     ids=["driver-560-cu126", "driver-575-cu126", "driver-580-cu130", "driver-550-cu124", "driver-525-cu118"],
 )
-def test_gpu_nvidia_con_pytorch_solo_cpu_da_el_comando_de_la_rueda_del_driver(tmp_path, monkeypatch, driver, cuda, comando):
-    nvidia_smi_falso(tmp_path, monkeypatch, f"0, Tesla T4, {driver}, 15360, 0, 15101\n", cabecera_con(driver, cuda))
+def test_gpu_nvidia_con_pytorch_solo_cpu_da_el_comando_de_la_rueda_del_driver(nvidia_smi_falso, tmp_path, monkeypatch, driver, cuda, comando):
+    nvidia_smi_falso(f"0, Tesla T4, {driver}, 15360, 0, 15101\n", cabecera_con(driver, cuda), path_minimo=True)
     informe = describir_entorno()
     assert informe.nvidia_smi is not None and informe.nvidia_smi.driver == driver
     aviso = informe.avisos[0]
@@ -281,9 +265,9 @@ def test_gpu_nvidia_con_pytorch_solo_cpu_da_el_comando_de_la_rueda_del_driver(tm
 
 
 @requiere_bash
-def test_gpu_nvidia_con_driver_sin_cuda_en_cabecera_deduce_la_rueda(tmp_path, monkeypatch):
+def test_gpu_nvidia_con_driver_sin_cuda_en_cabecera_deduce_la_rueda(nvidia_smi_falso, tmp_path, monkeypatch):
     cabecera = SALIDA_EJEMPLO_T4.replace("CUDA Version: 13.0", "                 ")
-    nvidia_smi_falso(tmp_path, monkeypatch, "0, NVIDIA L4, 595.45.04, 23034, 0, 22563\n", cabecera)
+    nvidia_smi_falso("0, NVIDIA L4, 595.45.04, 23034, 0, 22563\n", cabecera, path_minimo=True)
     informe = describir_entorno()
     assert informe.nvidia_smi.cuda_del_driver == (13, 2)
     assert informe.avisos[0].endswith(f"--index-url {INDICE}/cu132")
@@ -371,8 +355,8 @@ def test_variable_de_entorno_invalida_no_rompe_el_informe(monkeypatch):
 # --- cómo se presenta: texto y HTML ---------------------------------------------------------
 
 @requiere_bash
-def test_el_texto_y_el_html_tienen_las_filas_clave(tmp_path, monkeypatch):
-    nvidia_smi_falso(tmp_path, monkeypatch, "0, Tesla T4, 560.35.03, 15360, 0, 15101\n", cabecera_con("560.35.03", "12.6"))
+def test_el_texto_y_el_html_tienen_las_filas_clave(nvidia_smi_falso, tmp_path, monkeypatch):
+    nvidia_smi_falso("0, Tesla T4, 560.35.03, 15360, 0, 15101\n", cabecera_con("560.35.03", "12.6"), path_minimo=True)
     informe = describir_entorno()
     texto = str(informe)
     html = informe._repr_html_()
