@@ -125,7 +125,7 @@ class Medicion:
         if self.mediana > 0 and self.rango_intercuartilico > DISPERSION_MAXIMA * self.mediana:
             porcentaje = 100 * self.rango_intercuartilico / self.mediana
             return [f"La dispersión es grande: el rango intercuartílico es el {porcentaje:.0f} % de la mediana "
-                    f"(más del {DISPERSION_MAXIMA:.0%}). No te fíes de esta cifra: repite la medida con más "
+                    f"(más del {DISPERSION_MAXIMA * 100:.0f} %). No te fíes de esta cifra: repite la medida con más "
                     "repeticiones y sin otros programas trabajando."]
         return []
 

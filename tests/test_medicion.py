@@ -98,6 +98,16 @@ def test_mediana_y_dispersion_de_muestras_conocidas(monkeypatch):
     assert m.rango_intercuartilico == 2.0
 
 
+def test_una_medida_con_mucha_dispersion_avisa_en_texto_y_en_html():
+    ruidosa = Medicion([1.0, 1.0, 1.5, 2.0, 2.0], None, "cpu")  # IQR 1.0: 67 % de la mediana 1.5
+    assert ruidosa.avisos and "67 %" in ruidosa.avisos[0] and "10 %" in ruidosa.avisos[0]
+    assert "¡Ojo! La dispersión es grande" in str(ruidosa)
+    assert "La dispersión es grande" in ruidosa._repr_html_()
+    estable = Medicion([1.0, 1.01, 1.02, 1.03, 1.04], None, "cpu")  # IQR 0.02: 2 % de la mediana
+    assert estable.avisos == []
+    assert "¡Ojo!" not in str(estable) and "dispersión es grande" not in estable._repr_html_()
+
+
 def test_la_primera_llamada_en_frio_no_cuenta_en_la_mediana(monkeypatch):
     monkeypatch.setattr(cronometro, "sincronizar", lambda d: None)
     reloj = RelojFalso([100.0, 1.0, 1.0, 1.0])
