@@ -6,6 +6,8 @@
   cabecera (la tabla con «Driver Version» y «CUDA Version»).
 - ``colab_falso``: un kernel de Colab (``google.colab`` importado, con un ``drive`` falso).
 - ``sin_colab``: fuera de Colab, pase lo que pase en la máquina que ejecuta las pruebas.
+- ``falta``: ``falta(motivo)`` salta la prueba con un motivo claro; en la integración continua
+  (``CI=true``), donde nada puede faltar, la hace fallar. ``falta.en_ci()`` dice si es CI.
 """
 
 import os
@@ -118,3 +120,22 @@ def colab_falso(monkeypatch):
     monkeypatch.setitem(sys.modules, "google.colab", modulo)
     monkeypatch.setitem(sys.modules, "google.colab.drive", drive)
     return drive
+
+
+class _Falta:
+    """``falta(motivo)``: salta con el motivo; en CI (variable ``CI=true``) falla."""
+
+    @staticmethod
+    def en_ci() -> bool:
+        return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+    def __call__(self, motivo: str):
+        if self.en_ci():
+            pytest.fail(f"{motivo} (en CI=true esto es un error, no un salto)", pytrace=False)
+        pytest.skip(motivo)
+
+
+@pytest.fixture(scope="session")
+def falta():
+    """Saltar (o, en CI, fallar) cuando falta algo del sistema: Tk, Xvfb, JupyterLab, Chromium..."""
+    return _Falta()
