@@ -401,3 +401,40 @@ def _informe(**cambios) -> InformeEntorno:
     )
     base.update(cambios)
     return InformeEntorno(**base)
+
+
+# --- las primitivas que usa todo el paquete ----------------------------------------------------
+
+def test_como_dispositivo_trata_none_como_auto_y_respeta_un_device(maquina):
+    assert modulo.como_dispositivo(None) == torch.device("cpu")
+    assert modulo.como_dispositivo("auto") == torch.device("cpu")
+    assert modulo.como_dispositivo(torch.device("cuda:1")) == torch.device("cuda:1")  # tal cual, sin comprobar
+    with pytest.raises(DispositivoNoDisponible):
+        modulo.como_dispositivo("cuda")
+    with pytest.raises(ValueError, match="Dispositivo no válido"):
+        modulo.como_dispositivo(3)
+
+
+@pytest.mark.skipif(not hasattr(torch, "xpu"), reason="este PyTorch no tiene torch.xpu")
+def test_sincronizar_tambien_espera_a_una_gpu_de_intel(monkeypatch):
+    llamadas = []
+    monkeypatch.setattr(torch.xpu, "synchronize", lambda d=None: llamadas.append(str(d)))
+    modulo.sincronizar(torch.device("xpu:0"))
+    assert llamadas == ["xpu:0"]
+
+
+def test_info_gpu_da_nombre_memoria_y_capacidad_de_la_gpu(maquina, monkeypatch):
+    assert modulo.info_gpu(0) is None  # sin GPU
+    maquina.cuda = 1
+    propiedades = types.SimpleNamespace(name="Tesla T4", total_memory=15_828_320_256, major=7, minor=5)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda i: propiedades)
+    assert modulo.info_gpu(0) == modulo.InfoGPU(0, "Tesla T4", 15_828_320_256, (7, 5))
+    assert modulo.gpus_cuda() == [modulo.info_gpu(0)]
+
+
+def test_la_memoria_de_la_cpu_es_la_ram(monkeypatch, tmp_path):
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       16000000 kB\nMemAvailable:    8000000 kB\n")
+    monkeypatch.setattr(modulo, "RUTA_MEMINFO", str(meminfo))
+    memoria = modulo.memoria_dispositivo("cpu")
+    assert (memoria.total_bytes, memoria.libre_bytes) == (16_384_000_000, 8_192_000_000)
