@@ -581,3 +581,10 @@ def resumen_para_cli(dispositivo: torch.device) -> tuple[dict, str]:
     lineas.append(f"Para entrenarlo entero (~{BYTES_ENTRENAMIENTO} bytes/parámetro): hasta "
                   f"{formatear_parametros(entrenar)} parámetros.")
     return datos, "\n".join(lineas)
+
+
+# ---------------------------------------------------------------------------
+# Lección 07: la memoria al entrenar (vive en memoria_entrenamiento)
+# ---------------------------------------------------------------------------
+
+from .memoria_entrenamiento import DesgloseMemoria, lote_maximo, medir_memoria_entrenamiento  # noqa: E402,F401
