@@ -227,12 +227,14 @@ def _clave(tensor: torch.Tensor):
         return id(tensor), tensor.numel() * tensor.element_size()
 
 
-def _es_copia_de_parametro(tensor: torch.Tensor) -> bool:
+def _es_copia_de_parametro(tensor: torch.Tensor, de_parametros: set) -> bool:
     """¿Es la copia en 16 bits de un parámetro que hizo autocast (o una vista de ella)?"""
     base = tensor._base if tensor._base is not None else tensor
     funcion = base.grad_fn
-    return (funcion is not None and type(funcion).__name__ == "ToCopyBackward0"
-            and any(type(f).__name__ == "AccumulateGrad" for f, _ in funcion.next_functions if f is not None))
+    if funcion is None or type(funcion).__name__ != "ToCopyBackward0":
+        return False
+    hojas = [f.variable for f, _ in funcion.next_functions if f is not None and hasattr(f, "variable")]
+    return any(_clave(h)[0] in de_parametros for h in hojas)
 
 
 def _tensores(salida):
@@ -312,7 +314,7 @@ def _medir_guardado(modelo: nn.Module, entrada: torch.Tensor, precision: str) ->
         vivos.append(tensor)
         if aproximado and tensor.dtype == torch.float32:
             n_bytes = n_bytes // 4 * medio
-        if _es_copia_de_parametro(tensor):
+        if _es_copia_de_parametro(tensor, de_parametros):
             resultado.copias += n_bytes
         else:
             resultado.activaciones += n_bytes
@@ -513,8 +515,8 @@ def _buscar_lote(modelo: nn.Module, hacer_lote: Callable[[int], torch.Tensor], o
     """Busca el mayor lote que entrena sin ``torch.OutOfMemoryError``, probándolo de verdad.
 
     Dobla el lote (1, 2, 4...) hasta el primer fallo y después busca por bisección. Después de
-    cada intento borra la entrada, la salida y los gradientes, y llama a ``gc.collect()`` y a
-    ``torch.cuda.empty_cache()``. Al terminar, los pesos y los *buffers* son los de antes y el
+    cada intento borra la entrada, la salida y los gradientes; tras un fallo, además, llama a
+    ``gc.collect()`` y a ``torch.cuda.empty_cache()``. Al terminar, los pesos y los *buffers* son los de antes y el
     optimizador (con sus estados) ya no existe.
     """
     dispositivo = dispositivo_del_modelo(modelo)
@@ -525,6 +527,7 @@ def _buscar_lote(modelo: nn.Module, hacer_lote: Callable[[int], torch.Tensor], o
 
     def cabe(lote: int) -> bool:
         entrada = salida = perdida = None
+        sin_memoria = False
         try:
             entrada = hacer_lote(lote)
             with torch.autocast(dispositivo.type, dtype=TIPO_MIXTA.get(precision, torch.float32),
@@ -537,13 +540,15 @@ def _buscar_lote(modelo: nn.Module, hacer_lote: Callable[[int], torch.Tensor], o
                 torch.cuda.synchronize(dispositivo)
             return True
         except torch.OutOfMemoryError:
+            sin_memoria = True
             return False
         finally:
             del entrada, salida, perdida  # sin referencias, la memoria vuelve al asignador
             optim.zero_grad(set_to_none=True)
-            gc.collect()
-            if en_cuda:
-                torch.cuda.empty_cache()
+            if sin_memoria:  # lo que quedó a medias (y el traceback) se libera ya, no más tarde
+                gc.collect()
+                if en_cuda:
+                    torch.cuda.empty_cache()
 
     try:
         modelo.train()
