@@ -369,6 +369,8 @@ def medir_memoria_entrenamiento(modelo: nn.Module, entrada_ejemplo: torch.Tensor
     entrada = entrada.to(dispositivo)
     try:
         guardado, aproximado = _medir_guardado(modelo, entrada, precision)
+    except torch.OutOfMemoryError:
+        raise  # sin memoria de verdad: que lo vea quien llama (lote_maximo lo captura)
     except (RuntimeError, TypeError, IndexError) as error:
         raise ValueError(
             f"El modelo no acepta una entrada de forma {tuple(entrada.shape)} y tipo {entrada.dtype}: "
