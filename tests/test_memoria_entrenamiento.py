@@ -288,3 +288,17 @@ def test_meta_sin_presupuesto_y_cuda_con_el_modelo_en_cpu():
         lote_maximo(_mlp("meta"), (ENTRADAS,), "meta")
     with pytest.raises(ValueError, match="modelo.to\\('cuda'\\)"):
         lote_maximo(_mlp(), (ENTRADAS,), "cuda")
+
+
+def test_grafico_de_barras_apiladas_por_lote():
+    from curso_gpu import graficos
+
+    cnn = CNNPequena()
+    desgloses = [medir_memoria_entrenamiento(cnn, torch.rand(b, 1, 8, 8)) for b in (8, 16)]
+    figura = graficos.grafico_memoria_entrenamiento(desgloses)
+    ax = figura.axes[0]
+    assert [c.get_label() for c in ax.containers] == ["pesos", "gradientes", "optimizador", "activaciones"]
+    alturas = {c.get_label(): [barra.get_height() for barra in c] for c in ax.containers}
+    assert alturas["pesos"][0] == alturas["pesos"][1] == pytest.approx(desgloses[0].pesos / 1e6)
+    assert alturas["activaciones"][1] == pytest.approx(2 * alturas["activaciones"][0])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["8", "16"]
