@@ -147,8 +147,8 @@ class DesgloseMemoria:
         return "\n".join(lineas)
 
     def _repr_html_(self) -> str:
-        filas = "".join(f"<tr><td>{n}</td><td style='text-align:right'>{m}</td><td style='text-align:right'>{p}</td></tr>"
-                        for n, m, p in self._filas())
+        derecha = "style='text-align:right'"
+        filas = "".join(f"<tr><td>{n}</td><td {derecha}>{m}</td><td {derecha}>{p}</td></tr>" for n, m, p in self._filas())
         return (f"<div><b>{html.escape(self.titulo())}</b><table><tr><th>parte</th><th>memoria</th><th>%</th></tr>"
                 f"{filas}<tr><th>total</th><th style='text-align:right'>{_megas(self.total)}</th><th></th></tr></table>"
                 f"<span>{self.bytes_por_parametro:.1f} bytes por parámetro sin activaciones</span></div>")
@@ -297,7 +297,8 @@ def _medir_guardado(modelo: nn.Module, entrada: torch.Tensor, precision: str) ->
     vistos: dict = {}
     vivos: list[torch.Tensor] = []  # mantiene vivos los tensores: sus claves no se reutilizan
     resultado = _Guardado()
-    autocast_posible = precision != "fp32" and dispositivo.type != "meta" and torch.amp.is_autocast_available(dispositivo.type)
+    autocast_posible = (precision != "fp32" and dispositivo.type != "meta"
+                        and torch.amp.is_autocast_available(dispositivo.type))
     aproximado = precision != "fp32" and not autocast_posible
     medio = 2 if precision != "fp32" else None
 
@@ -328,7 +329,10 @@ def _medir_guardado(modelo: nn.Module, entrada: torch.Tensor, precision: str) ->
     try:
         modelo.train()
         en_meta = _atencion_como_en_cpu() if dispositivo.type == "meta" else contextlib.nullcontext()
-        with torch.random.fork_rng(devices=[]), en_meta, torch.autograd.graph.saved_tensors_hooks(empaquetar, lambda t: t):
+        gpus = [dispositivo.index if dispositivo.index is not None else torch.cuda.current_device()] \
+            if dispositivo.type == "cuda" else []
+        guardar = torch.autograd.graph.saved_tensors_hooks(empaquetar, lambda t: t)
+        with torch.random.fork_rng(devices=gpus), en_meta, guardar:
             if autocast_posible:
                 with torch.autocast(dispositivo.type, dtype=TIPO_MIXTA[precision]):
                     salida = modelo(entrada)
@@ -460,6 +464,7 @@ def lote_maximo(modelo: nn.Module, forma_ejemplo, dispositivo, memoria_bytes: in
       lotes de 1 y de 2 (``medir_memoria_entrenamiento``); lo que crece entre los dos es lo que
       pide cada ejemplo, y el resto es fijo. Sin ``memoria_bytes`` usa la memoria libre del
       dispositivo (la RAM en CPU). Es una cota: deja margen para el contexto y los temporales.
+    - ``maximo``: el resultado nunca pasa de ahí (65 536 por defecto).
     """
     _validar_modelo(modelo)
     forma = _validar_forma(forma_ejemplo)
