@@ -6,7 +6,8 @@ Cada módulo es la caja de herramientas de una lección:
 - ``colab``: Google Colab, Google Drive y la comprobación del entorno (lección 02).
 - ``medicion``: medir CPU frente a GPU sin trampas (lección 03), con ``cronometro``
   (sincronizar, calentar, mediana) y ``memoria_libre`` (¿caben las matrices antes de crearlas?).
-- ``memoria``: cuánta memoria necesita un modelo (lección 04).
+- ``memoria``: cuánta memoria necesita un modelo (lección 04); con ``memoria_entrenamiento``,
+  cuánta pide entrenarlo, activaciones medidas incluidas, y qué lote cabe (lección 07).
 - ``datos``, ``modelos``, ``entrenamiento``, ``checkpoints``, ``widgets``: entrenar de
   forma portable y dibujar líneas para el modelo (lección 05).
 - ``graficos``: las figuras de las lecciones (matplotlib, se importa solo al dibujar).

@@ -302,3 +302,21 @@ def test_grafico_de_barras_apiladas_por_lote():
     assert alturas["pesos"][0] == alturas["pesos"][1] == pytest.approx(desgloses[0].pesos / 1e6)
     assert alturas["activaciones"][1] == pytest.approx(2 * alturas["activaciones"][0])
     assert [t.get_text() for t in ax.get_xticklabels()] == ["8", "16"]
+
+
+def test_el_gpt2_del_paquete_es_el_que_se_construye_en_la_leccion_04():
+    """La lección 04 lo escribe a mano; la 07 lo importa. Mismos pesos y misma salida."""
+    from pathlib import Path
+
+    texto = (Path(__file__).resolve().parent.parent / "notebooks" / "04_estimar_vram.py").read_text(encoding="utf-8")
+    inicio = texto.index("class GPT2Pequeno")
+    espacio = {"nn": nn, "torch": torch}
+    exec(texto[inicio:texto.index("# %%", inicio)], espacio)
+    torch.manual_seed(0)
+    de_la_leccion = espacio["GPT2Pequeno"](**GPT_CHICO)
+    torch.manual_seed(0)
+    del_paquete = GPT2Pequeno(**GPT_CHICO)
+    assert [(k, v.shape) for k, v in de_la_leccion.state_dict().items()] == \
+        [(k, v.shape) for k, v in del_paquete.state_dict().items()]
+    ids = torch.randint(0, 97, (2, 12))
+    assert torch.equal(de_la_leccion.eval()(ids), del_paquete.eval()(ids))
