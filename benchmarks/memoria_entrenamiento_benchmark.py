@@ -164,7 +164,7 @@ def comprobar_en_gpu(dispositivo: str = "cuda") -> list[str]:
     torch.cuda.empty_cache()
     modelo = GPT2Pequeno(**GPT_BENCH).to(dispositivo)
     antes = torch.cuda.memory_allocated(dispositivo)
-    pesos_antes = [p.detach().clone() for p in modelo.parameters()]
+    pesos_antes = [p.detach().cpu().clone() for p in modelo.parameters()]  # en la CPU: no cuentan en la GPU
     torch.cuda.set_per_process_memory_fraction(fraccion, dispositivo)
     try:
         inicio = time.perf_counter()
@@ -176,7 +176,7 @@ def comprobar_en_gpu(dispositivo: str = "cuda") -> list[str]:
     finally:
         torch.cuda.set_per_process_memory_fraction(1.0, dispositivo)
     limpio = despues == antes
-    iguales = all(torch.equal(a, b) for a, b in zip(pesos_antes, modelo.parameters()))
+    iguales = all(torch.equal(a, b.detach().cpu()) for a, b in zip(pesos_antes, modelo.parameters()))
     lineas.append(f"{'PASS' if limpio else 'FAIL'} lote_maximo deja la memoria como estaba "
                   f"({antes} → {despues} bytes asignados)")
     lineas.append(f"{'PASS' if iguales else 'FAIL'} lote_maximo no cambia los pesos")
