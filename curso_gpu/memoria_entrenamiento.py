@@ -361,7 +361,9 @@ def medir_memoria_entrenamiento(modelo: nn.Module, entrada_ejemplo: torch.Tensor
 
     Pesos, gradientes y optimizador se cuentan con el tipo real de cada parámetro; las
     activaciones se miden en una pasada hacia delante (ver el módulo). No entrena: los pesos,
-    los *buffers* y el generador aleatorio quedan como estaban. En ``meta`` no existe autocast:
+    los *buffers* y el generador aleatorio quedan como estaban. La función de pérdida no se mide:
+    ``cross_entropy`` guarda además una matriz del tamaño de la salida (mucho, con un vocabulario
+    grande), y la pasada hacia atrás crea temporales. En ``meta`` no existe autocast:
     en precisión mixta las activaciones de 32 bits se cuentan a 2 bytes por número
     (``aproximado=True``).
     """
