@@ -434,6 +434,17 @@ def _validar_memoria(memoria_bytes) -> int:
 
 def _memoria_del_dispositivo(dispositivo: torch.device) -> int:
     """La memoria libre (bytes) donde se entrenará, si no la da quien llama."""
+    try:
+        libre = _memoria_libre(dispositivo)
+    except (RuntimeError, AttributeError, AssertionError):  # un dispositivo que esta máquina no tiene
+        libre = None
+    if not libre or libre <= 0:
+        raise ValueError(f"No sé cuánta memoria hay en '{dispositivo}'. Dásela con memoria_bytes=..., "
+                         "p. ej. memoria_bytes=16 * 10**9.")
+    return int(libre)
+
+
+def _memoria_libre(dispositivo: torch.device) -> int | None:
     if dispositivo.type == "cpu":
         from .memoria import memoria_ram  # aquí y no arriba: memoria reexporta este módulo
 
@@ -445,10 +456,7 @@ def _memoria_del_dispositivo(dispositivo: torch.device) -> int:
         libre = int(torch.xpu.mem_get_info(dispositivo)[0])
     else:
         libre = None
-    if not libre or libre <= 0:
-        raise ValueError(f"No sé cuánta memoria hay en '{dispositivo}'. Dásela con memoria_bytes=..., "
-                         "p. ej. memoria_bytes=16 * 10**9.")
-    return int(libre)
+    return libre
 
 
 def lote_maximo(modelo: nn.Module, forma_ejemplo, dispositivo, memoria_bytes: int | None = None, *,

@@ -320,3 +320,11 @@ def test_el_gpt2_del_paquete_es_el_que_se_construye_en_la_leccion_04():
         [(k, v.shape) for k, v in del_paquete.state_dict().items()]
     ids = torch.randint(0, 97, (2, 12))
     assert torch.equal(de_la_leccion.eval()(ids), del_paquete.eval()(ids))
+
+
+@pytest.mark.parametrize("dispositivo", ["mps", "xpu"])
+def test_sin_saber_la_memoria_del_dispositivo_pide_el_presupuesto(dispositivo, monkeypatch):
+    monkeypatch.setattr(torch.mps, "recommended_max_memory", lambda: (_ for _ in ()).throw(RuntimeError("sin MPS")),
+                        raising=False)
+    with pytest.raises(ValueError, match="memoria_bytes="):
+        lote_maximo(_mlp(), (ENTRADAS,), dispositivo)
