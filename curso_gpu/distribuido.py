@@ -124,11 +124,25 @@ def _traducir(error: Exception, timeout_s: float) -> ErrorDistribuido:
         return ErrorDistribuido(
             f"El puerto {puerto} ya está en uso (otro entrenamiento u otro programa lo tiene abierto). "
             "Elige otro con --master-port (o --rdzv-endpoint=127.0.0.1:OTRO) o espera a que termine el anterior.")
-    if "timed out" in texto.lower() or "timeout" in texto.lower():
+    if "timed out" in texto.lower() and "connection refused" not in texto.lower():
         return ErrorDistribuido(
             f"Los procesos no se reunieron en {timeout_s:g} s: falta alguno (¿arrancaste todos los nodos?, "
             "¿la misma dirección y puerto en todos?) o uno se quedó colgado.")
     return ErrorDistribuido(f"No pude formar el grupo de procesos ({type(error).__name__}: {texto.splitlines()[0]}).")
+
+
+def _almacen(rango: int, tamano: int, espera: datetime.timedelta):
+    """El almacén de claves donde los procesos se encuentran (lo que hace ``env://``), con un prefijo por intento.
+
+    ``torchrun`` conserva su almacén entre reinicios: sin prefijo, tras un reinicio un
+    proceso nuevo puede leer la dirección que publicó el proceso muerto del intento anterior
+    (lo vimos: «Connection refused» al reconectar). Con ``intento_N/`` cada intento empieza limpio.
+    """
+    propio = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"  # si no, lo abre el rango 0
+    almacen = dist.TCPStore(os.environ["MASTER_ADDR"], _entero_de_entorno("MASTER_PORT", 0), tamano,
+                            is_master=rango == 0 and not propio, timeout=espera, multi_tenant=True)
+    intento = _entero_de_entorno("TORCHELASTIC_RESTART_COUNT", 0)
+    return dist.PrefixStore(f"curso_gpu/intento_{intento}/", almacen)
 
 
 def iniciar(backend: str | None = None, *, timeout_s: float = ESPERA_S) -> Proceso:
@@ -167,10 +181,8 @@ def iniciar(backend: str | None = None, *, timeout_s: float = ESPERA_S) -> Proce
     espera = datetime.timedelta(seconds=float(timeout_s))
     opciones = {"device_id": dispositivo} if backend == "nccl" else {}
     try:
-        if tamano == 1 and not bajo_torchrun():
-            dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1, timeout=espera, **opciones)
-        else:
-            dist.init_process_group(backend, timeout=espera, **opciones)
+        almacen = _almacen(rango, tamano, espera) if bajo_torchrun() else dist.HashStore()
+        dist.init_process_group(backend, store=almacen, rank=rango, world_size=tamano, timeout=espera, **opciones)
     except (RuntimeError, ValueError) as error:
         raise _traducir(error, timeout_s) from None
     return Proceso(rango=dist.get_rank(), rango_local=rango_local, tamano_mundo=dist.get_world_size(),

@@ -72,13 +72,12 @@ def orden_torchrun(programa, *, procesos: int = 2, nodos: int = 1, rango_nodo: i
         raise PuertoOcupado(
             f"El puerto {puerto} ya está en uso: otro programa (¿un entrenamiento anterior que sigue vivo?) "
             "escucha en él. Elige otro, por ejemplo puerto=puerto_libre(), o termina el programa que lo usa.")
-    orden = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={procesos}"]
-    if nodos == 1:
-        orden += [f"--master_addr={ANFITRION}", f"--master_port={puerto}"]
-    else:
-        orden += [f"--nnodes={nodos}", f"--node-rank={rango_nodo}", "--rdzv-backend=c10d",
-                  f"--rdzv-endpoint={ANFITRION}:{puerto}", "--rdzv-id=curso_gpu",
-                  "--rdzv-conf=join_timeout=60"]
+    # Reunión c10d también con un solo nodo: cada reinicio es una ronda nueva. Con la estática
+    # (--master_port) el almacén se reutiliza y, tras un reinicio, vimos al rango 0 intentar
+    # conectar con la dirección vieja del rango que murió.
+    orden = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={procesos}",
+             f"--nnodes={nodos}", f"--node-rank={rango_nodo}", "--rdzv-backend=c10d",
+             f"--rdzv-endpoint={ANFITRION}:{puerto}", "--rdzv-id=curso_gpu", "--rdzv-conf=join_timeout=60"]
     orden += [f"--max-restarts={reinicios}", "--monitor-interval=0.2"]
     orden += [programa] if isinstance(programa, (str, os.PathLike)) else [str(p) for p in programa]
     return [str(p) for p in orden]
