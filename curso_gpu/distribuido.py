@@ -222,10 +222,13 @@ def promediar(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def huella_de_pesos(modelo: torch.nn.Module) -> str:
-    """Una huella (SHA-256, 16 cifras) de todos los pesos: iguales bit a bit ⇔ misma huella. Lección 08."""
+    """Una huella (SHA-256, 16 cifras) de los bytes de todos los pesos, en el orden de ``state_dict``. Lección 08.
+
+    Pesos iguales bit a bit ⇔ misma huella. Es la misma cuenta que
+    ``sha256(b"".join(t.numpy().tobytes() for t in modelo.state_dict().values()))``.
+    """
     h = hashlib.sha256()
-    for nombre, tensor in modelo.state_dict().items():
-        h.update(nombre.encode())
+    for tensor in modelo.state_dict().values():
         h.update(tensor.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
     return h.hexdigest()[:16]
 

@@ -75,9 +75,11 @@ def orden_torchrun(programa, *, procesos: int = 2, nodos: int = 1, rango_nodo: i
     # Reunión c10d también con un solo nodo: cada reinicio es una ronda nueva. Con la estática
     # (--master_port) el almacén se reutiliza y, tras un reinicio, vimos al rango 0 intentar
     # conectar con la dirección vieja del rango que murió.
-    orden = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={procesos}",
-             f"--nnodes={nodos}", f"--node-rank={rango_nodo}", "--rdzv-backend=c10d",
-             f"--rdzv-endpoint={ANFITRION}:{puerto}", "--rdzv-id=curso_gpu", "--rdzv-conf=join_timeout=60"]
+    orden = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={procesos}", f"--nnodes={nodos}"]
+    if nodos > 1:  # con c10d torchrun numera los nodos por orden de llegada (y avisa de que ignora esto)
+        orden.append(f"--node-rank={rango_nodo}")
+    orden += ["--rdzv-backend=c10d", f"--rdzv-endpoint={ANFITRION}:{puerto}", "--rdzv-id=curso_gpu",
+              "--rdzv-conf=join_timeout=60"]
     orden += [f"--max-restarts={reinicios}", "--monitor-interval=0.2"]
     orden += [programa] if isinstance(programa, (str, os.PathLike)) else [str(p) for p in programa]
     return [str(p) for p in orden]

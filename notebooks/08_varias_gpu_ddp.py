@@ -59,7 +59,7 @@ from torch import nn
 
 from curso_gpu import distribuido
 from curso_gpu.datos import generar_dataset
-from curso_gpu.entrenar_ddp import entrenar_ddp, main as entrenar_ddp_main
+from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
 from curso_gpu.lanzador import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo
 from curso_gpu.modelos import CNNPequena
 
@@ -231,9 +231,9 @@ print(f"Guion escrito en {GUION} ({len(GUION.read_text().splitlines())} líneas)
 
 # %%
 EPOCAS = 3
-pesos_2x16 = CARPETA / "pesos_2x16.pt"
+ruta_2x16 = CARPETA / "pesos_2x16.pt"
 orden = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2",
-         f"--master_port={puerto_libre()}", str(GUION), "16", str(EPOCAS), str(pesos_2x16)]
+         f"--master_port={puerto_libre()}", str(GUION), "16", str(EPOCAS), str(ruta_2x16)]
 print(" ".join(orden[1:]))
 (dos,) = ejecutar(orden, timeout_s=120, entorno=ENTORNO)
 print(dos.salida)
@@ -256,27 +256,46 @@ print("Huellas:", huellas, "→ ¿idénticas?", len(huellas) == 2 and len(set(hu
 # %% [markdown]
 # **2 procesos × lote 16 = 1 proceso × lote 32.** El lote global es el mismo (32) y DDP
 # promedia los gradientes: el modelo final debe ser el mismo, salvo el redondeo de sumar en
-# otro orden. El paquete tiene la versión completa del guion, `entrenar_ddp` (también se lanza
-# con `torchrun -m curso_gpu.entrenar_ddp`): los mismos datos, modelo, semilla y optimizador.
-# Llamado dentro del notebook, sin `torchrun`, es un **mundo de un proceso**:
+# otro orden. Lo comprobamos con el bucle de siempre, en un solo proceso y sin DDP: los mismos
+# datos, semilla y optimizador, y el mismo muestreador con un único «rango»
+# (`num_replicas=1, rank=0`), que sin grupo de procesos funciona igual.
 
 # %%
-uno_solo = entrenar_ddp(epocas=EPOCAS, tamano_lote=32, semilla=0, silencioso=True,
-                        guardar_pesos=CARPETA / "pesos_1x32.pt")
-distribuido.terminar()
-print(uno_solo)
-pesos_a = torch.load(pesos_2x16, weights_only=True)
-pesos_b = torch.load(CARPETA / "pesos_1x32.pt", weights_only=True)
-diferencia = max((pesos_a[k] - pesos_b[k]).abs().max().item() for k in pesos_a)
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+torch.set_num_threads(1)  # un hilo, como cada proceso de torchrun: una comparación justa
+conjunto = TensorDataset(X, y)                                   # los 192 ejemplos de antes (semilla 0)
+muestreador = DistributedSampler(conjunto, num_replicas=1, rank=0, shuffle=True, seed=0)
+cargador = DataLoader(conjunto, batch_size=32, sampler=muestreador)
+torch.manual_seed(0)
+solo = CNNPequena()
+optimizador = torch.optim.Adam(solo.parameters(), lr=0.01)
+inicio = time.perf_counter()
+for epoca in range(1, EPOCAS + 1):
+    muestreador.set_epoch(epoca)
+    for xb, yb in cargador:
+        perdida = criterio(solo(xb), yb)
+        optimizador.zero_grad()
+        perdida.backward()
+        optimizador.step()
+segundos_1 = time.perf_counter() - inicio
+
+pesos_2x16 = torch.load(ruta_2x16, weights_only=True)
+diferencia = max((pesos_2x16[k] - v).abs().max().item() for k, v in solo.state_dict().items())
 print(f"Máxima diferencia entre 2×16 y 1×32: {diferencia:.1e} (redondeo de float32)")
+print("Huella de 1×32:", distribuido.huella_de_pesos(solo), "(otra: no son idénticos bit a bit, solo casi)")
 
 # %% [markdown]
+# El paquete tiene la versión completa del guion, `curso_gpu.entrenar_ddp`: solo, con
+# `python -m curso_gpu.entrenar_ddp --tamano-lote 32`, es un mundo de un proceso con DDP y da
+# también estos pesos (las pruebas del curso lo comprueban).
+#
 # **¿Y el tiempo?** Compara los segundos de entrenamiento (sin contar el arranque):
 
 # %%
 linea = next(l for l in dos.salida.splitlines() if "de entrenamiento" in l)
 segundos_2 = float(linea.split("·")[1].split()[0])
-print(f"1 proceso,  lote 32: {uno_solo.segundos:.2f} s de entrenamiento")
+print(f"1 proceso,  lote 32: {segundos_1:.2f} s de entrenamiento")
 print(f"2 procesos, lote 16: {segundos_2:.2f} s de entrenamiento, y {dos.segundos:.1f} s con el arranque")
 
 # %% [markdown]
@@ -332,14 +351,14 @@ print(f"\nCódigo de salida {fallo.codigo} · {fallo.segundos:.1f} s · checkpoi
 
 # %%
 tras_fallo = torch.load(CARPETA / "pesos_fallo.pt", weights_only=True)
-sin_fallo = torch.load(pesos_2x16, weights_only=True)
+sin_fallo = pesos_2x16
 print("¿Pesos idénticos, número a número, al entrenamiento sin fallo?",
       all(torch.equal(tras_fallo[k], sin_fallo[k]) for k in sin_fallo))
 
 # %% [markdown]
-# Sí: el checkpoint guarda los pesos, el estado de Adam y la época, y `set_epoch` hace que el
-# reparto de cada época dependa solo de la semilla y la época. Por eso el resultado no depende
-# de cuándo falló.
+# Sí, y la huella que imprime es la del guion del paso 2. El checkpoint guarda los pesos, el
+# estado de Adam y la época, y `set_epoch` hace que el reparto de cada época dependa solo de
+# la semilla y la época. Por eso el resultado no depende de cuándo falló.
 #
 # ### 5. Más de una máquina, simulada en esta
 #
@@ -362,6 +381,11 @@ dos_nodos = torch.load(pesos_nodos, weights_only=True)
 print("¿Mismos pesos que un nodo con 2 procesos?", all(torch.equal(dos_nodos[k], sin_fallo[k]) for k in sin_fallo))
 
 # %% [markdown]
+# Las huellas coinciden con las del paso 2. `torchrun` avisa de que ignora `--node-rank` con
+# `c10d`: esa reunión numera las máquinas por orden de llegada (con la reunión estática,
+# `--master_addr` y `--master_port`, sí cuenta). Lo importante es que todas usen el mismo
+# `--rdzv-endpoint` y el mismo `--rdzv-id`.
+#
 # **En un clúster de verdad** cambia poco:
 #
 # - `--rdzv-endpoint` es la dirección de la máquina 0 en la red del clúster (por ejemplo
@@ -381,7 +405,7 @@ print("¿Mismos pesos que un nodo con 2 procesos?", all(torch.equal(dos_nodos[k]
 # %% [markdown]
 # ## Pruébalo
 #
-# - Cambia `"16"` por `"8"` en la orden del paso 2 y compara con `entrenar_ddp(tamano_lote=16)`
+# - Cambia `"16"` por `"8"` en la orden del paso 2 y compara con el bucle de un proceso con `batch_size=16`
 #   en un proceso. ¿Siguen coincidiendo? ¿Por qué?
 # - Lanza el guion con `--nproc_per_node=4`. ¿Cuántos ejemplos le tocan a cada rango?
 # - En Kaggle, elige «GPU T4 x2» y ejecuta
@@ -422,8 +446,6 @@ with socket.socket() as ocupado:
 # Olvidar `set_epoch`: sin él, el muestreador reparte igual en todas las épocas.
 
 # %%
-from torch.utils.data import DistributedSampler
-
 muestreador = DistributedSampler(range(12), num_replicas=2, rank=0, shuffle=True, seed=0)
 print("Sin set_epoch:", [list(muestreador)[:4] for _ in range(3)])
 con_epoca = []
