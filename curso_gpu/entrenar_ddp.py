@@ -193,12 +193,17 @@ def _entero_positivo(texto: str) -> int:
 
 
 def _analizador() -> argparse.ArgumentParser:
-    analizador = argparse.ArgumentParser(
-        prog="python -m curso_gpu.entrenar_ddp",
+    try:  # argparse en español, como python -m curso_gpu
+        from .cli import AnalizadorEspanol, FormatoAyuda
+    except ImportError:  # nombres anteriores del mismo analizador
+        from .cli import _Analizador as AnalizadorEspanol, _Formato as FormatoAyuda
+    analizador = AnalizadorEspanol(
+        prog="python -m curso_gpu.entrenar_ddp", formatter_class=FormatoAyuda,
         description="Entrena la CNN de líneas de la lección 05 con varios procesos (DistributedDataParallel). "
                     "Lánzalo con: torchrun --nproc_per_node=2 -m curso_gpu.entrenar_ddp. "
                     "Solo, es un mundo de un proceso.",
         add_help=False)
+    analizador._optionals.title = "opciones"
     analizador.add_argument("-h", "--help", action="help", help="muestra esta ayuda y termina")
     analizador.add_argument("--epocas", type=_entero_positivo, default=10, help="épocas de entrenamiento (10)")
     analizador.add_argument("--tamano-lote", type=_entero_positivo, default=16,

@@ -231,3 +231,17 @@ def test_8_t4_por_pcie_escalan_peor_que_8_h100_con_nvlink():
 def test_la_calculadora_rechaza_entradas_sin_sentido(argumentos, texto):
     with pytest.raises(ValueError, match=texto):
         distribuido.tiempo_allreduce(*argumentos)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="aquí sí hay CUDA")
+def test_la_comprobacion_en_gpu_sin_gpu_se_salta():
+    from curso_gpu.entrenar_ddp import comprobar_en_gpu
+
+    assert comprobar_en_gpu() == ["SKIP entrenar_ddp con nccl: no hay GPU con CUDA"]
+
+
+def test_la_ayuda_y_los_errores_de_la_linea_de_ordenes_en_espanol(capsys):
+    with pytest.raises(SystemExit) as salida:
+        main(["--epocas", "0"])
+    assert salida.value.code == 2
+    assert "debe ser un entero mayor o igual que 1" in capsys.readouterr().err
