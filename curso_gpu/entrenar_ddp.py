@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -221,9 +222,18 @@ def _analizador() -> argparse.ArgumentParser:
     return analizador
 
 
+class _Parado(Exception):
+    """torchrun pidió a este proceso que terminara (SIGTERM): otro del grupo falló."""
+
+
+def _parar(numero, _marco):
+    raise _Parado(numero)
+
+
 def main(argv=None) -> int:
     """``python -m curso_gpu.entrenar_ddp``: 0 si todo fue bien; 1 y un mensaje en español si no."""
     argumentos = _analizador().parse_args(argv)
+    anterior = signal.signal(signal.SIGTERM, _parar) if distribuido.bajo_torchrun() else None
     try:
         entrenar_ddp(argumentos.epocas, argumentos.tamano_lote, argumentos.semilla,
                      checkpoints=argumentos.checkpoints, guardar_pesos=argumentos.guardar_pesos,
@@ -238,7 +248,13 @@ def main(argv=None) -> int:
                 f"({type(error).__name__}: {detalle}). Mira arriba el mensaje del rango que falló; con "
                 "torchrun --max-restarts=1 el grupo se reinicia y sigue desde el último checkpoint.")
         return 1
+    except _Parado:
+        _avisar("Error: torchrun paró este proceso porque otro proceso del grupo falló. Mira arriba el mensaje "
+                "del rango que falló; con torchrun --max-restarts=1 el grupo se reinicia y sigue desde el último checkpoint.")
+        return 1
     finally:
+        if anterior is not None:
+            signal.signal(signal.SIGTERM, anterior)
         distribuido.terminar()
     return 0
 
