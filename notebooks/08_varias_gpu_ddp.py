@@ -418,8 +418,8 @@ print("¿Mismos pesos que un nodo con 2 procesos?", all(torch.equal(dos_nodos[k]
 # | Todos los rangos guardan | N procesos escriben el mismo archivo a la vez: uno a medias o corrupto | guarda solo en el rango 0 (`if dist.get_rank() == 0`), de forma atómica |
 # | Olvidar `set_epoch` | cada época reparte los mismos ejemplos en el mismo orden | `muestreador.set_epoch(epoca)` al empezar cada época |
 # | `nccl` en CPU | `Distributed package doesn't have NCCL built in` o un error de CUDA | `gloo` en CPU; `nccl` solo con GPU NVIDIA |
-# | El puerto está en uso | `EADDRINUSE: address already in use` | otro puerto (`--master_port`, `--rdzv-endpoint`) o cierra el entrenamiento anterior |
-# | Un rango colgado | los demás esperan en el all-reduce para siempre | `timeout=` en `init_process_group`; con nccl, `TORCH_NCCL_ASYNC_ERROR_HANDLING=1` (por defecto) convierte la espera en un error |
+# | El puerto está en uso | `The server socket has failed to listen ... EADDRINUSE ... address already in use` | otro puerto (`--master_port`, `--rdzv-endpoint`) o cierra el entrenamiento anterior |
+# | Un rango colgado | los demás esperan en el all-reduce para siempre | `timeout=` en `init_process_group`: pasado ese tiempo, la espera se convierte en un error; con nccl hace falta `TORCH_NCCL_ASYNC_ERROR_HANDLING=1` (`torchrun` la pone así si no la defines) |
 # | Más procesos que GPU | dos procesos en la misma GPU con nccl: error o cuelgue | `--nproc_per_node` = número de GPU |
 #
 # Algunos, provocados de verdad. `nccl` sin GPU, con el paquete:
