@@ -14,7 +14,7 @@ import torch
 
 from curso_gpu import distribuido
 from curso_gpu.entrenar_ddp import main
-from curso_gpu.lanzador import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo
+from curso_gpu.lanzador import PuertoOcupado, ejecutar, orden_torchrun, sigue_vivo
 from curso_gpu.modelos import CNNPequena
 
 COMUN = ["--epocas", "3", "--semilla", "0"]
@@ -25,6 +25,18 @@ def _pesos(ruta):
     return torch.load(ruta, weights_only=True)
 
 
+def _puertos_distintos(n):
+    """n puertos libres y distintos entre sí (se piden todos antes de soltar ninguno)."""
+    enchufes = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(n)]
+    try:
+        for enchufe in enchufes:
+            enchufe.bind(("127.0.0.1", 0))
+        return [enchufe.getsockname()[1] for enchufe in enchufes]
+    finally:
+        for enchufe in enchufes:
+            enchufe.close()
+
+
 @pytest.fixture(scope="module")
 def corridas(tmp_path_factory):
     carpeta = tmp_path_factory.mktemp("ddp")
@@ -33,13 +45,13 @@ def corridas(tmp_path_factory):
         return ["-m", "curso_gpu.entrenar_ddp", *COMUN, "--tamano-lote", "16",
                 "--guardar-pesos", str(carpeta / f"{nombre}.pt"), *extra]
 
-    puerto_nodos = puerto_libre()
+    dos, fallo, nodos = _puertos_distintos(3)
     ordenes = {
-        "dos": orden_torchrun(programa("dos"), procesos=2),
+        "dos": orden_torchrun(programa("dos"), procesos=2, puerto=dos),
         "fallo": orden_torchrun(programa("fallo", "--checkpoints", str(carpeta / "ck"), "--simular-fallo", "2"),
-                                procesos=2, reinicios=1),
-        "nodo0": orden_torchrun(programa("nodos"), procesos=1, nodos=2, rango_nodo=0, puerto=puerto_nodos),
-        "nodo1": orden_torchrun(programa("nodos"), procesos=1, nodos=2, rango_nodo=1, puerto=puerto_nodos),
+                                procesos=2, reinicios=1, puerto=fallo),
+        "nodo0": orden_torchrun(programa("nodos"), procesos=1, nodos=2, rango_nodo=0, puerto=nodos),
+        "nodo1": orden_torchrun(programa("nodos"), procesos=1, nodos=2, rango_nodo=1, puerto=nodos),
     }
     resultados = ejecutar(*ordenes.values(), timeout_s=180, entorno=ENTORNO)
     return carpeta, dict(zip(ordenes, resultados))
@@ -86,6 +98,7 @@ def test_un_fallo_con_un_reinicio_acaba_igual_que_sin_fallo(corridas):
     salida = r["fallo"].salida
     assert "[rango 1] Simulo un fallo en la época 2" in salida
     assert "otro proceso del grupo falló" in salida        # lo cuenta el rango 0, en español
+    assert "failed (exitcode: 3)" in salida                 # y el que murió salió con error (torchrun lo anota)
     assert "Reanudo desde checkpoint_epoca_000001.pt" in salida
     fallo, dos = _pesos(carpeta / "fallo.pt"), _pesos(carpeta / "dos.pt")
     assert all(torch.equal(fallo[k], dos[k]) for k in dos)
