@@ -12,8 +12,10 @@ Los textos y rangos que se comprueban salen de los mismos sitios que leen las le
 (``curso_gpu.mensajes_torch``, ``curso_gpu.picos``): si una comprobación falla, se corrige
 el dato allí y la lección cambia sola.
 
-Las lecciones 06, 07 y 08 añaden sus comprobaciones en los puntos marcados «GANCHO»
-(``comprobar_leccion_06``, ``comprobar_leccion_07``, ``comprobar_leccion_08``).
+Las lecciones 06, 07 y 08 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
+``comprobar_leccion_07``, ``comprobar_leccion_08``): la 07 y la 08 llaman a sus propias
+comprobaciones (``comprobar_en_gpu``); la 06 tiene una versión mínima (ganancia de AMP) que su
+módulo puede sustituir.
 """
 
 from __future__ import annotations
@@ -80,6 +82,20 @@ def informe(resultados: list[Resultado]) -> tuple[str, int]:
     fallos = sum(not r.pasa for r in resultados)
     lineas.append(f"{len(resultados) - fallos} de {len(resultados)} afirmaciones se cumplen.")
     return "\n".join(lineas), 1 if fallos else 0
+
+
+def desde_lineas(leccion: str, lineas: list[str]) -> list[Resultado]:
+    """Convierte líneas «PASS texto» / «FAIL texto» de otra comprobación en resultados.
+
+    Las líneas «SKIP …» (algo que no aplica en esta máquina) no cuentan.
+    """
+    resultados = []
+    for linea in lineas:
+        estado, _, texto = linea.strip().partition(" ")
+        if estado in ("PASS", "FAIL"):
+            afirmacion, _, medido = texto.partition(": ")
+            resultados.append(Resultado(leccion, afirmacion, medido or "-", estado == "PASS"))
+    return resultados
 
 
 def clase_del_notebook(ruta: Path, nombre: str):
@@ -302,20 +318,29 @@ def comprobar_leccion_06(gpu: torch.device, rapido: bool) -> list[Resultado]:
 
 # --- GANCHO lección 07: memoria al entrenar ---------------------------------------------------
 def comprobar_leccion_07(gpu: torch.device, rapido: bool) -> list[Resultado]:
-    """GANCHO de la lección 07: estimación de memoria de entrenamiento frente a lo medido.
+    """GANCHO de la lección 07: la memoria de entrenar medida frente al pico real y ``lote_maximo``.
 
-    Sin comprobaciones todavía: la lección 07 añade aquí las suyas.
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/memoria_entrenamiento_benchmark.py``.
     """
-    return []
+    import importlib.util
+
+    ruta = RAIZ / "benchmarks" / "memoria_entrenamiento_benchmark.py"
+    spec = importlib.util.spec_from_file_location("memoria_entrenamiento_benchmark", ruta)
+    modulo = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = modulo
+    spec.loader.exec_module(modulo)
+    return desde_lineas("07", modulo.comprobar_en_gpu(str(gpu)))
 
 
 # --- GANCHO lección 08: varias GPU --------------------------------------------------------------
 def comprobar_leccion_08(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """GANCHO de la lección 08: DDP con el backend ``nccl`` (con una o varias GPU).
 
-    Sin comprobaciones todavía: la lección 08 añade aquí las suyas.
+    Llama a ``curso_gpu.entrenar_ddp.comprobar_en_gpu`` (``torchrun`` con tiempo límite).
     """
-    return []
+    from curso_gpu.entrenar_ddp import comprobar_en_gpu
+
+    return desde_lineas("08", comprobar_en_gpu(timeout_s=300))
 
 
 def comprobaciones(rapido: bool):

@@ -72,3 +72,14 @@ def test_los_ganchos_de_las_lecciones_06_a_08_existen():
         assert callable(getattr(validar, nombre))
     nombres = [nombre for nombre, _ in validar.comprobaciones(rapido=True)]
     assert nombres[-3:] == ["lección 06", "lección 07", "lección 08"]
+
+
+def test_las_lineas_de_las_lecciones_07_y_08_se_convierten_en_resultados():
+    resultados = validar.desde_lineas("08", [
+        "PASS torchrun con nccl en 1 GPU termina bien (3.1 s)",
+        "FAIL GPT-2 pequeño, 8 × 1024: medido 10.0 MB, pico real 12.0 MB",
+        "SKIP entrenar_ddp con nccl: no hay GPU con CUDA",
+    ])
+    assert [(r.leccion, r.pasa) for r in resultados] == [("08", True), ("08", False)]
+    assert resultados[1].afirmacion == "GPT-2 pequeño, 8 × 1024"
+    assert resultados[1].medido == "medido 10.0 MB, pico real 12.0 MB"
