@@ -41,6 +41,11 @@ def _validar_carpeta(carpeta: str) -> str:
             f"Carpeta del curso no válida: {carpeta!r}. Escribe un nombre de carpeta, "
             f"por ejemplo {CARPETA_CURSO!r}."
         )
+    if "\0" in carpeta:
+        raise ValueError(
+            f"Carpeta del curso no válida: {carpeta!r}. Tiene un carácter nulo (\\x00), que ningún "
+            f"sistema admite en un nombre de carpeta. Escribe un nombre normal, por ejemplo {CARPETA_CURSO!r}."
+        )
     partes = Path(carpeta).parts
     if Path(carpeta).is_absolute() or ".." in partes:
         raise ValueError(
@@ -48,6 +53,16 @@ def _validar_carpeta(carpeta: str) -> str:
             f"sin '/' al principio ni '..', por ejemplo {CARPETA_CURSO!r}."
         )
     return carpeta.strip()
+
+
+def _validar_punto(punto) -> Path:
+    ruta = os.fspath(punto) if isinstance(punto, (str, os.PathLike)) else None
+    if not isinstance(ruta, str) or "\0" in ruta or not ruta.strip():
+        raise ValueError(
+            f"Punto de montaje no válido: {punto!r}. Escribe una ruta de carpeta sin caracteres nulos, "
+            f"como {PUNTO_DRIVE!r} (la de Colab)."
+        )
+    return Path(punto)
 
 
 def montar_drive(punto: str | os.PathLike = PUNTO_DRIVE, carpeta: str = CARPETA_CURSO) -> Path | None:
@@ -62,6 +77,7 @@ def montar_drive(punto: str | os.PathLike = PUNTO_DRIVE, carpeta: str = CARPETA_
     por qué) si en Colab no se pudo montar Drive.
     """
     carpeta = _validar_carpeta(carpeta)
+    punto = _validar_punto(punto)
     local = Path.cwd() / CARPETA_LOCAL
     if not en_colab():
         print(
@@ -162,6 +178,7 @@ def comprobar_entorno_colab(punto: str | os.PathLike = PUNTO_DRIVE) -> InformeCo
     uso, y recomienda guardar los checkpoints en Google Drive (``montar_drive()``). Fuera de
     Colab te lo dice y te remite a ``describir_entorno()`` (lección 01).
     """
+    punto = _validar_punto(punto)
     colab = en_colab()
     gpu = _gpu_de_torch()
     nombre, memoria = gpu if gpu else (None, None)
