@@ -12,17 +12,24 @@ Cada módulo es la caja de herramientas de una lección:
 - ``graficos``: las figuras de las lecciones (matplotlib, se importa solo al dibujar).
 - ``presentacion``: cómo se ven los informes en la terminal y en el notebook.
 
-``import curso_gpu`` no carga matplotlib ni ipywidgets.
+``import curso_gpu`` no carga matplotlib ni ipywidgets, ni torch hasta que lo usas.
 """
 
-from .dispositivo import (
-    DispositivoNoDisponible,
-    InformeEntorno,
-    describir_entorno,
-    dispositivos_disponibles,
-    elegir_dispositivo,
-)
-from .nvidia_smi import consultar_nvidia_smi
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+# Los nombres de arriba se importan al usarlos (PEP 562): así ``python -m curso_gpu --help``
+# responde sin cargar torch, y ``from curso_gpu import elegir_dispositivo`` funciona igual.
+_REEXPORTADOS = {
+    "DispositivoNoDisponible": "dispositivo",
+    "InformeEntorno": "dispositivo",
+    "describir_entorno": "dispositivo",
+    "dispositivos_disponibles": "dispositivo",
+    "elegir_dispositivo": "dispositivo",
+    "consultar_nvidia_smi": "nvidia_smi",
+}
 
 __version__ = "0.1.0"
 
@@ -35,3 +42,17 @@ __all__ = [
     "elegir_dispositivo",
     "__version__",
 ]
+
+
+def __getattr__(nombre: str):
+    if nombre in _REEXPORTADOS:
+        valor = getattr(importlib.import_module(f".{_REEXPORTADOS[nombre]}", __name__), nombre)
+        globals()[nombre] = valor  # la próxima vez, sin pasar por aquí
+        return valor
+    if not nombre.startswith("_") and (Path(__file__).parent / f"{nombre}.py").is_file():
+        return importlib.import_module(f".{nombre}", __name__)  # curso_gpu.memoria sin importarlo antes
+    raise AttributeError(f"module {__name__!r} has no attribute {nombre!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_REEXPORTADOS))
