@@ -9,15 +9,18 @@ import shlex
 import stat
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from curso_gpu.nvidia_smi import (
+    LIMITE_SALIDA,
     SALIDA_EJEMPLO_T4,
     analizar_cabecera,
     analizar_consulta,
     consultar_nvidia_smi,
+    consultar_nvidia_smi_con_problema,
 )
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="los nvidia-smi falsos son scripts de bash")
@@ -198,3 +201,61 @@ def test_un_nombre_con_coma_no_descoloca_los_campos():
 ])
 def test_analizar_cabecera(texto, esperado):
     assert analizar_cabecera(texto) == esperado
+
+
+# --- respuestas hostiles: basura, enormes, un nieto que no suelta la salida --------------------
+
+@pytest.mark.parametrize("basura", [
+    "0, ¡hola!, mundo, x, y, z\n", "0, Tesla T4, 580.82.07, mucha, poca, nada\n",
+    "0, Tesla T4, driver, 15360, 0, 15101\n", "²,Tesla T4, 580.82.07, 15360, 0, 15101\n",
+])
+def test_una_fila_sin_driver_ni_memorias_que_se_entiendan_no_cuenta(basura):
+    assert analizar_consulta(basura) is None
+
+
+def test_basura_devuelve_none_y_dice_que_no_se_entiende(tmp_path, monkeypatch):
+    poner_nvidia_smi_falso(tmp_path, monkeypatch, "0, ¡hola!, mundo, x, y, z\n", SALIDA_EJEMPLO_T4)
+    informe, problema = consultar_nvidia_smi_con_problema(timeout_s=5)
+    assert informe is None
+    assert problema == "nvidia-smi respondió algo que no se entiende ('0, ¡hola!, mundo, x, y, z')."
+    assert consultar_nvidia_smi(timeout_s=5) is None
+
+
+def test_sin_nvidia_smi_o_con_error_no_hay_problema_que_contar(tmp_path, monkeypatch):
+    poner_nvidia_smi_falso(tmp_path, monkeypatch, "No devices were found\n", codigo=6)
+    assert consultar_nvidia_smi_con_problema(timeout_s=5) == (None, "")
+
+
+def test_un_nieto_que_deja_la_salida_abierta_no_estropea_una_respuesta_valida(tmp_path, monkeypatch):
+    # nvidia-smi responde bien y termina, pero deja un proceso que hereda su salida.
+    poner_nvidia_smi_falso(tmp_path, monkeypatch, CONSULTA_T4, SALIDA_EJEMPLO_T4,
+                           antes="sleep 60 & echo $! >> nieto.pid")
+    inicio = time.monotonic()
+    informe = consultar_nvidia_smi(timeout_s=5)
+    assert time.monotonic() - inicio < 3, "esperó al nieto hasta agotar el tiempo"
+    assert informe is not None and informe.gpus[0].nombre == "Tesla T4"
+    assert informe.cuda_del_driver == (13, 0) and informe.cuda_de_cabecera
+    for linea in (tmp_path / "nieto.pid").read_text().split():
+        limite = time.monotonic() + 2
+        while _sigue_vivo(int(linea)) and time.monotonic() < limite:
+            time.sleep(0.02)
+        assert not _sigue_vivo(int(linea)), "el nieto sigue vivo"
+
+
+def test_una_respuesta_de_200_mb_se_corta_en_1_mib_sin_gastar_memoria(tmp_path, monkeypatch):
+    poner_nvidia_smi_falso(
+        tmp_path, monkeypatch, CONSULTA_T4, SALIDA_EJEMPLO_T4,
+        antes='[ "${1#--query-gpu}" != "$1" ] && { cat consulta.txt; head -c 200000000 /dev/zero | tr "\\0" x; exit 0; }',
+    )
+    tracemalloc.start()
+    try:
+        inicio = time.monotonic()
+        informe, problema = consultar_nvidia_smi_con_problema(timeout_s=10)
+        duracion = time.monotonic() - inicio
+        pico = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert pico < 10 * LIMITE_SALIDA, f"pico de memoria de {pico / 2**20:.0f} MiB"
+    assert duracion < 5
+    assert informe is not None and [g.nombre for g in informe.gpus] == ["Tesla T4"]
+    assert "más de 1 MiB" in problema
