@@ -18,7 +18,7 @@ Cada módulo es la caja de herramientas de una lección:
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
+import os
 
 # Los nombres de arriba se importan al usarlos (PEP 562): así ``python -m curso_gpu --help``
 # responde sin cargar torch, y ``from curso_gpu import elegir_dispositivo`` funciona igual.
@@ -49,7 +49,7 @@ def __getattr__(nombre: str):
         valor = getattr(importlib.import_module(f".{_REEXPORTADOS[nombre]}", __name__), nombre)
         globals()[nombre] = valor  # la próxima vez, sin pasar por aquí
         return valor
-    if not nombre.startswith("_") and (Path(__file__).parent / f"{nombre}.py").is_file():
+    if not nombre.startswith("_") and os.path.isfile(os.path.join(os.path.dirname(__file__), f"{nombre}.py")):
         return importlib.import_module(f".{nombre}", __name__)  # curso_gpu.memoria sin importarlo antes
     raise AttributeError(f"module {__name__!r} has no attribute {nombre!r}")
 
