@@ -307,11 +307,10 @@ def diagnosticar(informe: InformeEntorno) -> list[str]:
     smi_ve_gpu = bool(smi and smi.gpus)
     torch_sin_gpu = informe.cuda_compilado is None and informe.rocm_compilado is None
 
-    if informe.problema_nvidia_smi:
-        avisos.append(
-            informe.problema_nvidia_smi + " No saco conclusiones de esa respuesta: ejecuta nvidia-smi "
-            "en una terminal y mira si aparece tu GPU y la versión del driver."
-        )
+    if informe.problema_nvidia_smi:  # sin informe: no sacamos conclusiones de una respuesta rara
+        avisos.append(informe.problema_nvidia_smi + ("" if smi else (
+            " No saco conclusiones de esa respuesta: ejecuta nvidia-smi en una terminal y mira si "
+            "aparece tu GPU y la versión del driver.")))
     if smi_ve_gpu and torch_sin_gpu:
         nombres = ", ".join(g.nombre for g in smi.gpus)
         cuda = ".".join(map(str, smi.cuda_del_driver)) if smi.cuda_del_driver else "desconocida"

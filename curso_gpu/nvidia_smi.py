@@ -149,19 +149,21 @@ def _ejecutar(argumentos: list[str], timeout_s: float) -> _Respuesta:
 
 
 _ENTERO = re.compile(r"[0-9]+")
+_MEMORIA = re.compile(r"([0-9]+)(?: ?MiB)?")  # pedimos «nounits», pero «15360 MiB» también vale
 _VERSION_DRIVER = re.compile(r"[0-9]+(\.[0-9]+)+")
 _SIN_DATO = re.compile(r"\[?(N/A|Not Supported|Unknown Error|Insufficient Permissions)\]?", re.IGNORECASE)
 
 
 def _mib(texto: str) -> int | None:
-    return int(texto) if _ENTERO.fullmatch(texto) else None
+    numero = _MEMORIA.fullmatch(texto)
+    return int(numero.group(1)) if numero else None
 
 
 def _fila(linea: str) -> GPUNvidiaSmi | None:
     partes = [p.strip() for p in linea.split(",")]
     if len(partes) < 6 or not _ENTERO.fullmatch(partes[0]) or not _VERSION_DRIVER.fullmatch(partes[-4]):
         return None
-    if not all(_ENTERO.fullmatch(m) or _SIN_DATO.fullmatch(m) for m in partes[-3:]):
+    if not all(_MEMORIA.fullmatch(m) or _SIN_DATO.fullmatch(m) for m in partes[-3:]):
         return None
     # El nombre va entre el índice y los cuatro últimos campos (por si llevara comas).
     return GPUNvidiaSmi(int(partes[0]), ", ".join(partes[1:-4]), *(_mib(m) for m in partes[-3:]))

@@ -259,3 +259,8 @@ def test_una_respuesta_de_200_mb_se_corta_en_1_mib_sin_gastar_memoria(tmp_path, 
     assert duracion < 5
     assert informe is not None and [g.nombre for g in informe.gpus] == ["Tesla T4"]
     assert "más de 1 MiB" in problema
+
+
+def test_la_memoria_con_unidades_tambien_se_lee():
+    _, gpus = analizar_consulta("0, Tesla T4, 580.82.07, 15360 MiB, 0 MiB, 15101 MiB\n")
+    assert (gpus[0].memoria_total_mib, gpus[0].memoria_usada_mib, gpus[0].memoria_libre_mib) == (15360, 0, 15101)
