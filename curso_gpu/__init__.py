@@ -11,6 +11,8 @@ Cada módulo es la caja de herramientas de una lección:
   forma portable y dibujar líneas para el modelo (lección 05).
 - ``graficos``: las figuras de las lecciones (matplotlib, se importa solo al dibujar).
 - ``presentacion``: cómo se ven los informes en la terminal y en el notebook.
+- ``numeros``: leer los números que escribes (``3``, ``np.int64(3)``, ``Decimal("0.8")``).
+- ``terminal``: la ayuda en español y una salida que no falla en consolas sin UTF-8 (órdenes).
 
 ``import curso_gpu`` no carga matplotlib ni ipywidgets, ni torch hasta que lo usas.
 """
