@@ -89,7 +89,12 @@ def _matar_grupo(proceso: subprocess.Popen) -> None:
             pass
 
 
-def _ejecutar(argumentos: list[str], timeout_s: float) -> _Respuesta:
+def _ejecutar(argumentos: list[str], timeout_s: float) -> str | None:
+    """Ejecuta un programa sin shell; None si falla, devuelve error o se cuelga."""
+    return _leer_salida(argumentos, timeout_s).texto
+
+
+def _leer_salida(argumentos: list[str], timeout_s: float) -> _Respuesta:
     """Ejecuta un programa sin shell y lee como mucho ``LIMITE_SALIDA`` bytes de su salida.
 
     Espera a que el programa termine (o a ``timeout_s``), da ``GRACIA_S`` a la lectura y
@@ -222,7 +227,7 @@ def _consultar(timeout_s: float) -> tuple[InformeNvidiaSmi | None, str]:
     if programa is None:
         return None, ""
     limite = time.monotonic() + timeout_s
-    respuesta = _ejecutar([programa, f"--query-gpu={CAMPOS}", "--format=csv,noheader,nounits"], timeout_s)
+    respuesta = _leer_salida([programa, f"--query-gpu={CAMPOS}", "--format=csv,noheader,nounits"], timeout_s)
     cortada = (f"nvidia-smi respondió más de {LIMITE_SALIDA // 2**20} MiB; leí solo el primero."
                if respuesta.truncada else "")
     analizado = analizar_consulta(respuesta.texto) if respuesta.texto else None
@@ -233,7 +238,7 @@ def _consultar(timeout_s: float) -> tuple[InformeNvidiaSmi | None, str]:
         return None, f"nvidia-smi respondió algo que no se entiende ({muestra!r}). {cortada}".strip()
     driver, gpus = analizado
     restante = limite - time.monotonic()
-    cabecera = _ejecutar([programa], restante).texto if restante > 0 else None
+    cabecera = _ejecutar([programa], restante) if restante > 0 else None
     cuda = analizar_cabecera(cabecera or "")
     de_cabecera = cuda is not None
     if cuda is None:
