@@ -35,6 +35,16 @@ def en_colab() -> bool:
     return sys.modules.get("google.colab") is not None or bool(os.environ.get("COLAB_RELEASE_TAG"))
 
 
+def _validar_punto(punto) -> Path:
+    ruta = os.fspath(punto) if isinstance(punto, (str, os.PathLike)) else None
+    if not isinstance(ruta, str) or "\0" in ruta or not ruta.strip():
+        raise ValueError(
+            f"Punto de montaje no válido: {punto!r}. Escribe una ruta de carpeta sin caracteres nulos, "
+            f"como {PUNTO_DRIVE!r} (la de Colab)."
+        )
+    return Path(punto)
+
+
 def _validar_carpeta(carpeta: str) -> str:
     if not isinstance(carpeta, str) or not carpeta.strip():
         raise ValueError(
@@ -55,16 +65,6 @@ def _validar_carpeta(carpeta: str) -> str:
     return carpeta.strip()
 
 
-def _validar_punto(punto) -> Path:
-    ruta = os.fspath(punto) if isinstance(punto, (str, os.PathLike)) else None
-    if not isinstance(ruta, str) or "\0" in ruta or not ruta.strip():
-        raise ValueError(
-            f"Punto de montaje no válido: {punto!r}. Escribe una ruta de carpeta sin caracteres nulos, "
-            f"como {PUNTO_DRIVE!r} (la de Colab)."
-        )
-    return Path(punto)
-
-
 def montar_drive(punto: str | os.PathLike = PUNTO_DRIVE, carpeta: str = CARPETA_CURSO) -> Path | None:
     """Monta Google Drive en Colab y devuelve la carpeta del curso en «Mi unidad». Lección 02.
 
@@ -76,8 +76,8 @@ def montar_drive(punto: str | os.PathLike = PUNTO_DRIVE, carpeta: str = CARPETA_
     checkpoints irán a la carpeta local ``checkpoints/``. También devuelve ``None`` (y te dice
     por qué) si en Colab no se pudo montar Drive.
     """
-    carpeta = _validar_carpeta(carpeta)
     punto = _validar_punto(punto)
+    carpeta = _validar_carpeta(carpeta)
     local = Path.cwd() / CARPETA_LOCAL
     if not en_colab():
         print(
