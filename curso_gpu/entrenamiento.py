@@ -25,6 +25,7 @@ from torch import nn
 from .datos import NOMBRES_CLASES
 from .dispositivo import elegir_dispositivo
 from .modelos import dispositivo_del_modelo
+from .precision_mixta import preparar_precision
 from .progreso import BarraProgreso
 
 CADA_REGISTRO = 10
@@ -333,6 +334,7 @@ def entrenar(
     cada_checkpoint: int = 0,
     reanudar: bool = False,
     criterio: nn.Module | None = None,
+    precision: str = "fp32",
 ) -> Historial:
     """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
 
@@ -345,6 +347,8 @@ def entrenar(
     - ``semilla``: fija las semillas (misma semilla y dispositivo ⇒ mismo resultado).
     - ``checkpoints`` (``carpeta_checkpoints(...)`` o una ruta) y ``cada_checkpoint=N``:
       guarda cada N épocas y al final; con ``reanudar=True`` sigue desde el último.
+    - ``precision``: ``"fp32"`` (por defecto), ``"fp16"`` (autocast + ``GradScaler``, cuyo
+      estado va en el checkpoint) o ``"bf16"`` (autocast, sin escalador). Lección 06.
     """
     from .checkpoints import como_carpeta, estado_aleatorio, restaurar_estado_aleatorio
 
@@ -357,6 +361,7 @@ def entrenar(
     X_ent, y_ent = _validar_datos(datos_entrenamiento, "datos_entrenamiento")
     X_val, y_val = _validar_datos(datos_validacion, "datos_validacion")
     dispositivo = _como_dispositivo(dispositivo)
+    autocast, escalador = preparar_precision(precision, dispositivo)
     carpeta = None
     if checkpoints is not None:
         carpeta = como_carpeta(checkpoints)
@@ -395,6 +400,8 @@ def entrenar(
                 raise ValueError(
                     f"El checkpoint {estado['ruta']} no corresponde a este modelo ({error}). "
                     "Usa otra carpeta o reanudar=False para empezar de cero.") from None
+            if estado.get("escalador"):
+                escalador.load_state_dict(estado["escalador"])
             restaurar_estado_aleatorio(estado["aleatorio"])
             historial = Historial.desde_dict(estado["historial"])
             historial.epocas_totales, historial.dispositivo = epocas, str(dispositivo)
@@ -421,6 +428,7 @@ def entrenar(
             "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
             "historial": historial.a_dict(), "aleatorio": estado_aleatorio(),
             "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote,
+            "precision": precision, "escalador": escalador.state_dict(),
         }, epoca)
 
     # 3. El bucle.
@@ -433,19 +441,23 @@ def entrenar(
         for epoca in range(inicio, epocas + 1):
             modelo.train()
             if cargador is None:
-                perdida = criterio(modelo(X_ent), y_ent)
+                with autocast():
+                    perdida = criterio(modelo(X_ent), y_ent)
                 optimizador.zero_grad(set_to_none=True)
-                perdida.backward()
-                optimizador.step()
+                escalador.scale(perdida).backward()
+                escalador.step(optimizador)
+                escalador.update()
             else:
                 generador.manual_seed(semilla_lotes + epoca)  # mismo orden de lotes al reanudar
                 for xb, yb in cargador:
                     xb = xb.to(dispositivo, non_blocking=True)
                     yb = yb.to(dispositivo, non_blocking=True)
-                    perdida = criterio(modelo(xb), yb)
+                    with autocast():
+                        perdida = criterio(modelo(xb), yb)
                     optimizador.zero_grad(set_to_none=True)
-                    perdida.backward()
-                    optimizador.step()
+                    escalador.scale(perdida).backward()
+                    escalador.step(optimizador)
+                    escalador.update()
 
             texto = None
             if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == epocas:
