@@ -81,7 +81,7 @@ class Diagnostico:
     segundos_por_paso: float          # mediana de cada paso completo (esperar datos + calcular)
     operaciones_por_paso: float       # operaciones de PyTorch de primer nivel, según el perfilador
     microsegundos_por_operacion: float  # coste fijo de lanzar una operación diminuta aquí
-    sincronizaciones_por_paso: float  # .item() y compañía: la CPU espera al dispositivo
+    sincronizaciones_por_paso: float  # .item(), print(perdida)...: la CPU espera al dispositivo
     dispositivo: str
     tiempos_datos: list[float] = field(default_factory=list, repr=False)
     tiempos_paso: list[float] = field(default_factory=list, repr=False)
@@ -221,6 +221,31 @@ def _coste_por_operacion(dispositivo: torch.device) -> float:
     return statistics.median(duraciones)
 
 
+_ESPERAS_CUDA = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize")
+
+
+def _dentro_de(evento, prefijos: tuple[str, ...]) -> bool:
+    padre = evento.cpu_parent
+    while padre is not None:
+        if padre.name.startswith(prefijos):
+            return True
+        padre = padre.cpu_parent
+    return False
+
+
+def _sincronizaciones(eventos) -> int:
+    """Las veces que la CPU espera al dispositivo dentro del paso (fuera de nuestra espera final).
+
+    En CUDA, las esperas del runtime; en los demás, cada lectura de un número de un tensor
+    (``.item()``, ``float(t)``...), que en una GPU es una espera. No cuentan las del optimizador:
+    PyTorch guarda sus contadores en la CPU precisamente para no esperar.
+    """
+    esperas = [e for e in eventos if e.name in _ESPERAS_CUDA]
+    if not esperas:
+        esperas = [e for e in eventos if e.name == "aten::_local_scalar_dense"]
+    return sum(1 for e in esperas if not _dentro_de(e, ("esperar_al_dispositivo", "Optimizer.step")))
+
+
 def _reparto_del_paso(paso, xb, yb, dispositivo: torch.device, numero: int):
     """(fracción de lanzamientos, fracción de cálculo, operaciones, sincronizaciones, µs por operación).
 
@@ -248,7 +273,7 @@ def _reparto_del_paso(paso, xb, yb, dispositivo: torch.device, numero: int):
         duraciones = [min(a, b) for a, b in zip(duraciones, otra[2])]
         entre = min(entre, otra[3])
     coste = _coste_por_operacion(dispositivo)
-    sincronizaciones = sum(1 for e in eventos if e.name == "aten::_local_scalar_dense")  # .item(), float(t)...
+    sincronizaciones = _sincronizaciones(eventos)
     propias = [(e, d) for e, d in zip(operaciones, duraciones) if e.name != "esperar_al_dispositivo"]
     total = max(entre + sum(duraciones), 1e-3)
     if de_gpu:
