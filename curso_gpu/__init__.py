@@ -9,6 +9,8 @@ Cada módulo es la caja de herramientas de una lección:
 - ``memoria``: cuánta memoria necesita un modelo (lección 04).
 - ``datos``, ``modelos``, ``entrenamiento``, ``checkpoints``, ``widgets``: entrenar de
   forma portable y dibujar líneas para el modelo (lección 05).
+- ``rendimiento``, ``conjuntos``, ``precision_mixta``: por qué va lento un entrenamiento
+  (datos, lanzamientos o cálculo), un ``DataLoader`` que alimente la GPU y precisión mixta (lección 06).
 - ``graficos``: las figuras de las lecciones (matplotlib, se importa solo al dibujar).
 - ``presentacion``: cómo se ven los informes en la terminal y en el notebook.
 
