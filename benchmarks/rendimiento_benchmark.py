@@ -9,7 +9,7 @@
 Imprime razones medidas en la misma corrida (lo que cuenta en una máquina ruidosa).
 ``comprobar_en_gpu()`` devuelve líneas PASS/FAIL para validar en una GPU de verdad.
 
-    .venv/bin/python benchmarks/rendimiento_benchmark.py [--dispositivo auto] [--rapido]
+    .venv/bin/python benchmarks/rendimiento_benchmark.py [--dispositivo auto] [--rapido] [--hilos 1] [--gpu]
 """
 
 from __future__ import annotations
@@ -33,12 +33,15 @@ def modelos() -> dict:
     """Los dos modelos de la lección 05, con su lote de imágenes de 8×8."""
     return {
         "pequeña (2 339 parámetros, lote 360)": (CNNPequena, 360),
-        "ampliada (~200 000 parámetros, lote 1200)": (lambda: CNNPequena(canales=(64, 128), ocultas=256), 1200),
+        "ampliada (~200 000 parámetros, lote 256)": (lambda: CNNPequena(canales=(64, 128), ocultas=256), 256),
     }
 
 
-def pasos_por_segundo(crear, lote: int, precision: str, dispositivo: torch.device, pasos: int) -> float:
-    """Pasos de Adam por segundo (mediana de 3 tandas) con la precisión pedida."""
+def pasos_por_segundo(crear, lote: int, precision: str, dispositivo: torch.device, segundos: float) -> float:
+    """Pasos de Adam por segundo (1 / mediana de cada paso) con la precisión pedida.
+
+    Tras dos pasos de calentamiento, mide pasos hasta gastar ``segundos`` (al menos 3).
+    """
     torch.manual_seed(0)
     modelo = crear().to(dispositivo)
     optimizador = torch.optim.Adam(modelo.parameters(), lr=0.01)
@@ -55,36 +58,35 @@ def pasos_por_segundo(crear, lote: int, precision: str, dispositivo: torch.devic
         escalador.step(optimizador)
         escalador.update()
 
-    for _ in range(3):
+    for _ in range(2):
         paso()
-    tandas = []
-    for _ in range(3):
+    tiempos, comienzo = [], time.perf_counter()
+    while len(tiempos) < 3 or time.perf_counter() - comienzo < segundos:
         sincronizar(dispositivo)
         inicio = time.perf_counter()
-        for _ in range(pasos):
-            paso()
+        paso()
         sincronizar(dispositivo)
-        tandas.append(pasos / (time.perf_counter() - inicio))
-    return statistics.median(tandas)
+        tiempos.append(time.perf_counter() - inicio)
+    return 1 / statistics.median(tiempos)
 
 
 def precisiones(dispositivo: torch.device) -> list[str]:
     return ["fp32", "bf16"] + (["fp16"] if dispositivo.type != "cpu" else [])
 
 
-def medir_precision(dispositivo: torch.device, pasos: int) -> dict:
+def medir_precision(dispositivo: torch.device, segundos: float) -> dict:
     """{(modelo, precisión): pasos/s}; las precisiones que no puede el dispositivo quedan fuera."""
     resultado = {}
     for nombre, (crear, lote) in modelos().items():
         for precision in precisiones(dispositivo):
             try:
-                resultado[(nombre, precision)] = pasos_por_segundo(crear, lote, precision, dispositivo, pasos)
+                resultado[(nombre, precision)] = pasos_por_segundo(crear, lote, precision, dispositivo, segundos)
             except PrecisionNoDisponible as error:
                 print(f"  {nombre} en {precision}: no se mide ({error})")
     return resultado
 
 
-def medir_perfilador(dispositivo: torch.device, repeticiones: int = 20) -> tuple[float, float]:
+def medir_perfilador(dispositivo: torch.device, repeticiones: int = 10) -> tuple[float, float]:
     """(segundos por paso sin perfilar, con perfilador) de la CNN pequeña."""
     torch.manual_seed(0)
     modelo = CNNPequena().to(dispositivo)
@@ -117,7 +119,7 @@ def medir_perfilador(dispositivo: torch.device, repeticiones: int = 20) -> tuple
 
 
 def medir_cargadores(dispositivo: torch.device, rapido: bool):
-    lotes = 4 if rapido else 10
+    lotes = 3 if rapido else 8
     sin_latencia = comparar_cargadores(ImagenesSinteticas(n=1024), 32, (0, 1, 2), lotes=lotes, dispositivo=dispositivo)
     con_latencia = comparar_cargadores(ImagenesSinteticas(n=1024, latencia=0.003), 32, (0, 1, 2), lotes=lotes,
                                        dispositivo=dispositivo)
@@ -130,7 +132,7 @@ def _razon(resultado: dict, nombre: str, precision: str) -> float | None:
     return resultado[(nombre, precision)] / resultado[(nombre, "fp32")]
 
 
-def comprobar_en_gpu(dispositivo=None, pasos: int = 30) -> list[str]:
+def comprobar_en_gpu(dispositivo=None, segundos: float = 2.0) -> list[str]:
     """Líneas PASS/FAIL de lo que la lección 06 dice de una GPU. Pensado para una GPU de verdad.
 
     - fp16 (autocast + GradScaler) da más pasos por segundo que fp32 en la CNN ampliada
@@ -145,7 +147,7 @@ def comprobar_en_gpu(dispositivo=None, pasos: int = 30) -> list[str]:
     lineas = []
     nombres = list(modelos())
     pequena, ampliada = nombres
-    resultado = medir_precision(d, pasos)
+    resultado = medir_precision(d, segundos)
     razon = _razon(resultado, ampliada, "fp16")
     lineas.append(f"{'PASS' if razon and razon > 1.0 else 'FAIL'} fp16/fp32 en la CNN ampliada: {razon or 0:.2f}x (debe ser > 1)")
     razon_p = _razon(resultado, pequena, "fp16")
@@ -166,13 +168,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dispositivo", default="auto")
     parser.add_argument("--rapido", action="store_true", help="menos lotes y pasos (para probar el script)")
+    parser.add_argument("--hilos", type=int, default=None,
+                        help="hilos de PyTorch en la CPU (en una máquina compartida, 1 evita que se estorben)")
     parser.add_argument("--gpu", action="store_true", help="solo las comprobaciones PASS/FAIL de comprobar_en_gpu()")
     args = parser.parse_args()
     dispositivo = elegir_dispositivo(args.dispositivo)
+    if args.hilos:
+        torch.set_num_threads(args.hilos)
     if args.gpu:
         print("\n".join(comprobar_en_gpu(dispositivo)))
         return
-    pasos = 5 if args.rapido else 20
+    segundos = 0.5 if args.rapido else 2.0
     print(f"Dispositivo: {dispositivo} · hilos de CPU: {torch.get_num_threads()} · PyTorch {torch.__version__}")
 
     print("\n1. DataLoader (ImagenesSinteticas 64×64 → 56×56, lotes de 32)")
@@ -183,7 +189,7 @@ def main() -> None:
             print("  " + linea)
 
     print("\n2. Pasos por segundo según la precisión (Adam, un lote fijo)")
-    resultado = medir_precision(dispositivo, pasos)
+    resultado = medir_precision(dispositivo, segundos)
     for (nombre, precision), valor in resultado.items():
         razon = _razon(resultado, nombre, precision)
         print(f"  {nombre:<42} {precision:<5} {valor:8.1f} pasos/s  ({razon:.2f}x fp32)")

@@ -123,7 +123,7 @@ def preparar_precision(precision: str, dispositivo: torch.device
 # ¿Acelera bf16 esta CPU?
 # ---------------------------------------------------------------------------
 
-BANDERAS_BF16 = ("avx512_bf16", "amx_bf16", "amx_tile")
+BANDERAS_BF16 = ("avx512_bf16", "amx_bf16", "amx_tile", "bf16")  # x86 (flags) y ARM (Features)
 
 
 @dataclass
@@ -146,7 +146,7 @@ class SoporteBF16:
 
 
 def soporte_bf16_cpu(cpuinfo: str | Path = "/proc/cpuinfo") -> SoporteBF16:
-    """¿Tiene esta CPU AVX-512-BF16 o AMX, las que aceleran bf16? Lección 06."""
+    """¿Tiene esta CPU AVX-512-BF16 o AMX (o BF16 en ARM), las que aceleran bf16? Lección 06."""
     capacidad = torch.backends.cpu.get_cpu_capability()
     try:
         texto = Path(cpuinfo).read_text(encoding="utf-8", errors="replace")
@@ -154,7 +154,7 @@ def soporte_bf16_cpu(cpuinfo: str | Path = "/proc/cpuinfo") -> SoporteBF16:
         return SoporteBF16(capacidad, [], None)
     banderas = set()
     for linea in texto.splitlines():
-        if linea.startswith("flags"):
+        if linea.startswith(("flags", "Features")):
             banderas.update(linea.split(":", 1)[-1].split())
     presentes = [b for b in BANDERAS_BF16 if b in banderas]
     return SoporteBF16(capacidad, presentes, bool(presentes))

@@ -376,7 +376,7 @@ X_val, y_val = generar_dataset(30, semilla=2)
 for precision in ("fp32", "bf16", "fp16"):
     torch.manual_seed(24)
     try:
-        h = entrenar(CNNPequena(), (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=40,
+        h = entrenar(CNNPequena(), (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=30,
                      silencioso=True, precision=precision)
     except ValueError as error:  # por ejemplo, bf16 en una T4
         print(f"{precision}: {error}")

@@ -197,3 +197,6 @@ def test_soporte_bf16_lee_las_banderas_de_la_cpu(tmp_path):
     assert soporte_bf16_cpu(con_amx).banderas == ["avx512_bf16", "amx_bf16", "amx_tile"]
     assert soporte_bf16_cpu(sin).acelera is False and "no tiene AVX-512-BF16 ni AMX" in str(soporte_bf16_cpu(sin))
     assert soporte_bf16_cpu(tmp_path / "no_existe").acelera is None
+    arm = tmp_path / "arm"
+    arm.write_text("processor : 0\nFeatures : fp asimd sve bf16\n")
+    assert soporte_bf16_cpu(arm).banderas == ["bf16"]
