@@ -22,8 +22,7 @@ import torch
 from torch import nn
 
 from curso_gpu.conjuntos import ImagenesSinteticas
-from curso_gpu.cronometro import sincronizar
-from curso_gpu.dispositivo import elegir_dispositivo
+from curso_gpu.dispositivo import elegir_dispositivo, sincronizar
 from curso_gpu.modelos import CNNPequena
 from curso_gpu.precision_mixta import PrecisionNoDisponible, preparar_precision
 from curso_gpu.rendimiento import comparar_cargadores

@@ -19,6 +19,16 @@ def _pyplot():
     return plt
 
 
+def figura_a_png(figura, dpi: int = 80) -> bytes:
+    """La figura como PNG (bytes), y la cierra para no acumular figuras abiertas."""
+    import io
+
+    bufer = io.BytesIO()
+    figura.savefig(bufer, format="png", dpi=dpi)
+    _pyplot().close(figura)
+    return bufer.getvalue()
+
+
 def _hay_pantalla_o_notebook() -> bool:
     import os
     import sys

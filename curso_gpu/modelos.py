@@ -54,8 +54,11 @@ class MLPTabular(nn.Module):
         return self.red(x).squeeze(-1)  # un logit por fila
 
 
-def contar_parametros(modelo: nn.Module) -> int:
-    """Cuántos números aprende el modelo (parámetros entrenables). Lección 05."""
+def contar_parametros_entrenables(modelo: nn.Module) -> int:
+    """Cuántos números aprende el modelo: solo los parámetros entrenables (``requires_grad``). Lección 05.
+
+    Para la memoria cuentan todos, también los congelados: eso es ``memoria.contar_parametros``.
+    """
     return sum(p.numel() for p in modelo.parameters() if p.requires_grad)
 
 

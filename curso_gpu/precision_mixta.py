@@ -26,7 +26,9 @@ from typing import Callable, ContextManager
 
 import torch
 
-PRECISIONES = ("fp32", "fp16", "bf16")
+from .precisiones import normalizar_precision
+
+PRECISIONES = ("fp32", "fp16", "bf16")  # las de entrenar; el vocabulario es el de ``precisiones``
 TIPOS = {"fp16": torch.float16, "bf16": torch.bfloat16}
 
 
@@ -38,19 +40,14 @@ def _version_minima(version: str) -> bool:
     return torch.torch_version.TorchVersion(torch.__version__.split("+")[0]) >= version
 
 
-def _validar(precision) -> str:
-    if precision not in PRECISIONES:
-        raise ValueError(f"precision desconocida {precision!r}; usa una de: {', '.join(PRECISIONES)}.")
-    return precision
-
-
 def comprobar_precision(precision: str, dispositivo: torch.device) -> torch.dtype | None:
     """El ``dtype`` de ``autocast`` para ``precision`` en ``dispositivo`` (None en fp32). Lección 06.
 
-    Si el dispositivo no puede con esa precisión, lanza ``PrecisionNoDisponible`` con la
+    Acepta también los alias de ``precisiones`` (``"float16"``, ``torch.bfloat16``...). Si el
+    dispositivo no puede con esa precisión, lanza ``PrecisionNoDisponible`` con la
     alternativa (por ejemplo, fp16 en una T4 en vez de bf16).
     """
-    _validar(precision)
+    precision = normalizar_precision(precision, PRECISIONES)
     dispositivo = torch.device(dispositivo)
     if precision == "fp32":
         return None
@@ -110,6 +107,7 @@ def preparar_precision(precision: str, dispositivo: torch.device
     """
     dispositivo = torch.device(dispositivo)
     tipo = comprobar_precision(precision, dispositivo)
+    precision = normalizar_precision(precision, PRECISIONES)
     if tipo is None:
         contexto = contextlib.nullcontext
     else:

@@ -20,8 +20,7 @@ from typing import Callable, Iterable
 
 import torch
 
-from .cronometro import sincronizar
-from .dispositivo import elegir_dispositivo
+from .dispositivo import como_dispositivo, sincronizar
 
 CUELLOS = ("datos", "lanzamientos", "calculo")
 ESPERA_MAXIMA = 60  # segundos que un proceso del DataLoader puede tardar en dar un lote
@@ -44,12 +43,6 @@ CONSEJOS = {
         "mixta (entrenar(..., precision='fp16') en una T4, 'bf16' en Ampere o más nueva), TF32 en "
         "Ampere, torch.compile, o un dispositivo más potente."),
 }
-
-
-def _como_dispositivo(dispositivo) -> torch.device:
-    if isinstance(dispositivo, torch.device):
-        return dispositivo
-    return elegir_dispositivo(dispositivo)
 
 
 def _entero(valor, nombre: str, minimo: int, ejemplo: str) -> int:
@@ -310,7 +303,7 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
     if not callable(paso):
         raise ValueError(f"paso debe ser una función paso(xb, yb); recibí {type(paso).__name__}.")
     _entero(pasos, "pasos", 1, "pasos=20")
-    dispositivo = _como_dispositivo(dispositivo)
+    dispositivo = como_dispositivo(dispositivo)
     try:
         iterador = iter(cargador)
     except TypeError:
@@ -475,7 +468,7 @@ def comparar_cargadores(conjunto, tamano_lote: int, num_workers=(0, 1, 2), pin_m
     _entero(tamano_lote, "tamano_lote", 1, "tamano_lote=64")
     _entero(lotes, "lotes", 1, "lotes=10")
     trabajadores = _lista(num_workers, "num_workers", lambda v: _entero(v, "num_workers", 0, "num_workers=(0, 1, 2)"))
-    dispositivo = _como_dispositivo("auto" if dispositivo is None else dispositivo)
+    dispositivo = como_dispositivo(dispositivo)
     if pin_memory is None:
         pin_memory = (False, True) if dispositivo.type == "cuda" else (False,)
 

@@ -58,9 +58,9 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from curso_gpu import graficos
 from curso_gpu.conjuntos import ImagenesSinteticas
-from curso_gpu.cronometro import cronometrar, sincronizar
+from curso_gpu.cronometro import cronometrar
 from curso_gpu.datos import generar_dataset
-from curso_gpu.dispositivo import elegir_dispositivo
+from curso_gpu.dispositivo import elegir_dispositivo, sincronizar
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.modelos import CNNPequena
 from curso_gpu.precision_mixta import soporte_bf16_cpu

@@ -136,10 +136,16 @@ def test_en_fp32_el_checkpoint_no_lleva_escalador(tmp_path):
 
 # --- Qué puede cada dispositivo ----------------------------------------------------------------
 
-@pytest.mark.parametrize("precision", ["fp8", "FP16", "float16", None, 16])
+@pytest.mark.parametrize("precision", ["fp8", "int8", "tf32", None, 16])
 def test_precision_desconocida_es_un_error_en_espanol(precision):
     with pytest.raises(ValueError, match="precision desconocida .*usa una de: fp32, fp16, bf16"):
         entrenar(_modelo(), ENT, VAL, "cpu", epocas=1, silencioso=True, precision=precision)
+
+
+def test_acepta_los_alias_del_vocabulario_comun():
+    assert comprobar_precision("float16", CPU) is torch.float16
+    assert comprobar_precision(torch.bfloat16, CPU) is torch.bfloat16
+    assert preparar_precision("half", CPU)[1].is_enabled()
 
 
 def test_en_cpu_las_tres_precisiones_tienen_su_autocast():
