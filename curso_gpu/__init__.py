@@ -27,6 +27,7 @@ Medir, estimar memoria y entrenar:
 - ``memoria_libre``: ¿caben las matrices antes de crearlas? (lección 03).
 - ``medicion``: CPU frente a GPU con ``a @ b``: GFLOP/s, barrido, sin sincronizar (lección 03).
 - ``memoria``: cuánta memoria necesita un modelo y si cabe en tu GPU (lección 04).
+- ``memoria_entrenamiento``: la memoria de entrenar, activaciones medidas, y qué lote cabe (lección 07).
 - ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05).
 - ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
 - ``checkpoints``: guardar y reanudar, también en Google Drive (lección 05).
@@ -37,7 +38,7 @@ Medir, estimar memoria y entrenar:
 
 Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
 
-- ``graficos``: las figuras de las lecciones 03, 04, 05 y 06.
+- ``graficos``: las figuras de las lecciones 03 a 07.
 - ``widgets``: la pizarra y el selector de dispositivo (lección 05).
 - ``calculadora``: la calculadora de VRAM (lección 04).
 

@@ -307,6 +307,12 @@ def _determinista(activar: bool):
         torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = antes
 
 
+def _ejemplos_del_grupo(micro_lote: int, tamano_lote: int, acumular: int, n: int) -> int:
+    """Ejemplos del grupo de ``acumular`` micro-lotes al que pertenece el micro-lote ``micro_lote``."""
+    inicio = (micro_lote // acumular) * acumular * tamano_lote
+    return min(acumular * tamano_lote, n - inicio)
+
+
 def entrenar(
     modelo: nn.Module,
     datos_entrenamiento,
@@ -324,6 +330,7 @@ def entrenar(
     cada_checkpoint: int = 0,
     reanudar: bool = False,
     criterio: nn.Module | None = None,
+    acumular: int = 1,
     precision: str = "fp32",
 ) -> Historial:
     """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
@@ -340,6 +347,9 @@ def entrenar(
     - ``semilla``: fija las semillas (misma semilla y dispositivo ⇒ mismo resultado).
     - ``checkpoints`` (``carpeta_checkpoints(...)`` o una ruta) y ``cada_checkpoint=N``:
       guarda cada N épocas y al final; con ``reanudar=True`` sigue desde el último.
+    - ``acumular=k`` (con ``tamano_lote``): suma los gradientes de k micro-lotes antes de cada
+      paso de Adam. Da lo mismo que un lote de k·tamano_lote con la memoria de uno de
+      tamano_lote (lección 07); supone un ``criterio`` que promedia (el de por defecto).
     - ``precision``: ``"fp32"`` (por defecto), ``"fp16"`` (autocast + ``GradScaler``, cuyo
       estado va en el checkpoint) o ``"bf16"`` (autocast, sin escalador). Lección 06.
     """
@@ -351,6 +361,10 @@ def entrenar(
     if tamano_lote is not None:
         _validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
     _validar_positivo(cada_checkpoint, "cada_checkpoint", True, "cada_checkpoint=10", minimo_cero=True)
+    _validar_positivo(acumular, "acumular", True, "acumular=4")
+    if acumular > 1 and tamano_lote is None:
+        raise ValueError(f"acumular={acumular} necesita un tamaño de micro-lote: entrenar(..., tamano_lote=8, "
+                         f"acumular={acumular}) da pasos con {acumular} × 8 ejemplos.")
     X_ent, y_ent = _validar_datos(datos_entrenamiento, "datos_entrenamiento")
     X_val, y_val = _validar_datos(datos_validacion, "datos_validacion")
     dispositivo = _como_dispositivo(dispositivo)
@@ -419,7 +433,7 @@ def entrenar(
             "formato": 1, "epoca": epoca, "epocas": epocas, "lr": float(lr),
             "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
             "historial": historial.a_dict(), "aleatorio": estado_aleatorio(),
-            "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote,
+            "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote, "acumular": acumular,
             "precision": precision, "escalador": escalador.state_dict(),
         }, epoca)
 
@@ -442,15 +456,19 @@ def entrenar(
                 escalador.update()
             else:
                 generador.manual_seed(semilla_lotes + epoca)  # mismo orden de lotes al reanudar
-                for xb, yb in cargador:
+                for i, (xb, yb) in enumerate(cargador):
                     xb = xb.to(dispositivo, non_blocking=True)
                     yb = yb.to(dispositivo, non_blocking=True)
                     with autocast():
                         perdida = criterio(modelo(xb), yb)
-                    optimizador.zero_grad(set_to_none=True)
+                    if i % acumular == 0:
+                        optimizador.zero_grad(set_to_none=True)
+                    if acumular > 1:  # cada micro-lote pesa lo que sus ejemplos en el grupo
+                        perdida = perdida * (xb.shape[0] / _ejemplos_del_grupo(i, tamano_lote, acumular, len(X_ent)))
                     escalador.scale(perdida).backward()
-                    escalador.step(optimizador)
-                    escalador.update()
+                    if (i + 1) % acumular == 0 or i + 1 == len(cargador):
+                        escalador.step(optimizador)
+                        escalador.update()
 
             if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == epocas:
                 with _modo_evaluacion(modelo):

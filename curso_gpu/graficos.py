@@ -182,6 +182,34 @@ def muestras_por_clase(X, y, por_clase: int = 5, nombres=None, titulo: str = "Ej
     return figura
 
 
+# --- Lección 07: memoria al entrenar ---------------------------------------------------------
+
+def grafico_memoria_entrenamiento(desgloses, titulo: str = "Memoria para entrenar según el tamaño del lote", ax=None):
+    """Una barra apilada por tamaño de lote: pesos, gradientes, optimizador y activaciones. Lección 07.
+
+    ``desgloses`` es una lista de ``DesgloseMemoria`` (de ``medir_memoria_entrenamiento``), uno
+    por lote. Las tres primeras partes no cambian; las activaciones crecen con el lote.
+    """
+    plt = _pyplot()
+    if ax is None:
+        figura, ax = plt.subplots(figsize=(7, 4))
+    else:
+        figura = ax.figure
+    etiquetas = [str(d.lote) for d in desgloses]
+    base = [0.0] * len(desgloses)
+    colores = {"pesos": "#4c72b0", "gradientes": "#dd8452", "optimizador": "#55a868", "activaciones": "#c44e52"}
+    for parte, color in colores.items():
+        alturas = [d.partes()[parte] / 1e6 for d in desgloses]
+        ax.bar(etiquetas, alturas, bottom=base, color=color, label=parte)
+        base = [b + h for b, h in zip(base, alturas)]
+    ax.set_xlabel("tamaño del lote")
+    ax.set_ylabel("memoria (MB)")
+    ax.set_title(titulo)
+    ax.legend(loc="upper left")
+    figura.tight_layout()
+    return figura
+
+
 # --- Lección 06: rendimiento -----------------------------------------------------------------
 
 def grafico_cargadores(comparacion, titulo: str | None = None):

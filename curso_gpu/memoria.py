@@ -420,3 +420,10 @@ def vram_disponible(dispositivo: torch.device | str) -> MemoriaDispositivo | Non
     if not disponible():
         raise DispositivoNoDisponible(f"Pediste la memoria de '{dispositivo}', pero {falta}.")
     return memoria_dispositivo(dispositivo)
+
+
+# ---------------------------------------------------------------------------
+# Lección 07: la memoria al entrenar (vive en memoria_entrenamiento)
+# ---------------------------------------------------------------------------
+
+from .memoria_entrenamiento import DesgloseMemoria, lote_maximo, medir_memoria_entrenamiento  # noqa: E402,F401

@@ -66,8 +66,10 @@ def test_fp32_por_defecto_no_cambia_nada(fp32):
     assert _iguales(otro, modelo_32)
 
 
-def test_fp16_con_lotes_tambien_entrena():
-    h = entrenar(_modelo(), ENT, VAL, "cpu", epocas=12, tamano_lote=40, semilla=0, silencioso=True, precision="fp16")
+@pytest.mark.parametrize("acumular", [1, 2])
+def test_fp16_con_lotes_y_acumulando_tambien_entrena(acumular):
+    h = entrenar(_modelo(), ENT, VAL, "cpu", epocas=12, tamano_lote=40 // acumular, acumular=acumular, semilla=0,
+                 silencioso=True, precision="fp16")
     assert h.final.accuracy_validacion > 0.6
 
 
