@@ -35,6 +35,8 @@ Medir, estimar memoria y entrenar:
 - ``precision_mixta``: ``autocast`` y ``GradScaler`` según lo que pueda cada dispositivo (lección 06).
 - ``conjuntos``: imágenes con el aumento de datos hecho en la CPU, para el ``DataLoader`` (lección 06).
 - ``rendimiento``: ¿datos, lanzamientos o cálculo? ``diagnosticar`` y ``comparar_cargadores`` (lección 06).
+- ``distribuido``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce, para DDP (lección 08).
+- ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos (lección 08).
 
 Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
 
@@ -46,6 +48,7 @@ Lecciones, línea de órdenes y app:
 
 - ``cli``: ``python -m curso_gpu``: entorno, velocidad y qué modelo te cabe (lecciones 01 a 04).
 - ``app_lineas``: la app de escritorio (Tk) de la pizarra (lección 05).
+- ``entrenar_ddp``: ``python -m curso_gpu.entrenar_ddp``, la CNN de líneas con DDP (lección 08).
 
 ``import curso_gpu`` no carga matplotlib, ipywidgets ni tqdm. Las herramientas de quien mantiene
 el curso (las insignias de Colab) viven fuera del paquete, en ``herramientas/``.
