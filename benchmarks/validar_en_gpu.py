@@ -13,9 +13,8 @@ Los textos y rangos que se comprueban salen de los mismos sitios que leen las le
 el dato allí y la lección cambia sola.
 
 Las lecciones 06, 07 y 08 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
-``comprobar_leccion_07``, ``comprobar_leccion_08``): la 07 y la 08 llaman a sus propias
-comprobaciones (``comprobar_en_gpu``); la 06 tiene una versión mínima (ganancia de AMP) que su
-módulo puede sustituir.
+``comprobar_leccion_07``, ``comprobar_leccion_08``): cada uno llama a la comprobación en GPU
+de su lección (``comprobar_en_gpu``) y convierte sus líneas en resultados.
 """
 
 from __future__ import annotations
@@ -294,26 +293,26 @@ def comprobar_checkpoints_leccion05(gpu: torch.device) -> list[Resultado]:
     ]
 
 
-# --- GANCHO lección 06: precisión mixta (AMP) ---------------------------------------------
+def _comprobacion_de_benchmark(archivo: str):
+    """La función ``comprobar_en_gpu`` de otro guion de ``benchmarks/`` (líneas PASS/FAIL)."""
+    import importlib.util
+
+    ruta = RAIZ / "benchmarks" / archivo
+    spec = importlib.util.spec_from_file_location(ruta.stem, ruta)
+    modulo = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = modulo  # las dataclasses del guion lo buscan ahí
+    spec.loader.exec_module(modulo)
+    return modulo.comprobar_en_gpu
+
+
+# --- GANCHO lección 06: rendimiento y precisión mixta -------------------------------------
 def comprobar_leccion_06(gpu: torch.device, rapido: bool) -> list[Resultado]:
-    """GANCHO de la lección 06: aquí van sus comprobaciones (ganancia de AMP, cargador de datos).
+    """GANCHO de la lección 06: ganancia de la precisión mixta y del cargador de datos.
 
-    Versión mínima mientras tanto: una multiplicación en fp16 con ``autocast`` va más rápida
-    que en fp32 en una GPU con Tensor Cores.
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/rendimiento_benchmark.py``.
     """
-    n = 4096 if rapido else 8192
-    a = torch.randn(n, n, device=gpu)
-    b = torch.randn(n, n, device=gpu)
-
-    def con_autocast():
-        with torch.autocast("cuda", dtype=torch.float16):
-            return a @ b
-
-    fp32, amp = _medir(lambda: a @ b), _medir(con_autocast)
-    del a, b
-    torch.cuda.empty_cache()
-    return [Resultado("06", "autocast fp16 va al menos 1,5 veces más rápido que fp32 en una matmul grande",
-                      f"{fp32 * 1e3:.1f} ms frente a {amp * 1e3:.1f} ms ({fp32 / amp:.1f}x)", fp32 / amp >= 1.5)]
+    comprobar = _comprobacion_de_benchmark("rendimiento_benchmark.py")
+    return desde_lineas("06", comprobar(gpu, segundos=1.0 if rapido else 2.0))
 
 
 # --- GANCHO lección 07: memoria al entrenar ---------------------------------------------------
@@ -322,14 +321,8 @@ def comprobar_leccion_07(gpu: torch.device, rapido: bool) -> list[Resultado]:
 
     Llama a ``comprobar_en_gpu`` de ``benchmarks/memoria_entrenamiento_benchmark.py``.
     """
-    import importlib.util
-
-    ruta = RAIZ / "benchmarks" / "memoria_entrenamiento_benchmark.py"
-    spec = importlib.util.spec_from_file_location("memoria_entrenamiento_benchmark", ruta)
-    modulo = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = modulo
-    spec.loader.exec_module(modulo)
-    return desde_lineas("07", modulo.comprobar_en_gpu(str(gpu)))
+    comprobar = _comprobacion_de_benchmark("memoria_entrenamiento_benchmark.py")
+    return desde_lineas("07", comprobar(str(gpu)))
 
 
 # --- GANCHO lección 08: varias GPU --------------------------------------------------------------
