@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .presentacion import formatear_numero
+
 PRECIO_HORA_MINIMO = 0.20  # $/h: una GPU modesta en un proveedor barato
 PRECIO_HORA_MAXIMO = 2.0  # $/h: una GPU grande (el precio varía según GPU y proveedor)
 HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
@@ -27,7 +29,7 @@ def _numero(valor, nombre: str, unidad: str, ejemplo: str) -> float:
 
 
 def _dolares(valor: float) -> str:
-    return f"{valor:,.2f} $".replace(",", " ").replace(".", ",")
+    return formatear_numero(valor, 2, "$")
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class CosteNube:
 
     def __str__(self) -> str:
         precio = _dolares(self.precio_hora).replace(" $", " $/h")
-        horas = f"{self.horas:g}".replace(".", ",")
+        horas = formatear_numero(self.horas)
         return f"{precio} × {horas} h = {_dolares(self.total)}"
 
 

@@ -410,3 +410,36 @@ def test_grafico_muestras_separa_la_llamada_en_frio():
 def test_fp64_en_mps_da_error_en_espanol():
     with pytest.raises(ValueError, match="mps.*no admite fp64"):
         medir_matmul(16, torch.device("mps"), dtype="fp64")
+
+
+# --- barrido con presupuesto de tiempo ------------------------------------------------------
+
+def test_con_presupuesto_repite_en_bloques_hasta_gastar_el_tiempo():
+    reloj = RelojFalso([0.5] + [0.001] * 100_000)  # la primera, en frío; luego 1 ms cada una
+    m = medicion._cronometrar_con_presupuesto(reloj.trabajar, CPU, 1.0, 3, 0, reloj, "x")
+    assert m.primera == pytest.approx(0.5)
+    assert m.mediana == pytest.approx(0.001)
+    assert "bloques de 100 llamadas" in m.descripcion  # 1/10 del presupuesto por bloque
+    assert 9 <= m.repeticiones <= 11
+    assert reloj.ahora == pytest.approx(1.5, abs=0.15)  # en frío + el presupuesto, no más
+
+
+def test_con_presupuesto_una_operacion_lenta_da_al_menos_el_minimo_de_muestras():
+    reloj = RelojFalso([0.5] * 20)
+    m = medicion._cronometrar_con_presupuesto(reloj.trabajar, CPU, 0.1, 3, 0, reloj, "x")
+    assert m.repeticiones == 3 and m.mediana == pytest.approx(0.5)
+
+
+def test_el_barrido_gasta_su_presupuesto_en_cada_tamano():
+    resultado = medicion.barrido([16, 32], dispositivos=["cpu"], repeticiones=3, silenciosa=True,
+                                 segundos_por_tamano=0.05)
+    for r in resultado.resultados["cpu"]:
+        assert r.medicion.repeticiones >= 3
+        assert sum(r.medicion.muestras) * 1.0 >= 0.02  # se repitió hasta gastar casi todo el presupuesto
+    assert "n=16:" in str(resultado) and "e-" not in str(resultado)
+
+
+@pytest.mark.parametrize("presupuesto", [0, -1, "1", float("inf")])
+def test_presupuesto_no_valido_da_error(presupuesto):
+    with pytest.raises(ValueError, match="presupuesto_s debe ser"):
+        medir_matmul(8, CPU, presupuesto_s=presupuesto)
