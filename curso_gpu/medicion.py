@@ -199,15 +199,18 @@ def _cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device,
     primera = bloque(1)  # en frío: aparte, no cuenta
     for _ in range(calentamiento):
         funcion()
+    objetivo = presupuesto_s / 10  # lo que debe durar cada bloque
     gastado = una = bloque(1)  # ya caliente: cuánto dura una llamada
-    llamadas = max(1, min(1_000_000, round(presupuesto_s / 10 / max(una, 1e-9))))
+    llamadas = max(1, min(1_000_000, round(objetivo / max(una, 1e-9))))
     muestras: list[float] = []
     while len(muestras) < minimo or (gastado < presupuesto_s and len(muestras) < 1000):
         segundos = bloque(llamadas)
         gastado += segundos
         muestras.append(segundos / llamadas)
+        if segundos < objetivo / 2 and llamadas < 1_000_000:
+            llamadas *= 2  # la llamada de calibrar fue lenta (otro programa usaba la CPU): bloques mayores
     if llamadas > 1:
-        descripcion = f"{descripcion} (bloques de {llamadas} llamadas)"
+        descripcion = f"{descripcion} (bloques de hasta {llamadas} llamadas)"
     return Medicion(muestras, primera, str(d), calentamiento, True,
                     torch.get_num_threads() if d.type == "cpu" else None, descripcion)
 
