@@ -183,8 +183,10 @@ def _cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device,
     """Como ``cronometrar``, pero repite hasta gastar ``presupuesto_s`` segundos (y al menos ``minimo``).
 
     La idea de ``blocked_autorange`` (``torch.utils.benchmark``): una operación de microsegundos
-    se mide en *bloques* de k llamadas seguidas (cada bloque dura ~1/10 del presupuesto), así el
-    reloj y la sincronización no pesan; cada muestra es el tiempo del bloque dividido entre k.
+    se mide en *bloques* de k llamadas seguidas, así el reloj y la sincronización no pesan. k
+    empieza en 1 y crece (como mucho ×10 cada vez) hasta que un bloque dura ~1/10 del
+    presupuesto; solo cuentan los bloques de esa duración. Cada muestra es el tiempo del
+    bloque dividido entre k.
     """
     reloj = reloj or time.perf_counter
 
@@ -200,17 +202,17 @@ def _cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device,
     for _ in range(calentamiento):
         funcion()
     objetivo = presupuesto_s / 10  # lo que debe durar cada bloque
-    gastado = una = bloque(1)  # ya caliente: cuánto dura una llamada
-    llamadas = max(1, min(1_000_000, round(objetivo / max(una, 1e-9))))
+    llamadas, gastado = 1, 0.0
     muestras: list[float] = []
     while len(muestras) < minimo or (gastado < presupuesto_s and len(muestras) < 1000):
         segundos = bloque(llamadas)
         gastado += segundos
-        muestras.append(segundos / llamadas)
-        if segundos < objetivo / 2 and llamadas < 1_000_000:
-            llamadas *= 2  # la llamada de calibrar fue lenta (otro programa usaba la CPU): bloques mayores
+        if segundos >= objetivo / 2 or llamadas >= 1_000_000 or gastado >= presupuesto_s:
+            muestras.append(segundos / llamadas)
+        else:  # bloque demasiado corto: no cuenta, el siguiente será mayor
+            llamadas = min(1_000_000, llamadas * min(10, max(2, round(objetivo / max(segundos, 1e-9)))))
     if llamadas > 1:
-        descripcion = f"{descripcion} (bloques de hasta {llamadas} llamadas)"
+        descripcion = f"{descripcion} (bloques de {llamadas} llamadas)"
     return Medicion(muestras, primera, str(d), calentamiento, True,
                     torch.get_num_threads() if d.type == "cpu" else None, descripcion)
 
