@@ -47,6 +47,9 @@ class BarraProgreso:
                 self._barra = widgets.IntProgress(value=0, min=0, max=self.total, description=descripcion)
                 self._etiqueta = widgets.Label(value="")
                 self._widget = widgets.HBox([self._barra, self._etiqueta])
+                from .widgets import con_respaldo_html
+
+                con_respaldo_html(self._widget, self.html_estatico, descripcion or "Barra de progreso")
                 display(self._widget)
         self._dibujar(forzar=True)
 
@@ -76,8 +79,20 @@ class BarraProgreso:
         )
         self._salida.flush()
 
+    def html_estatico(self) -> str:
+        """La barra como HTML fijo, para una copia exportada del notebook (sin widgets vivos)."""
+        import html
+
+        porcentaje = 100 * self.hecho / self.total
+        return (f"<div class='curso-barra-estatica' style='display:flex;align-items:center;gap:8px'>"
+                f"<span>{html.escape(self.descripcion)}</span>"
+                f"<progress value='{self.hecho}' max='{self.total}'></progress>"
+                f"<span>{self.hecho}/{self.total} ({porcentaje:.0f} %) {html.escape(self.texto)}</span></div>")
+
     def cerrar(self) -> None:
         """Termina la barra (en una terminal, pasa a la línea siguiente)."""
+        if self._widget is not None:
+            self._widget.actualizar_respaldo()  # la copia exportada muestra cómo terminó
         if not self.silenciosa and self._widget is None:
             self._dibujar(forzar=True)
             self._salida.write("\n")
