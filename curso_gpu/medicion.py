@@ -183,10 +183,10 @@ def _cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device,
     """Como ``cronometrar``, pero repite hasta gastar ``presupuesto_s`` segundos (y al menos ``minimo``).
 
     La idea de ``blocked_autorange`` (``torch.utils.benchmark``): una operación de microsegundos
-    se mide en *bloques* de k llamadas seguidas, así el reloj y la sincronización no pesan. k
-    empieza en 1 y crece (como mucho ×10 cada vez) hasta que un bloque dura ~1/10 del
-    presupuesto; solo cuentan los bloques de esa duración. Cada muestra es el tiempo del
-    bloque dividido entre k.
+    se mide en *bloques* de k llamadas seguidas, así el reloj y la sincronización (microsegundos)
+    no pesan. k empieza en 1 y crece (como mucho ×10 cada vez) hasta que un bloque dura ~1 ms;
+    solo cuentan los bloques de esa duración. Bloques cortos: si otro programa interrumpe uno,
+    es una muestra rara que la mediana descarta. Cada muestra es el tiempo del bloque entre k.
     """
     reloj = reloj or time.perf_counter
 
@@ -201,7 +201,7 @@ def _cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device,
     primera = bloque(1)  # en frío: aparte, no cuenta
     for _ in range(calentamiento):
         funcion()
-    objetivo = presupuesto_s / 10  # lo que debe durar cada bloque
+    objetivo = min(presupuesto_s / 10, 1e-3)  # lo que debe durar cada bloque
     llamadas, gastado = 1, 0.0
     muestras: list[float] = []
     while len(muestras) < minimo or (gastado < presupuesto_s and len(muestras) < 1000):

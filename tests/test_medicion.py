@@ -415,19 +415,19 @@ def test_fp64_en_mps_da_error_en_espanol():
 # --- barrido con presupuesto de tiempo ------------------------------------------------------
 
 def test_con_presupuesto_repite_en_bloques_hasta_gastar_el_tiempo():
-    reloj = RelojFalso([0.5] + [0.001] * 100_000)  # la primera, en frío; luego 1 ms cada una
-    m = medicion._cronometrar_con_presupuesto(reloj.trabajar, CPU, 1.0, 3, 0, reloj, "x")
+    reloj = RelojFalso([0.5] + [1e-5] * 200_000)  # la primera, en frío; luego 10 µs cada una
+    m = medicion._cronometrar_con_presupuesto(reloj.trabajar, CPU, 0.1, 3, 0, reloj, "x")
     assert m.primera == pytest.approx(0.5)
-    assert m.mediana == pytest.approx(0.001)
-    assert "bloques de 100 llamadas" in m.descripcion  # 1, 10, 100: ~1/10 del presupuesto por bloque
-    assert 9 <= m.repeticiones <= 11
-    assert reloj.ahora == pytest.approx(1.5, abs=0.15)  # en frío + el presupuesto, no más
+    assert m.mediana == pytest.approx(1e-5)
+    assert "bloques de 100 llamadas" in m.descripcion  # 1, 10, 100 llamadas: bloques de ~1 ms
+    assert 95 <= m.repeticiones <= 101
+    assert reloj.ahora == pytest.approx(0.6, abs=0.005)  # en frío + el presupuesto, no más
 
 
 def test_con_presupuesto_una_llamada_interrumpida_no_cambia_la_mediana():
-    reloj = RelojFalso([0.5, 0.2] + [0.001] * 100_000)  # la segunda, interrumpida: 200 ms
-    m = medicion._cronometrar_con_presupuesto(reloj.trabajar, CPU, 1.0, 3, 0, reloj, "x")
-    assert m.mediana == pytest.approx(0.001)
+    reloj = RelojFalso([0.5, 0.2] + [1e-5] * 200_000)  # la segunda, interrumpida: 200 ms
+    m = medicion._cronometrar_con_presupuesto(reloj.trabajar, CPU, 0.1, 3, 0, reloj, "x")
+    assert m.mediana == pytest.approx(1e-5)
     assert m.maximo == pytest.approx(0.2)  # queda como muestra, pero la mediana no la ve
 
 
