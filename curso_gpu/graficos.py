@@ -92,19 +92,28 @@ def _etiquetas_de_tamano(ejes, tamanos) -> None:
 _LANZAMIENTO_GPU_S = 10e-6
 
 
+def _sostenido(nombre_gpu: str, modo: str) -> tuple[float | None, tuple[float, float] | None]:
+    """(TFLOP/s que sostiene de verdad esa GPU, rango en % del pico) según ``picos``; sin rango, el pico."""
+    from . import picos
+
+    pico = picos.pico_teorico(nombre_gpu, modo)
+    # ``rango_porcentaje`` (el % del pico medido y publicado) vive en ``picos`` junto a los picos.
+    rango = getattr(picos, "rango_porcentaje", lambda *_: None)(nombre_gpu, modo) if pico else None
+    return (pico * sum(rango) / 200 if rango else pico), rango
+
+
 def curva_referencia(tamanos, nombre_gpu: str = "Tesla T4", modo: str = "fp32") -> list[tuple[int, float]]:
-    """GFLOP/s que como mucho daría esa GPU para cada n: ``2·n³ / (10 µs + 2·n³ / pico)``. Lección 03.
+    """GFLOP/s que daría esa GPU para cada n: ``2·n³ / (10 µs + 2·n³ / R)``. Lección 03.
 
-    El pico sale de la tabla del curso (``picos``). No es una medida: es la cota que permite la
-    ficha, con el coste fijo de lanzar cada operación. Sirve para ver, sin GPU, dónde se cruzaría
-    con tu CPU. Lista vacía si la GPU o el modo no están en la tabla.
+    R sale de la tabla del curso (``picos``): lo que esa GPU sostiene de verdad según cifras
+    publicadas (el centro de su rango de % del pico) o, si no hay, su pico teórico. No es una
+    medida: sirve para ver, sin GPU, dónde se cruzaría con tu CPU. Lista vacía si la GPU o el
+    modo no están en la tabla.
     """
-    from .picos import pico_teorico
-
-    pico = pico_teorico(nombre_gpu, modo)
-    if not pico:
+    sostenido, _ = _sostenido(nombre_gpu, modo)
+    if not sostenido:
         return []
-    return [(n, 2 * n**3 / (_LANZAMIENTO_GPU_S + 2 * n**3 / (pico * 1e12)) / 1e9) for n in tamanos]
+    return [(n, 2 * n**3 / (_LANZAMIENTO_GPU_S + 2 * n**3 / (sostenido * 1e12)) / 1e9) for n in tamanos]
 
 
 def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño", referencia: str | None = "Tesla T4"):
@@ -134,10 +143,12 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
         puntos = curva_referencia(resultado.tamanos, referencia, "fp32")
         fila = buscar_gpu(referencia)
         if puntos and fila is not None:
+            sostenido, rango = _sostenido(referencia, "fp32")
+            cifra = (f"~{sostenido:.1f} TFLOP/s fp32 sostenidos, {rango[0]:g}–{rango[1]:g} % de {fila.fp32:g}"
+                     if rango else f"pico de {fila.fp32:g} TFLOP/s fp32")
             ejes.plot([n for n, _ in puntos], [g for _, g in puntos], linestyle="--", marker="s", markersize=4,
                       color=COLORES["referencia"],
-                      label=f"{fila.nombre}: cota según su pico publicado\n({fila.fp32:g} TFLOP/s fp32 + 10 µs por "
-                            "llamada; no medido)")
+                      label=f"{fila.nombre} según cifras publicadas (no medido):\n{cifra} + 10 µs por llamada")
     ejes.set_xscale("log", base=2)
     ejes.set_yscale("log")
     _etiquetas_de_tamano(ejes, resultado.tamanos)

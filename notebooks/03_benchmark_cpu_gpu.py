@@ -327,9 +327,9 @@ graficos.grafico_barrido(resultado);
 # con los datos ya en la GPU, gana desde unos pocos cientos de filas, pero por poco; contando la
 # copia, bastante más tarde. A n=4096 va decenas de veces por delante. Sin GPU ves la curva de tu CPU,
 # que también sube con n (aprovecha mejor su caché y sus instrucciones vectoriales con matrices
-# grandes), y, a trazos, la de una T4 calculada con su pico publicado y el coste fijo de lanzar cada
-# operación: no es una medida, es lo máximo que permite la ficha (con matrices grandes, una T4 real
-# se queda en más o menos la mitad). La distancia entre las dos curvas es lo que ganaría la GPU.
+# grandes), y, a trazos, la de una T4 calculada con cifras publicadas (lo que sostiene de verdad
+# con matrices grandes) más el coste fijo de lanzar cada operación: no es una medida. La distancia
+# entre las dos curvas es lo que ganaría la GPU.
 
 # %% [markdown]
 # ## Paso 8: tipos de dato en la GPU (fp32, TF32, fp16, bf16)

@@ -113,3 +113,15 @@ def test_tiempos_por_epoca_en_milisegundos():
 def test_la_tabla_de_vram_lleva_la_leyenda_fuera():
     figura = graficos.grafico_vram(tabla_vram("8B", 16))
     assert _leyenda_fuera_de_los_ejes(figura, figura.axes[0])
+
+
+def test_la_referencia_usa_lo_que_la_gpu_sostiene_si_la_tabla_lo_da(monkeypatch):
+    from curso_gpu import picos
+
+    monkeypatch.setattr(picos, "rango_porcentaje", lambda nombre, modo: (40.0, 60.0), raising=False)
+    n = 8192
+    (_, gflops), = graficos.curva_referencia([n], "Tesla T4", "fp32")
+    assert gflops == pytest.approx(0.5 * pico_teorico("Tesla T4", "fp32") * 1000, rel=0.01)
+    resultado = medicion.ResultadoBarrido([n], {"cpu": []})
+    etiquetas = [linea.get_label() for linea in graficos.grafico_barrido(resultado).axes[0].get_lines()]
+    assert any("sostenidos, 40–60 %" in e for e in etiquetas)
