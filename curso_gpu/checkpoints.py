@@ -219,7 +219,7 @@ class CarpetaCheckpoints:
         self._borrar_viejos()
         return final
 
-    def sincronizar(self) -> None:
+    def copiar_pendientes_a_drive(self) -> None:
         """Copia a Drive los checkpoints locales que falten (al terminar el entrenamiento)."""
         if not self.en_drive or not self.local.is_dir():
             return

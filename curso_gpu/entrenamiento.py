@@ -23,9 +23,9 @@ import torch
 from torch import nn
 
 from .datos import NOMBRES_CLASES
-from .dispositivo import elegir_dispositivo
+from .dispositivo import como_dispositivo as _como_dispositivo
+from .dispositivo import sincronizar
 from .modelos import dispositivo_del_modelo
-from .progreso import BarraProgreso
 
 CADA_REGISTRO = 10
 
@@ -74,6 +74,7 @@ class Historial:
     dispositivo: str = "cpu"
     epocas_totales: int = 0
     reanudado_desde: int | None = None  # última época del checkpoint del que se siguió
+    avisos: list[str] = field(default_factory=list)  # p. ej. «Reanudo desde…»: entrenar no imprime
 
     def agregar(self, registro: Registro) -> None:
         self.epocas.append(registro.epoca)
@@ -105,7 +106,9 @@ class Historial:
 
     def _cabecera(self) -> str:
         reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
-        return f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s{reanudado}"
+        avisos = "".join(f"\n{a}" for a in self.avisos)
+        return (f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s"
+                f"{reanudado}{avisos}")
 
     def __str__(self) -> str:
         lineas = [self._cabecera(),
@@ -148,12 +151,6 @@ class Prediccion:
 # ---------------------------------------------------------------------------
 # Comprobaciones con mensajes claros
 # ---------------------------------------------------------------------------
-
-def _como_dispositivo(dispositivo) -> torch.device:
-    if isinstance(dispositivo, torch.device):
-        return dispositivo
-    return elegir_dispositivo(dispositivo)
-
 
 def _mismo_dispositivo(a: torch.device, b: torch.device) -> bool:
     return a.type == b.type and (a.index is None or b.index is None or a.index == b.index)
@@ -295,13 +292,6 @@ def fijar_semilla(semilla: int) -> None:
     random.seed(semilla)
 
 
-def _sincronizar(dispositivo: torch.device) -> None:
-    if dispositivo.type == "cuda":
-        torch.cuda.synchronize(dispositivo)
-    elif dispositivo.type == "mps":
-        torch.mps.synchronize()
-
-
 @contextlib.contextmanager
 def _determinista(activar: bool):
     """En CUDA, algoritmos de cuDNN deterministas mientras dura el entrenamiento."""
@@ -314,6 +304,12 @@ def _determinista(activar: bool):
         yield
     finally:
         torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = antes
+
+
+def _ejemplos_del_grupo(micro_lote: int, tamano_lote: int, acumular: int, n: int) -> int:
+    """Ejemplos del grupo de ``acumular`` micro-lotes al que pertenece el micro-lote ``micro_lote``."""
+    inicio = (micro_lote // acumular) * acumular * tamano_lote
+    return min(acumular * tamano_lote, n - inicio)
 
 
 def entrenar(
@@ -333,6 +329,7 @@ def entrenar(
     cada_checkpoint: int = 0,
     reanudar: bool = False,
     criterio: nn.Module | None = None,
+    acumular: int = 1,
 ) -> Historial:
     """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
 
@@ -340,11 +337,17 @@ def entrenar(
       época es un paso de Adam con todo el conjunto (como el texto base); con
       ``tamano_lote``, usa un ``DataLoader`` barajado (``pin_memory``/``non_blocking`` en CUDA).
     - Mide pérdida y accuracy de entrenamiento y validación en la época 1, cada 10 y la
-      última; llama a ``al_registrar(registro)`` en esos puntos y a ``al_avanzar(epoca, total)``
-      en cada época (para una barra de progreso; no sincroniza).
+      última; llama a ``al_registrar(registro)`` en esos puntos.
+    - El progreso va por un solo canal: ``al_avanzar(epoca, total)`` en cada época (no
+      sincroniza). Por defecto es una barra de ``tqdm`` (``progreso.BarraEpocas``); con
+      ``silencioso=True`` no hay barra. ``entrenar`` no imprime nada: los avisos (p. ej.
+      «Reanudo desde…») quedan en ``historial.avisos``.
     - ``semilla``: fija las semillas (misma semilla y dispositivo ⇒ mismo resultado).
     - ``checkpoints`` (``carpeta_checkpoints(...)`` o una ruta) y ``cada_checkpoint=N``:
       guarda cada N épocas y al final; con ``reanudar=True`` sigue desde el último.
+    - ``acumular=k`` (con ``tamano_lote``): suma los gradientes de k micro-lotes antes de cada
+      paso de Adam. Da lo mismo que un lote de k·tamano_lote con la memoria de uno de
+      tamano_lote (lección 07); supone un ``criterio`` que promedia (el de por defecto).
     """
     from .checkpoints import como_carpeta, estado_aleatorio, restaurar_estado_aleatorio
 
@@ -354,6 +357,10 @@ def entrenar(
     if tamano_lote is not None:
         _validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
     _validar_positivo(cada_checkpoint, "cada_checkpoint", True, "cada_checkpoint=10", minimo_cero=True)
+    _validar_positivo(acumular, "acumular", True, "acumular=4")
+    if acumular > 1 and tamano_lote is None:
+        raise ValueError(f"acumular={acumular} necesita un tamaño de micro-lote: entrenar(..., tamano_lote=8, "
+                         f"acumular={acumular}) da pasos con {acumular} × 8 ejemplos.")
     X_ent, y_ent = _validar_datos(datos_entrenamiento, "datos_entrenamiento")
     X_val, y_val = _validar_datos(datos_validacion, "datos_validacion")
     dispositivo = _como_dispositivo(dispositivo)
@@ -385,8 +392,7 @@ def entrenar(
     if carpeta is not None and reanudar:
         estado = carpeta.cargar_ultimo(dispositivo)
         if estado is None:
-            if not silencioso:
-                print(f"No hay checkpoints en {carpeta.ruta}: empiezo desde la época 1.")
+            historial.avisos.append(f"No hay checkpoints en {carpeta.ruta}: empiezo desde la época 1.")
         else:
             try:
                 modelo.load_state_dict(estado["modelo"])
@@ -398,15 +404,15 @@ def entrenar(
             restaurar_estado_aleatorio(estado["aleatorio"])
             historial = Historial.desde_dict(estado["historial"])
             historial.epocas_totales, historial.dispositivo = epocas, str(dispositivo)
+            historial.avisos = []
             historial.reanudado_desde = int(estado["epoca"])
             semilla_lotes = int(estado["semilla_lotes"])
             inicio = int(estado["epoca"]) + 1
-            if not silencioso:
-                print(f"Reanudo desde {estado['ruta']} (época {estado['epoca']} de {epocas}).")
+            historial.avisos.append(f"Reanudo desde {estado['ruta']} (época {estado['epoca']} de {epocas}).")
     elif carpeta is not None and carpeta.archivos():
         borrados = carpeta.borrar_todo()
-        if not silencioso:
-            print(f"reanudar=False: borro {borrados} checkpoint(s) anteriores de {carpeta.ruta} y empiezo de cero.")
+        historial.avisos.append(
+            f"reanudar=False: borro {borrados} checkpoint(s) anteriores de {carpeta.ruta} y empiezo de cero.")
 
     cargador = None
     if tamano_lote is not None:
@@ -420,16 +426,17 @@ def entrenar(
             "formato": 1, "epoca": epoca, "epocas": epocas, "lr": float(lr),
             "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
             "historial": historial.a_dict(), "aleatorio": estado_aleatorio(),
-            "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote,
+            "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote, "acumular": acumular,
         }, epoca)
 
     # 3. El bucle.
     segundos_previos = historial.segundos
-    barra = BarraProgreso(epocas, f"Entrenando en {dispositivo}", silenciosa=silencioso)
-    if inicio > 1:
-        barra.avanzar(inicio - 1)
+    if al_avanzar is None and not silencioso:
+        from .progreso import BarraEpocas
+
+        al_avanzar = BarraEpocas(f"Entrenando en {dispositivo}")
     comienzo = time.perf_counter()
-    with _determinista(en_cuda and semilla is not None), barra:
+    with _determinista(en_cuda and semilla is not None):
         for epoca in range(inicio, epocas + 1):
             modelo.train()
             if cargador is None:
@@ -439,15 +446,18 @@ def entrenar(
                 optimizador.step()
             else:
                 generador.manual_seed(semilla_lotes + epoca)  # mismo orden de lotes al reanudar
-                for xb, yb in cargador:
+                for i, (xb, yb) in enumerate(cargador):
                     xb = xb.to(dispositivo, non_blocking=True)
                     yb = yb.to(dispositivo, non_blocking=True)
                     perdida = criterio(modelo(xb), yb)
-                    optimizador.zero_grad(set_to_none=True)
+                    if i % acumular == 0:
+                        optimizador.zero_grad(set_to_none=True)
+                    if acumular > 1:  # cada micro-lote pesa lo que sus ejemplos en el grupo
+                        perdida = perdida * (xb.shape[0] / _ejemplos_del_grupo(i, tamano_lote, acumular, len(X_ent)))
                     perdida.backward()
-                    optimizador.step()
+                    if (i + 1) % acumular == 0 or i + 1 == len(cargador):
+                        optimizador.step()
 
-            texto = None
             if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == epocas:
                 with _modo_evaluacion(modelo):
                     pe, ae = _medir(modelo, X_ent, y_ent, criterio, tamano_lote, dispositivo)
@@ -456,17 +466,15 @@ def entrenar(
                 historial.segundos = segundos_previos + time.perf_counter() - comienzo
                 registro = Registro(epoca, epocas, *valores[:2], *valores[2:], historial.segundos)
                 historial.agregar(registro)
-                texto = f"pérdida {valores[0]:.4f} · acc. val. {valores[3]:.3f}"
                 if al_registrar is not None:
                     al_registrar(registro)
             if carpeta is not None and (epoca == epocas or (cada_checkpoint and epoca % cada_checkpoint == 0)):
                 historial.segundos = segundos_previos + time.perf_counter() - comienzo
                 guardar(epoca)
-            barra.avanzar(1, texto)
             if al_avanzar is not None:
                 al_avanzar(epoca, epocas)
-        _sincronizar(dispositivo)
+        sincronizar(dispositivo)
     historial.segundos = segundos_previos + time.perf_counter() - comienzo
     if carpeta is not None:
-        carpeta.sincronizar()
+        carpeta.copiar_pendientes_a_drive()
     return historial

@@ -19,6 +19,16 @@ def _pyplot():
     return plt
 
 
+def figura_a_png(figura, dpi: int = 80) -> bytes:
+    """La figura como PNG (bytes), y la cierra para no acumular figuras abiertas."""
+    import io
+
+    bufer = io.BytesIO()
+    figura.savefig(bufer, format="png", dpi=dpi)
+    _pyplot().close(figura)
+    return bufer.getvalue()
+
+
 def _hay_pantalla_o_notebook() -> bool:
     import os
     import sys
@@ -124,7 +134,7 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
     además (a trazos) la cota de ``referencia`` según su pico publicado (``curva_referencia``),
     para ver dónde se cruzarían. ``referencia=None`` la quita.
     """
-    from .picos import buscar_gpu
+    from .catalogo import picos_de
 
     figura, ejes = nueva_figura()
     hay_acelerador = False
@@ -141,7 +151,7 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
                          label=f"pico teórico {puntos[0].modo}: {pico:g} TFLOP/s")
     if referencia and not hay_acelerador:
         puntos = curva_referencia(resultado.tamanos, referencia, "fp32")
-        fila = buscar_gpu(referencia)
+        fila = picos_de(referencia)
         if puntos and fila is not None:
             sostenido, rango = _sostenido(referencia, "fp32")
             cifra = (f"~{sostenido:.1f} TFLOP/s fp32 sostenidos, {rango[0]:g}–{rango[1]:g} % de {fila.fp32:g}"
@@ -188,12 +198,12 @@ def grafico_picos(gpus=None, modos=("fp32", "tf32", "fp16", "bf16"),
     ``gpus``: nombres (como los da PyTorch) o ``None`` para una selección de la tabla de
     ``picos``. Un modo que la GPU no tiene (la T4 en bf16) queda sin barra.
     """
-    from .picos import buscar_gpu, tabla_picos
+    from .catalogo import picos_de, tabla_picos
 
     if gpus is None:
         filas = [f for f in tabla_picos() if f.nombre in _GPUS_PICOS]
     else:
-        filas = [f for f in (buscar_gpu(g) for g in gpus) if f is not None]
+        filas = [f for f in (picos_de(g) for g in gpus) if f is not None]
     figura, ejes = nueva_figura(alto=4.2)
     ancho = 0.8 / len(modos)
     colores = {"fp32": COLORES["cpu"], "tf32": "#8250df", "fp16": COLORES["gpu"], "bf16": "#bc4c00"}
@@ -470,4 +480,32 @@ def grafico_tiempos_epoca(tiempos: dict, titulo: str = "Milisegundos por época:
     ejes.set_ylim(0, max(1000 * v for v in tiempos.values()) * 1.2)
     dar_estilo(ejes, titulo, None, "tiempo por época (ms)", rejilla="y")
     leyenda_fuera(ejes, titulo="dispositivo")
+    return figura
+
+
+# --- Lección 07: memoria al entrenar ---------------------------------------------------------
+
+def grafico_memoria_entrenamiento(desgloses, titulo: str = "Memoria para entrenar según el tamaño del lote", ax=None):
+    """Una barra apilada por tamaño de lote: pesos, gradientes, optimizador y activaciones. Lección 07.
+
+    ``desgloses`` es una lista de ``DesgloseMemoria`` (de ``medir_memoria_entrenamiento``), uno
+    por lote. Las tres primeras partes no cambian; las activaciones crecen con el lote.
+    """
+    plt = _pyplot()
+    if ax is None:
+        figura, ax = plt.subplots(figsize=(7, 4))
+    else:
+        figura = ax.figure
+    etiquetas = [str(d.lote) for d in desgloses]
+    base = [0.0] * len(desgloses)
+    colores = {"pesos": "#4c72b0", "gradientes": "#dd8452", "optimizador": "#55a868", "activaciones": "#c44e52"}
+    for parte, color in colores.items():
+        alturas = [d.partes()[parte] / 1e6 for d in desgloses]
+        ax.bar(etiquetas, alturas, bottom=base, color=color, label=parte)
+        base = [b + h for b, h in zip(base, alturas)]
+    ax.set_xlabel("tamaño del lote")
+    ax.set_ylabel("memoria (MB)")
+    ax.set_title(titulo)
+    ax.legend(loc="upper left")
+    figura.tight_layout()
     return figura

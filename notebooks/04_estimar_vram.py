@@ -256,7 +256,8 @@ if torch.cuda.is_available():
 
 # %%
 from curso_gpu import elegir_dispositivo
-from curso_gpu.memoria import resumen_para_cli, vram_disponible
+from curso_gpu.cli import resumen_memoria
+from curso_gpu.memoria import vram_disponible
 
 dispositivo = elegir_dispositivo()
 print(f"Dispositivo: {dispositivo}")
@@ -267,7 +268,7 @@ print(vram_disponible(dispositivo) or "Sin GPU: vram_disponible devuelve None.")
 # Es lo mismo que imprime `python -m curso_gpu`:
 
 # %%
-print(resumen_para_cli(dispositivo)[1])
+print(resumen_memoria(dispositivo)[1])
 
 # %% [markdown]
 # El catálogo entero en una figura: la memoria para usar cada modelo en cada precisión, y la de
