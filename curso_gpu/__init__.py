@@ -32,6 +32,8 @@ Medir, estimar memoria y entrenar:
 - ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
 - ``checkpoints``: guardar y reanudar, también en Google Drive (lección 05).
 - ``entrenamiento``: ``entrenar``, ``evaluar`` y ``predecir`` en cualquier dispositivo (lección 05).
+- ``distribuido``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce, para DDP (lección 08).
+- ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos (lección 08).
 
 Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
 
@@ -43,6 +45,7 @@ Lecciones, línea de órdenes y app:
 
 - ``cli``: ``python -m curso_gpu``: entorno, velocidad y qué modelo te cabe (lecciones 01 a 04).
 - ``app_lineas``: la app de escritorio (Tk) de la pizarra (lección 05).
+- ``entrenar_ddp``: ``python -m curso_gpu.entrenar_ddp``, la CNN de líneas con DDP (lección 08).
 
 ``import curso_gpu`` no carga matplotlib, ipywidgets ni tqdm. Las herramientas de quien mantiene
 el curso (las insignias de Colab) viven fuera del paquete, en ``herramientas/``.

@@ -23,10 +23,11 @@ CAPAS = {
     # 2. Medir, estimar memoria y entrenar.
     "cronometro": 2, "memoria_libre": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
     "modelos": 2, "checkpoints": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
+    "distribuido": 2, "lanzador": 2,
     # 3. Presentación interactiva: gráficas y widgets.
     "graficos": 3, "widgets": 3, "calculadora": 3,
     # 4. Lecciones, línea de órdenes y app.
-    "cli": 4, "__main__": 4, "app_lineas": 4, "__init__": 4,
+    "cli": 4, "__main__": 4, "app_lineas": 4, "__init__": 4, "entrenar_ddp": 4,
 }
 
 
