@@ -33,12 +33,15 @@ Medir, estimar memoria y entrenar:
 - ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
 - ``checkpoints``: guardar y reanudar, también en Google Drive (lección 05).
 - ``entrenamiento``: ``entrenar``, ``evaluar`` y ``predecir`` en cualquier dispositivo (lección 05).
+- ``precision_mixta``: ``autocast`` y ``GradScaler`` según lo que pueda cada dispositivo (lección 06).
+- ``conjuntos``: imágenes con el aumento de datos hecho en la CPU, para el ``DataLoader`` (lección 06).
+- ``rendimiento``: ¿datos, lanzamientos o cálculo? ``diagnosticar`` y ``comparar_cargadores`` (lección 06).
 - ``distribuido``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce, para DDP (lección 08).
 - ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos (lección 08).
 
 Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
 
-- ``graficos``: las figuras de las lecciones 02 a 05 y su estilo común (``nueva_figura``,
+- ``graficos``: las figuras de las lecciones 02 a 07 y su estilo común (``nueva_figura``,
   ``dar_estilo``, ``leyenda_fuera``).
 - ``widgets``: la pizarra y el selector de dispositivo (lección 05); ``con_respaldo_html`` deja una
   foto HTML legible de un widget en las copias exportadas.

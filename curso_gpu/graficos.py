@@ -491,9 +491,8 @@ def grafico_memoria_entrenamiento(desgloses, titulo: str = "Memoria para entrena
     ``desgloses`` es una lista de ``DesgloseMemoria`` (de ``medir_memoria_entrenamiento``), uno
     por lote. Las tres primeras partes no cambian; las activaciones crecen con el lote.
     """
-    plt = _pyplot()
     if ax is None:
-        figura, ax = plt.subplots(figsize=(7, 4))
+        figura, ax = nueva_figura()
     else:
         figura = ax.figure
     etiquetas = [str(d.lote) for d in desgloses]
@@ -503,9 +502,25 @@ def grafico_memoria_entrenamiento(desgloses, titulo: str = "Memoria para entrena
         alturas = [d.partes()[parte] / 1e6 for d in desgloses]
         ax.bar(etiquetas, alturas, bottom=base, color=color, label=parte)
         base = [b + h for b, h in zip(base, alturas)]
-    ax.set_xlabel("tamaño del lote")
-    ax.set_ylabel("memoria (MB)")
-    ax.set_title(titulo)
-    ax.legend(loc="upper left")
-    figura.tight_layout()
+    dar_estilo(ax, titulo, "tamaño del lote", "memoria (MB)", rejilla="y")
+    leyenda_fuera(ax)
+    return figura
+
+
+# --- Lección 06: rendimiento -----------------------------------------------------------------
+
+def grafico_cargadores(comparacion, titulo: str | None = None):
+    """Muestras por segundo frente a ``num_workers``, una línea por ``pin_memory``. Lección 06.
+
+    Recibe la ``ComparacionCargadores`` de ``rendimiento.comparar_cargadores``.
+    """
+    figura, ejes = nueva_figura()
+    for fijada in sorted({m.pin_memory for m in comparacion.mediciones}):
+        puntos = sorted((m.num_workers, m.muestras_por_segundo) for m in comparacion.mediciones if m.pin_memory == fijada)
+        ejes.plot([n for n, _ in puntos], [v for _, v in puntos], marker="o", label=f"pin_memory={fijada}")
+    ejes.set_xticks(sorted({m.num_workers for m in comparacion.mediciones}))
+    ejes.set_ylim(bottom=0)
+    dar_estilo(ejes, titulo or f"DataLoader, lotes de {comparacion.tamano_lote} hacia {comparacion.dispositivo}",
+               "num_workers (procesos que preparan lotes)", "muestras por segundo")
+    leyenda_fuera(ejes)
     return figura

@@ -23,6 +23,7 @@ CAPAS = {
     # 2. Medir, estimar memoria y entrenar.
     "cronometro": 2, "memoria_libre": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
     "modelos": 2, "checkpoints": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
+    "precision_mixta": 2, "conjuntos": 2, "rendimiento": 2,
     "distribuido": 2, "lanzador": 2,
     # 3. Presentación interactiva: gráficas y widgets.
     "graficos": 3, "widgets": 3, "calculadora": 3,
