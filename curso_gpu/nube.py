@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .numeros import leer_numero, mostrar_valor
+from .presentacion import formatear_numero
 
 HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
 HORAS_TOPE = 100 * 365 * 24  # cien años: más es un error de escritura
@@ -75,7 +76,7 @@ def _numero(valor, nombre: str, unidad: str, ejemplo: str, maximo: float, maximo
 
 
 def _dolares(valor: float) -> str:
-    return f"{valor:,.2f} $".replace(",", " ").replace(".", ",")
+    return formatear_numero(valor, 2, "$")
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ class CosteNube:
 
     def __str__(self) -> str:
         precio = _dolares(self.precio_hora).replace(" $", " $/h")
-        horas = f"{self.horas:g}".replace(".", ",")
+        horas = formatear_numero(self.horas)
         return f"{precio} × {horas} h = {_dolares(self.total)}"
 
 
