@@ -190,20 +190,41 @@ def _crear_exclusivo(carpeta: Path, prefijo: str) -> tuple[int, Path]:
     return fd, Path(nombre)
 
 
+class _Escritor:
+    """Un archivo que recuerda el ``OSError`` de ``write``: ``torch.save`` lo convierte en un
+    ``RuntimeError`` de C++ («unexpected pos ...») y así no se pierde qué pasó (disco lleno)."""
+
+    def __init__(self, archivo):
+        self.archivo, self.error = archivo, None
+
+    def write(self, datos) -> int:
+        try:
+            return self.archivo.write(datos)
+        except OSError as error:
+            self.error = error
+            raise
+
+    def flush(self) -> None:
+        self.archivo.flush()
+
+
 def _escribir_atomico(destino: Path, escribir, necesario: int | None = None) -> Path:
     """Escribe en un temporal único junto a ``destino``, fsync y ``os.replace``: nunca queda a medias."""
-    temporal = None
+    temporal, escritor = None, None
     try:
         fd, temporal = _crear_exclusivo(destino.parent, f".{destino.name}.")
         if hasattr(os, "fchmod"):
             os.fchmod(fd, 0o666 & ~_UMASCARA)  # mkstemp lo crea solo para ti (0600)
         with os.fdopen(fd, "wb") as archivo:
-            escribir(archivo)
+            escritor = _Escritor(archivo)
+            escribir(escritor)
             archivo.flush()
             os.fsync(archivo.fileno())
         os.replace(temporal, destino)  # renombra el enlace, nunca lo sigue
-    except OSError as error:
-        if error.errno in ERRORES_DE_DISCO:
+    except (OSError, RuntimeError) as error:
+        if not isinstance(error, OSError):
+            error = escritor.error if escritor is not None and escritor.error is not None else error
+        if isinstance(error, OSError) and error.errno in ERRORES_DE_DISCO:
             raise _no_guardado(error, destino, necesario) from error
         raise
     finally:
@@ -576,12 +597,19 @@ class CarpetaCheckpoints:
             propios = [r for r in carpeta.iterdir() if _epoca_de(r) is not None] if carpeta.is_dir() else []
             if not propios:
                 continue
-            destino = carpeta / ANTERIORES / fecha
+            anteriores = carpeta / ANTERIORES
+            if not os.path.lexists(anteriores):
+                anteriores.mkdir()
+            if anteriores.is_symlink() or not anteriores.is_dir():  # un enlace plantado sacaría los archivos fuera
+                raise CarpetaNoEscribible(
+                    f"{anteriores} no es una carpeta normal (¿un enlace simbólico?): no muevo nada ahí. "
+                    "Bórralo o renómbralo y vuelve a ejecutar.")
+            destino = anteriores / fecha
             sufijo = 1
-            while destino.exists():
+            while os.path.lexists(destino):
                 sufijo += 1
-                destino = carpeta / ANTERIORES / f"{fecha}_{sufijo}"
-            destino.mkdir(parents=True)
+                destino = anteriores / f"{fecha}_{sufijo}"
+            destino.mkdir()
             for ruta in propios:
                 os.rename(ruta, destino / ruta.name)  # misma carpeta: mueve el archivo (o el enlace), no copia
                 movidos += 1
