@@ -415,6 +415,10 @@ def torturar(segundos: float = 120, semilla: int = 0, raiz: Path | None = None) 
                                                      if antes.get(k) != despues.get(k))
         cuenta["víctimas de enlaces cambiadas"] += sum(1 for p in fuera.glob("victima*")
                                                       if p.read_text() != "no me toques")
+        for clave in ("checkpoints rotos tras un SIGKILL", "épocas perdidas tras un SIGKILL",
+                      "resultados distintos del entrenamiento sin cortes", "lecturas rotas (escritores)",
+                      "lecturas mezcladas (escritores)", "bits que cambiaron pesos sin avisar"):
+            cuenta[clave] += 0  # que el informe muestre los ceros que importan
     finally:
         if propia:
             shutil.rmtree(raiz, ignore_errors=True)

@@ -328,6 +328,34 @@ def test_disco_lleno_a_mitad_conserva_los_anteriores_y_el_historial(tmp_path, mo
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == antes  # ni temporales ni borrados
 
 
+def test_disco_lleno_dentro_de_torch_save_tambien_da_el_error_claro(tmp_path, monkeypatch):
+    """torch.save convierte el OSError de write en un RuntimeError de C++ («unexpected pos»)."""
+    carpeta = CarpetaCheckpoints(ruta=tmp_path, local=tmp_path)
+    carpeta.guardar({"epoca": 5, "modelo": {"w": torch.zeros(10)}}, 5)
+    fdopen = os.fdopen
+
+    class DiscoLleno:
+        def __init__(self, archivo):
+            self.archivo = archivo
+
+        def write(self, datos):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __getattr__(self, nombre):
+            return getattr(self.archivo, nombre)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *excepcion):
+            self.archivo.close()
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: DiscoLleno(fdopen(fd, *a, **k)))
+    with pytest.raises(CheckpointNoGuardado, match=r"No queda espacio en .* hacen falta unos 40.0 KB"):
+        carpeta.guardar({"epoca": 10, "modelo": {"w": torch.zeros(10_000)}}, 10)
+    assert _nombres(tmp_path) == ["checkpoint_epoca_000005.pt"]
+
+
 # --- 7. Drive que no responde ------------------------------------------------------------------------
 
 def test_drive_que_no_responde_se_abandona_y_se_usa_la_carpeta_local(monkeypatch, tmp_path, capsys):
