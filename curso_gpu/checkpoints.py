@@ -397,7 +397,7 @@ class Candado:
 
     def tomar(self) -> None:
         self.carpeta.mkdir(parents=True, exist_ok=True)
-        self._clave = os.path.realpath(self.ruta)
+        self._clave = os.path.join(os.path.realpath(self.carpeta), CANDADO)  # sin seguir un enlace plantado
         with _CERROJO:
             if self._clave in _TOMADOS:
                 raise self._ocupada(f"en este mismo proceso, pid {os.getpid()}")
@@ -409,9 +409,12 @@ class Candado:
                 _TOMADOS.discard(self._clave)
             raise
         datos = f"pid {os.getpid()} en {socket.gethostname()}, desde {time.strftime('%Y-%m-%d %H:%M:%S')}"
-        os.ftruncate(self._fd, 0)
-        os.lseek(self._fd, 0, os.SEEK_SET)
-        os.write(self._fd, datos.encode())
+        try:  # el texto solo informa: con el disco lleno, el candado vale igual
+            os.ftruncate(self._fd, 0)
+            os.lseek(self._fd, 0, os.SEEK_SET)
+            os.write(self._fd, datos.encode())
+        except OSError:
+            pass
         if anterior:
             warnings.warn(
                 f"La carpeta {self.carpeta} tenía el candado de un entrenamiento que ya no existe "
