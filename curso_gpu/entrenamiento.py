@@ -608,8 +608,7 @@ def entrenar(
             generator=generador, pin_memory=en_cuda)
 
     def guardar(epoca: int) -> None:
-        if no_finita.item():  # nunca se guarda un modelo con pesos NaN
-            _parar_si_no_finita(no_finita.item(), None, lr, historial)
+        _parar_si_no_finita(no_finita.item(), None, lr, historial)  # nunca se guarda un modelo con pesos NaN
         try:
             carpeta.guardar({
                 "formato": 2, "epoca": epoca, "epocas": epocas, "lr": float(lr), "configuracion": configuracion,
