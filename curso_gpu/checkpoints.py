@@ -263,6 +263,8 @@ def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device =
     ``CheckpointDanado``.
     """
     dispositivo = _como_dispositivo(dispositivo)
+    if not isinstance(ruta, (str, os.PathLike)) or "\0" in os.fspath(ruta):
+        raise ValueError(f"La ruta del checkpoint debe ser un texto o un Path sin caracteres nulos; recibí {ruta!r}.")
     ruta = Path(ruta)
     if not ruta.is_file():
         raise ValueError(
@@ -677,10 +679,13 @@ def carpeta_checkpoints(
 
     Dice en español dónde quedan y comprueba ya que se puede escribir allí.
     """
-    if not isinstance(nombre, str) or not nombre.strip() or any(s in nombre for s in ("/", "\\")) or nombre in (".", ".."):
+    if not isinstance(nombre, str) or not nombre.strip() or any(s in nombre for s in ("/", "\\", "\0")) or nombre in (".", ".."):
         raise ValueError(
             f"El nombre de la carpeta de checkpoints no vale: {nombre!r}. "
             "Usa un nombre sencillo sin barras, por ejemplo 'cnn_lineas'.")
+    if base is not None and (not isinstance(base, (str, os.PathLike)) or "\0" in os.fspath(base)):
+        raise ValueError(f"base debe ser una carpeta (un texto o un Path sin caracteres nulos); recibí {base!r}. "
+                         "Por ejemplo, base=Path.home() / 'checkpoints'.")
     from .colab import en_colab
 
     local = Path(base) if base is not None else Path.cwd() / "checkpoints"

@@ -298,6 +298,18 @@ def test_cargar_checkpoint_que_no_existe_o_con_dispositivo_mal_escrito(tmp_path)
         CarpetaCheckpoints(ruta=tmp_path, local=tmp_path).cargar_ultimo("gpu")
 
 
+@pytest.mark.parametrize("llamada, patron", [
+    (lambda base: carpeta_checkpoints("a\0b", base=base, silenciosa=True), "nombre de la carpeta de checkpoints no vale"),
+    (lambda base: carpeta_checkpoints("x", base=5, silenciosa=True), r"base debe ser una carpeta .*recibí 5"),
+    (lambda base: carpeta_checkpoints("x", base=str(base) + "\0", silenciosa=True), "base debe ser una carpeta"),
+    (lambda base: cargar_checkpoint(str(base) + "/a\0.pt"), "sin caracteres nulos"),
+    (lambda base: cargar_checkpoint(None), "sin caracteres nulos; recibí None"),
+])
+def test_rutas_con_nulos_o_que_no_son_rutas(tmp_path, llamada, patron):
+    with pytest.raises(ValueError, match=patron):
+        llamada(tmp_path)
+
+
 # --- 6. Disco lleno o de solo lectura a mitad del entrenamiento -----------------------------------
 
 @pytest.mark.parametrize("codigo, texto", [(errno.ENOSPC, "No queda espacio en"),
