@@ -18,8 +18,8 @@ import torch
 from torch import nn
 
 from curso_gpu.datos import generar_dataset
-from curso_gpu.dispositivo import elegir_dispositivo
-from curso_gpu.entrenamiento import _sincronizar, entrenar
+from curso_gpu.dispositivo import elegir_dispositivo, sincronizar
+from curso_gpu.entrenamiento import entrenar
 from curso_gpu.modelos import CNNPequena
 
 OBJETIVO = 1.10
@@ -36,7 +36,7 @@ def bucle_minimo(modelo, X, y, epocas: int, lr: float, dispositivo) -> None:
         optimizador.zero_grad(set_to_none=True)
         perdida.backward()
         optimizador.step()
-    _sincronizar(dispositivo)
+    sincronizar(dispositivo)
 
 
 def main() -> None:

@@ -1,27 +1,61 @@
 """curso_gpu: las herramientas del curso «Usar una GPU con PyTorch».
 
-Cada módulo es la caja de herramientas de una lección:
+El mapa del paquete, por capas. Un módulo solo importa de su capa o de las de abajo
+(lo comprueba ``tests/test_arquitectura.py``); cada línea dice la lección que lo presenta.
 
-- ``dispositivo``: elegir CPU/CUDA/MPS/XPU y describir el entorno (lección 01).
-- ``colab``: Google Colab, Google Drive y la comprobación del entorno (lección 02).
-- ``medicion``: medir CPU frente a GPU sin trampas (lección 03), con ``cronometro``
-  (sincronizar, calentar, mediana) y ``memoria_libre`` (¿caben las matrices antes de crearlas?).
-- ``memoria``: cuánta memoria necesita un modelo (lección 04).
-- ``datos``, ``modelos``, ``entrenamiento``, ``checkpoints``, ``widgets``: entrenar de
-  forma portable y dibujar líneas para el modelo (lección 05).
-- ``graficos``: las figuras de las lecciones (matplotlib, se importa solo al dibujar).
-- ``presentacion``: cómo se ven los informes en la terminal y en el notebook.
+Datos y formato (tablas con su fuente; nada de esto habla con la GPU):
 
-``import curso_gpu`` no carga matplotlib ni ipywidgets.
+- ``proyecto``: la dirección del repositorio para las insignias y la celda de arranque (todas).
+- ``ruedas_cuda``: qué PyTorch con CUDA instalar según la versión del driver (lección 01).
+- ``precisiones``: fp32, tf32, fp16, bf16, fp64, int8, int4: bytes y ``torch.dtype`` (lecciones 03 y 04).
+- ``catalogo``: GPU (memoria) y modelos (parámetros) con sus fuentes (lección 04).
+- ``picos``: picos teóricos en TFLOP/s por GPU y precisión, para el «% del pico» (lección 03).
+- ``nube``: cuánto cuesta una GPU alquilada y olvidarse de apagarla (lección 02).
+- ``presentacion``: cómo se ven informes y tablas en la terminal y en el notebook (todas).
+
+El dispositivo:
+
+- ``nvidia_smi``: preguntar a ``nvidia-smi`` por el driver y las GPU (lección 01).
+- ``dispositivo``: elegir CPU/CUDA/MPS/XPU, ``como_dispositivo``, ``sincronizar``, nombre y
+  memoria de la GPU (lección 01).
+- ``colab``: detectar Google Colab, montar Drive y comprobar su entorno (lección 02).
+- ``entorno``: ``describir_entorno()`` y su diagnóstico en español (lección 01).
+
+Medir, estimar memoria y entrenar:
+
+- ``cronometro``: cronometrar bien: sincronizar, calentar, mediana (lección 03).
+- ``memoria_libre``: ¿caben las matrices antes de crearlas? (lección 03).
+- ``medicion``: CPU frente a GPU con ``a @ b``: GFLOP/s, barrido, sin sincronizar (lección 03).
+- ``memoria``: cuánta memoria necesita un modelo y si cabe en tu GPU (lección 04).
+- ``memoria_entrenamiento``: la memoria de entrenar, activaciones medidas, y qué lote cabe (lección 07).
+- ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05).
+- ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
+- ``checkpoints``: guardar y reanudar, también en Google Drive (lección 05).
+- ``entrenamiento``: ``entrenar``, ``evaluar`` y ``predecir`` en cualquier dispositivo (lección 05).
+- ``precision_mixta``: ``autocast`` y ``GradScaler`` según lo que pueda cada dispositivo (lección 06).
+- ``conjuntos``: imágenes con el aumento de datos hecho en la CPU, para el ``DataLoader`` (lección 06).
+- ``rendimiento``: ¿datos, lanzamientos o cálculo? ``diagnosticar`` y ``comparar_cargadores`` (lección 06).
+- ``distribuido``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce, para DDP (lección 08).
+- ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos (lección 08).
+
+Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
+
+- ``graficos``: las figuras de las lecciones 03 a 07.
+- ``widgets``: la pizarra y el selector de dispositivo (lección 05).
+- ``calculadora``: la calculadora de VRAM (lección 04).
+
+Lecciones, línea de órdenes y app:
+
+- ``cli``: ``python -m curso_gpu``: entorno, velocidad y qué modelo te cabe (lecciones 01 a 04).
+- ``app_lineas``: la app de escritorio (Tk) de la pizarra (lección 05).
+- ``entrenar_ddp``: ``python -m curso_gpu.entrenar_ddp``, la CNN de líneas con DDP (lección 08).
+
+``import curso_gpu`` no carga matplotlib, ipywidgets ni tqdm. Las herramientas de quien mantiene
+el curso (las insignias de Colab) viven fuera del paquete, en ``herramientas/``.
 """
 
-from .dispositivo import (
-    DispositivoNoDisponible,
-    InformeEntorno,
-    describir_entorno,
-    dispositivos_disponibles,
-    elegir_dispositivo,
-)
+from .dispositivo import DispositivoNoDisponible, dispositivos_disponibles, elegir_dispositivo
+from .entorno import InformeEntorno, describir_entorno
 from .nvidia_smi import consultar_nvidia_smi
 
 __version__ = "0.1.0"

@@ -13,7 +13,6 @@ Dos piezas:
 from __future__ import annotations
 
 import html
-import io
 from dataclasses import dataclass
 
 from . import catalogo
@@ -140,12 +139,9 @@ class CalculadoraVRAM:
 
 
 def _png(figura) -> bytes:
-    from .graficos import _pyplot
+    from .graficos import figura_a_png
 
-    bufer = io.BytesIO()
-    figura.savefig(bufer, format="png", dpi=80)
-    _pyplot().close(figura)
-    return bufer.getvalue()
+    return figura_a_png(figura)
 
 
 def calculadora_vram(parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vram_gb: float | None = None,
@@ -192,7 +188,7 @@ def calculadora_vram(parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vra
             controles["grafico"].value = _png(figura) if figura is not None else b""
             controles["grafico"].layout.display = None if figura is not None else "none"
 
-    def sincronizar(clave: str, valor) -> None:
+    def poner_valor(clave: str, valor) -> None:
         ocupado["si"] = True
         try:
             controles[clave].value = valor
@@ -206,18 +202,18 @@ def calculadora_vram(parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vra
             nuevo = cambio["new"]
             if clave == "parametros":
                 logica.parametros = nuevo
-                sincronizar("modelo", logica.modelo_elegido())
+                poner_valor("modelo", logica.modelo_elegido())
             elif clave == "modelo":
                 if nuevo == OPCION_ESCRIBIR:
                     return
                 logica.elegir_modelo(nuevo)
-                sincronizar("parametros", nuevo)
+                poner_valor("parametros", nuevo)
             elif clave == "gpu":
                 logica.elegir_gpu(nuevo)
-                sincronizar("vram", float(logica.vram_gb))
+                poner_valor("vram", float(logica.vram_gb))
             elif clave == "vram":
                 logica.fijar_vram(nuevo)
-                sincronizar("gpu", logica.gpu)
+                poner_valor("gpu", logica.gpu)
             elif clave == "precision":
                 logica.precision = nuevo
             elif clave == "margen":

@@ -1,15 +1,23 @@
-"""Modelos conocidos (con su número de parámetros publicado) y GPU comunes (con su memoria).
-Lección 04.
+"""El catálogo: modelos conocidos (con su número de parámetros publicado) y GPU comunes (con su
+memoria, sus picos teóricos por precisión y su capacidad de cómputo). Lecciones 03 y 04.
 
 Sirven de ejemplos y de preajustes para ``curso_gpu.memoria`` y la calculadora de VRAM.
 Cada entrada lleva en un comentario la fuente de la cifra. Los números de parámetros son
 los publicados por sus autores (ficha del modelo o artículo), redondeados como ellos los dan.
-La memoria de las GPU es la de su ficha comercial, en GB (10⁹ bytes).
+La memoria de las GPU es la de su ficha comercial, en GB (10⁹ bytes). Los picos (TFLOP/s
+densos) son por chip y variante (PCIe, SXM...), y se buscan por el nombre que da PyTorch
+(``picos_de("Tesla T4")``); ``curso_gpu.picos`` explica cómo leerlos.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+from .precisiones import normalizar_precision
+
+MODOS_PICO = ("fp32", "tf32", "fp16", "bf16")
+"""Las precisiones con pico teórico en la tabla."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,89 @@ class GPU:
     nombre: str
     memoria_gb: float
     descripcion: str = ""
+
+    @property
+    def picos(self) -> "PicoGPU | None":
+        """Sus picos teóricos y su capacidad de cómputo (None si no están en la tabla)."""
+        return picos_de(self.nombre)
+
+
+@dataclass(frozen=True)
+class PicoGPU:
+    """Los picos teóricos (TFLOP/s, densos) de un chip, su capacidad de cómputo y de dónde salen. Lección 03."""
+
+    nombre: str
+    fp32: float | None
+    tf32: float | None
+    fp16: float | None
+    bf16: float | None
+    fuente: str
+    nota: str = ""
+    capacidad_computo: tuple[int, int] | None = None  # la de CUDA: (7, 5) en una T4; None en Apple
+
+    def pico(self, modo: str) -> float | None:
+        """El pico en ``modo`` (``"fp32"``, ``"tf32"``, ``"fp16"`` o ``"bf16"``)."""
+        return getattr(self, normalizar_precision(modo, MODOS_PICO))
+
+
+# Cada entrada: (patrón sobre el nombre en minúsculas, PicoGPU). Se prueban en orden, así que
+# las variantes (PCIe, NVL, V100S...) van antes que el modelo general.
+# Capacidad de cómputo de CUDA: https://developer.nvidia.com/cuda-gpus (tabla «CUDA GPU Compute
+# Capability»): P100 6.0, V100 7.0, T4 7.5, A100 8.0, RTX 30 8.6, L4 y RTX 40 8.9, H100 y H200 9.0.
+_PICOS: list[tuple[str, PicoGPU]] = [
+    # NVIDIA T4 Tensor Core GPU datasheet: FP32 8,1 TFLOPS; mixta FP16/FP32 65 TFLOPS.
+    # Turing (capacidad 7.5): sin TF32 ni bf16 en Tensor Cores.
+    (r"\bt4\b", PicoGPU("NVIDIA T4", 8.1, None, 65.0, None, "NVIDIA T4 datasheet",
+                        "Turing: sin TF32 ni bf16 en Tensor Cores; bf16 va por la vía lenta.", capacidad_computo=(7, 5))),
+    # NVIDIA L4 datasheet: FP32 30,3; TF32 120*, FP16/BF16 242* (*con dispersión: la mitad densas).
+    (r"\bl4\b", PicoGPU("NVIDIA L4", 30.3, 60.0, 121.0, 121.0, "NVIDIA L4 datasheet", capacidad_computo=(8, 9))),
+    # NVIDIA Tesla P100 datasheet: PCIe FP32 9,3 / FP16 18,7; SXM2 (NVLink) FP32 10,6 / FP16 21,2.
+    # Pascal no tiene Tensor Cores: su fp16 es el doble de fp32 en los núcleos normales.
+    (r"p100.*pcie", PicoGPU("NVIDIA P100 PCIe", 9.3, None, 18.7, None, "NVIDIA Tesla P100 datasheet",
+                            "Pascal: sin Tensor Cores.", capacidad_computo=(6, 0))),
+    (r"p100", PicoGPU("NVIDIA P100 SXM2", 10.6, None, 21.2, None, "NVIDIA Tesla P100 datasheet",
+                      "Pascal: sin Tensor Cores.", capacidad_computo=(6, 0))),
+    # NVIDIA V100 datasheet: SXM2 FP32 15,7 / Tensor 125; PCIe 14 / 112; V100S PCIe 16,4 / 130.
+    (r"v100s", PicoGPU("NVIDIA V100S PCIe", 16.4, None, 130.0, None, "NVIDIA V100S datasheet",
+                       "Volta: sin TF32 ni bf16.", capacidad_computo=(7, 0))),
+    (r"v100.*pcie", PicoGPU("NVIDIA V100 PCIe", 14.0, None, 112.0, None, "NVIDIA V100 datasheet",
+                            "Volta: sin TF32 ni bf16.", capacidad_computo=(7, 0))),
+    (r"v100", PicoGPU("NVIDIA V100 SXM2", 15.7, None, 125.0, None, "NVIDIA V100 datasheet",
+                      "Volta: sin TF32 ni bf16.", capacidad_computo=(7, 0))),
+    # NVIDIA A100 datasheet (40 y 80 GB, PCIe y SXM): FP32 19,5; TF32 156; FP16/BF16 312 (densos).
+    (r"a100", PicoGPU("NVIDIA A100", 19.5, 156.0, 312.0, 312.0, "NVIDIA A100 datasheet", capacidad_computo=(8, 0))),
+    # NVIDIA H100 datasheet: SXM FP32 67, TF32 989*, BF16/FP16 1979*; PCIe 51, 756*, 1513*;
+    # NVL 60, 835*, 1671* (*con dispersión: la mitad densas).
+    (r"h100.*pcie", PicoGPU("NVIDIA H100 PCIe", 51.0, 378.0, 756.0, 756.0, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
+    (r"h100.*nvl", PicoGPU("NVIDIA H100 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
+    (r"h100", PicoGPU("NVIDIA H100 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
+    # NVIDIA H200 datasheet: SXM igual que H100 SXM (67 / 989* / 1979*); NVL 60 / 835* / 1671*.
+    (r"h200.*nvl", PicoGPU("NVIDIA H200 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0))),
+    (r"h200", PicoGPU("NVIDIA H200 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0))),
+    # NVIDIA Ampere GA102 whitepaper, apéndice: RTX 3090 FP32 35,6; TF32 35,6; FP16 y BF16 con
+    # acumulación fp32 71 (con acumulación fp16: 142). La RTX 3060 (GA106, 112 Tensor Cores a
+    # 1,78 GHz, FP32 12,7) no está en el whitepaper: sus Tensor Cores escalados desde la 3090.
+    (r"rtx 3090", PicoGPU("NVIDIA GeForce RTX 3090", 35.6, 35.6, 71.0, 71.0, "NVIDIA Ampere GA102 whitepaper",
+                          "GeForce: fp16 acumulando en fp32 a mitad de velocidad (142 acumulando en fp16).", capacidad_computo=(8, 6))),
+    (r"rtx 3060(?!\s*ti)", PicoGPU("NVIDIA GeForce RTX 3060", 12.7, 12.7, 25.5, 25.5,
+                                  "NVIDIA RTX 3060 specs; Tensor Cores escalados del whitepaper GA102",
+                                  "GeForce: fp16 acumulando en fp32 a mitad de velocidad.", capacidad_computo=(8, 6))),
+    # NVIDIA Ada Lovelace whitepaper: RTX 4090 FP32 82,6; TF32 82,6; FP16/BF16 con acumulación
+    # fp32 165,2 (con acumulación fp16: 330,3).
+    (r"rtx 4090", PicoGPU("NVIDIA GeForce RTX 4090", 82.6, 82.6, 165.2, 165.2, "NVIDIA Ada Lovelace whitepaper",
+                          "GeForce: fp16 acumulando en fp32 a mitad de velocidad (330 acumulando en fp16).", capacidad_computo=(8, 9))),
+    # Apple (notas de prensa de Apple, versión con más núcleos de GPU): M1 2,6; M1 Pro 5,2;
+    # M1 Max 10,4; M1 Ultra 21; M2 3,6; M2 Pro 6,8; M2 Max 13,6; M2 Ultra 27,2 TFLOPS fp32.
+    # Apple no publica cifras de fp16/bf16 ni de los M3/M4.
+    (r"\bm1 ultra\b", PicoGPU("Apple M1 Ultra", 21.0, None, None, None, "Apple (nota de prensa)")),
+    (r"\bm1 max\b", PicoGPU("Apple M1 Max", 10.4, None, None, None, "Apple (nota de prensa)")),
+    (r"\bm1 pro\b", PicoGPU("Apple M1 Pro", 5.2, None, None, None, "Apple (nota de prensa)")),
+    (r"\bm1\b", PicoGPU("Apple M1", 2.6, None, None, None, "Apple (nota de prensa)")),
+    (r"\bm2 ultra\b", PicoGPU("Apple M2 Ultra", 27.2, None, None, None, "Apple (nota de prensa)")),
+    (r"\bm2 max\b", PicoGPU("Apple M2 Max", 13.6, None, None, None, "Apple (nota de prensa)")),
+    (r"\bm2 pro\b", PicoGPU("Apple M2 Pro", 6.8, None, None, None, "Apple (nota de prensa)")),
+    (r"\bm2\b", PicoGPU("Apple M2", 3.6, None, None, None, "Apple (nota de prensa)")),
+]
 
 
 _MODELOS = [
@@ -140,3 +231,26 @@ def buscar_gpu(nombre: str) -> GPU:
         f"GPU desconocida {nombre!r}; usa una de: {', '.join(GPUS)} "
         "(o da la memoria en GB con vram_gb=...)."
     )
+
+
+def picos_de(nombre_gpu: str) -> PicoGPU | None:
+    """Los picos de la GPU con ese nombre (como lo da PyTorch), o ``None``. Lección 03.
+
+    Acepta los nombres de ``torch.cuda.get_device_name()``: ``"Tesla T4"``,
+    ``"NVIDIA H100 80GB HBM3"``, ``"NVIDIA GeForce RTX 4090"``... y los del catálogo. Las GPU de
+    portátil («Laptop») son otro chip y no están en la tabla.
+    """
+    if not isinstance(nombre_gpu, str) or not nombre_gpu.strip():
+        return None
+    texto = " ".join(nombre_gpu.lower().replace("-", " ").split())
+    if "laptop" in texto or "mobile" in texto:
+        return None
+    for patron, fila in _PICOS:
+        if re.search(patron, texto):
+            return fila
+    return None
+
+
+def tabla_picos() -> list[PicoGPU]:
+    """Todas las filas de picos, en orden, para enseñarlas en la lección 03."""
+    return [fila for _, fila in _PICOS]

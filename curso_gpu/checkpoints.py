@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .dispositivo import como_dispositivo
+
 PATRON = re.compile(r"^checkpoint_epoca_(\d{6})\.pt$")
 TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.pt(\..+)?\.tmp$")  # los que deja un proceso muerto
 PRUEBA = ".prueba_de_escritura"
@@ -163,14 +165,15 @@ def _no_guardado(error: OSError, destino: Path, necesario: int | None) -> Checkp
 def guardar_atomico(estado: dict, destino: str | os.PathLike) -> Path:
     """Guarda ``estado`` con ``torch.save`` en ``destino`` sin dejar nunca un archivo a medias.
 
-    Añade la suma SHA-256 de su contenido (clave ``sha256``), escribe en un temporal con
+    A un checkpoint (con ``epoca`` y ``modelo``) le añade la suma SHA-256 de su contenido
+    (clave ``sha256``). Escribe en un temporal con
     nombre único de la misma carpeta, hace flush y fsync, y lo renombra con ``os.replace``
     (atómico): si el proceso muere a mitad, ``destino`` sigue como estaba. Sin espacio o sin
     permiso, ``CheckpointNoGuardado`` en español.
     """
     destino = Path(destino)
     necesario = None
-    if isinstance(estado, dict):
+    if isinstance(estado, dict) and "epoca" in estado and "modelo" in estado:  # un checkpoint (no un state_dict suelto)
         suma, necesario = _huella(estado)
         estado = {**estado, CLAVE_SUMA: suma}
     return _escribir_atomico(destino, lambda archivo: torch.save(estado, archivo), necesario)
@@ -248,21 +251,13 @@ def _mover(valor, dispositivo: torch.device):
     return valor
 
 
-def _como_dispositivo(dispositivo) -> torch.device:
-    from .dispositivo import elegir_dispositivo
-
-    if isinstance(dispositivo, torch.device):
-        return dispositivo
-    return elegir_dispositivo(dispositivo)  # 'gpu' o 'cuda' sin GPU: error en español
-
-
 def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device = "cpu") -> dict:
     """Carga un checkpoint con ``weights_only=True``, comprueba su SHA-256 y lleva sus tensores a ``dispositivo``.
 
     Si no existe, ``ValueError``; si está dañado (truncado, basura o un byte cambiado),
     ``CheckpointDanado``.
     """
-    dispositivo = _como_dispositivo(dispositivo)
+    dispositivo = como_dispositivo(dispositivo)
     if not isinstance(ruta, (str, os.PathLike)) or "\0" in os.fspath(ruta):
         raise ValueError(f"La ruta del checkpoint debe ser un texto o un Path sin caracteres nulos; recibí {ruta!r}.")
     ruta = Path(ruta)
@@ -567,7 +562,7 @@ class CarpetaCheckpoints:
         self._borrar_viejos()
         return final
 
-    def sincronizar(self) -> None:
+    def copiar_pendientes_a_drive(self) -> None:
         """Copia a Drive los checkpoints locales que falten (al terminar el entrenamiento)."""
         if not self.en_drive or not self.local.is_dir():
             return
@@ -647,7 +642,7 @@ class CarpetaCheckpoints:
         Si el más nuevo está dañado, incompleto o no pasa su suma SHA-256, avisa y prueba con
         el anterior.
         """
-        dispositivo = _como_dispositivo(dispositivo)  # un dispositivo mal escrito falla aquí, no en cada archivo
+        dispositivo = como_dispositivo(dispositivo)  # un dispositivo mal escrito falla aquí, no en cada archivo
         for ruta in self.archivos():
             try:
                 estado = cargar_checkpoint(ruta, dispositivo)
@@ -731,7 +726,7 @@ def configuracion_de(estado: dict) -> dict:
     """La configuración con la que se guardó un checkpoint (los de la versión 1 no la traen entera)."""
     if isinstance(estado.get("configuracion"), dict):
         return dict(estado["configuracion"])
-    return {clave: estado[clave] for clave in ("lr", "epocas", "tamano_lote") if clave in estado}
+    return {clave: estado[clave] for clave in ("lr", "epocas", "tamano_lote", "acumular", "precision") if clave in estado}
 
 
 def formas_distintas(guardado: dict, actual: dict) -> list[str]:
@@ -802,8 +797,9 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, reanudar: bool | None, con
     cambios = [_cambio(clave, guardada[clave], valor) for clave, valor in configuracion.items()
                if clave in guardada and guardada[clave] != valor and not (clave == "semilla" and valor is None)]
     if cambios:
-        warnings.warn(f"Reanudo desde {ruta} con cambios respecto al checkpoint: " + "; ".join(cambios) + ".",
-                      AvisoCheckpoint, stacklevel=3)
+        texto = f"Reanudo desde {ruta} con cambios respecto al checkpoint: " + "; ".join(cambios) + "."
+        warnings.warn(texto, AvisoCheckpoint, stacklevel=3)
+        avisar(texto)
     if epoca == configuracion["epocas"]:
         avisar(f"El entrenamiento de {ruta} ya había terminado (época {epoca} de {epoca}): cargo ese modelo "
                "y no entreno más. Para volver a entrenar desde cero, usa reanudar=False.")

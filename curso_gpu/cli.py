@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 DESCRIPCION = (
@@ -14,7 +15,9 @@ DESCRIPCION = (
 )
 
 
-class _Formato(argparse.RawDescriptionHelpFormatter):
+class FormatoAyuda(argparse.RawDescriptionHelpFormatter):
+    """La ayuda de argparse con «uso:» en vez de «usage:»."""
+
     def add_usage(self, usage, actions, groups, prefix=None):
         return super().add_usage(usage, actions, groups, prefix="uso: ")
 
@@ -29,7 +32,9 @@ _TRADUCCIONES = (  # los mensajes de argparse que puede ver quien usa el curso
 )
 
 
-class _Analizador(argparse.ArgumentParser):
+class AnalizadorEspanol(argparse.ArgumentParser):
+    """Un ``argparse.ArgumentParser`` que explica los errores en español."""
+
     def error(self, message):  # argparse habla inglés: lo decimos en español
         for ingles, espanol in _TRADUCCIONES:
             message = message.replace(ingles, espanol)
@@ -39,8 +44,8 @@ class _Analizador(argparse.ArgumentParser):
 
 def crear_analizador() -> argparse.ArgumentParser:
     """Las opciones de la línea de órdenes, con la ayuda en español."""
-    analizador = _Analizador(
-        prog="python -m curso_gpu", description=DESCRIPCION, formatter_class=_Formato, add_help=False,
+    analizador = AnalizadorEspanol(
+        prog="python -m curso_gpu", description=DESCRIPCION, formatter_class=FormatoAyuda, add_help=False,
         epilog="Ejemplos:\n  python -m curso_gpu\n  python -m curso_gpu --rapido --json\n"
                "  python -m curso_gpu --dispositivo cpu",
     )
@@ -59,7 +64,7 @@ def crear_analizador() -> argparse.ArgumentParser:
 
 def seccion_entorno(args) -> tuple[dict, str]:
     """Lección 01: el informe del entorno y su diagnóstico."""
-    from .dispositivo import describir_entorno
+    from .entorno import describir_entorno
 
     informe = describir_entorno()
     elegido = getattr(args, "dispositivo", None)
@@ -70,16 +75,107 @@ def seccion_entorno(args) -> tuple[dict, str]:
 
 def seccion_velocidad(args) -> tuple[dict, str]:
     """Lección 03: cuánto más rápido que la CPU es el dispositivo (mediana tras calentar)."""
-    from .medicion import resumen_para_cli
-
-    return resumen_para_cli(args.dispositivo, rapido=args.rapido)
+    return resumen_velocidad(args.dispositivo, rapido=args.rapido)
 
 
 def seccion_memoria(args) -> tuple[dict, str]:
     """Lección 04: el modelo más grande que cabe en la memoria del dispositivo, por precisión."""
-    from .memoria import resumen_para_cli
+    return resumen_memoria(args.dispositivo)
 
-    return resumen_para_cli(args.dispositivo)
+
+def resumen_velocidad(dispositivo, rapido: bool) -> tuple[dict, str]:
+    """La línea de aceleración medida para ``python -m curso_gpu``: (datos JSON, texto). Lección 03.
+
+    Mediana de 5 medidas tras calentar, con matrices 2048×2048 (1024×1024 con ``rapido``). Sin
+    acelerador, solo la CPU, con todos sus hilos. Tarda unos pocos segundos en una CPU de 2 núcleos.
+    """
+    import torch
+
+    from .dispositivo import como_dispositivo
+    from .medicion import comparar_cpu_gpu
+    from .memoria_libre import MemoriaInsuficiente
+
+    d = como_dispositivo(dispositivo)
+    n = 1024 if rapido else 2048
+    repeticiones = 5
+    try:
+        comparacion = comparar_cpu_gpu(n, d, torch.float32, repeticiones, 1)
+    except MemoriaInsuficiente as error:
+        return {"n": n, "error": str(error)}, f"Medición CPU frente a GPU\n  No se pudo medir: {error}"
+    datos = comparacion.a_dict()
+    return datos, "Medición CPU frente a GPU\n" + str(comparacion)
+
+
+def _mayor_del_catalogo(parametros_max: int):
+    from . import catalogo
+
+    caben = [m for m in catalogo.MODELOS.values() if m.parametros <= parametros_max]
+    return max(caben, key=lambda m: m.parametros, default=None)
+
+
+def resumen_memoria(dispositivo) -> tuple[dict, str]:
+    """«Qué modelo te cabe» para ``python -m curso_gpu``: (datos para JSON, texto). Lección 04.
+
+    Usa la memoria del dispositivo (``memoria.vram_disponible``) o, sin GPU, la RAM del equipo, y da
+    el mayor modelo por precisión con un margen de +20 % y el mayor que se puede entrenar entero.
+    """
+    from .memoria import (
+        BYTES_ENTRENAMIENTO,
+        BYTES_POR_PARAMETRO,
+        MARGEN_INFERENCIA,
+        a_gib,
+        formatear_parametros,
+        memoria_ram,
+        modelo_mas_grande,
+        vram_disponible,
+    )
+
+    try:
+        memoria = vram_disponible(dispositivo)
+    except Exception as error:  # un driver roto no debe tumbar el informe
+        memoria, aviso = None, f"No pude leer la memoria de {dispositivo} ({error}). "
+    else:
+        aviso = ""
+    en_ram = memoria is None
+    if en_ram:
+        memoria = memoria_ram()
+    titulo = "Qué modelo te cabe\n=================="
+    if memoria is None:
+        datos = {"dispositivo": str(dispositivo), "memoria": None, "fuente": None, "total_gb": None,
+                 "libre_gb": None, "margen": MARGEN_INFERENCIA, "modelo_mas_grande": {}, "entrenamiento_completo": None}
+        return datos, f"{titulo}\n{aviso}No pude saber cuánta memoria tiene este equipo."
+
+    total_gb = memoria.total_gb
+    por_precision = {p: modelo_mas_grande(total_gb, p) for p in BYTES_POR_PARAMETRO}
+    entrenar = int(math.floor(memoria.total_bytes / BYTES_ENTRENAMIENTO))
+    ejemplos = {p: getattr(_mayor_del_catalogo(n), "nombre", None) for p, n in por_precision.items()}
+    datos = {
+        "dispositivo": str(dispositivo),
+        "memoria": "ram" if en_ram else "gpu",
+        "fuente": memoria.fuente,
+        "total_gb": round(total_gb, 2),
+        "libre_gb": None if memoria.libre_gb is None else round(memoria.libre_gb, 2),
+        "margen": MARGEN_INFERENCIA,
+        "modelo_mas_grande": por_precision,
+        "ejemplo_del_catalogo": ejemplos,
+        "entrenamiento_completo": entrenar,
+    }
+    if en_ram:
+        cabeza = (f"{aviso}No hay GPU: cuento con la memoria RAM del equipo, {total_gb:.1f} GB"
+                  f" ({a_gib(memoria.total_bytes):.1f} GiB). Es lo que cabría al usar el modelo en la CPU "
+                  "(posible, pero lento).")
+    else:
+        libre = "" if memoria.libre_gb is None else f", {memoria.libre_gb:.1f} GB libres"
+        quien = f"{memoria.dispositivo} ({memoria.nombre})" if memoria.nombre else memoria.dispositivo
+        cabeza = (f"Memoria de la GPU {quien}: {total_gb:.1f} GB en total{libre} "
+                  f"(dato de {memoria.fuente}).")
+    lineas = [titulo, cabeza, "Para usar un modelo (inferencia, margen +20 %), el mayor que te cabe:"]
+    for p, n in por_precision.items():
+        ejemplo = f"   (p. ej. {ejemplos[p]})" if ejemplos[p] else ""
+        lineas.append(f"  {p:<5} hasta {formatear_parametros(n):>6} parámetros{ejemplo}")
+    lineas.append(f"Para entrenarlo entero (~{BYTES_ENTRENAMIENTO} bytes/parámetro): hasta "
+                  f"{formatear_parametros(entrenar)} parámetros.")
+    return datos, "\n".join(lineas)
 
 
 SECCIONES = [("entorno", seccion_entorno), ("velocidad", seccion_velocidad), ("memoria", seccion_memoria)]

@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .dispositivo import MENU_COLAB, cuda_disponible
+from .dispositivo import MENU_COLAB, info_gpu
 from .presentacion import informe_html, informe_texto
 
 PUNTO_DRIVE = "/content/drive"  # donde Colab monta Google Drive
@@ -161,23 +161,6 @@ class InformeColab:
         return informe_html("Entorno de Colab", self.filas(), "Qué hacer", self.avisos)
 
 
-def _gpu_de_torch() -> tuple[str, float | None] | None:
-    """(nombre, memoria en GB) de la GPU 0 según PyTorch, o None si no hay."""
-    if not cuda_disponible():
-        return None
-    import torch
-
-    try:
-        nombre = torch.cuda.get_device_name(0)
-    except Exception:
-        return None
-    try:
-        memoria = torch.cuda.get_device_properties(0).total_memory / 1e9
-    except Exception:
-        memoria = None
-    return nombre, memoria
-
-
 def comprobar_entorno_colab(punto: str | os.PathLike = PUNTO_DRIVE) -> InformeColab:
     """Comprueba que tu entorno de Colab está listo para el curso. Lección 02.
 
@@ -187,8 +170,8 @@ def comprobar_entorno_colab(punto: str | os.PathLike = PUNTO_DRIVE) -> InformeCo
     Colab te lo dice y te remite a ``describir_entorno()`` (lección 01).
     """
     colab = en_colab()
-    gpu = _gpu_de_torch()
-    nombre, memoria = gpu if gpu else (None, None)
+    gpu = info_gpu(0)
+    nombre, memoria = (gpu.nombre, gpu.memoria_total_bytes / 1e9) if gpu else (None, None)
     es_t4 = bool(nombre and "T4" in nombre.upper())
     drive = (Path(punto) / "MyDrive").is_dir()
     informe = InformeColab(colab, nombre, memoria, es_t4, drive)

@@ -14,7 +14,6 @@ comparación con la GPU sea justa.
 
 from __future__ import annotations
 
-import html
 import math
 import statistics
 import time
@@ -23,26 +22,15 @@ from typing import Callable
 
 import torch
 
-from .dispositivo import elegir_dispositivo
+from .dispositivo import como_dispositivo, sincronizar
+from .presentacion import formatear_tiempo, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Validar la entrada
 # ---------------------------------------------------------------------------
 
-def _como_dispositivo(dispositivo) -> torch.device:
-    if dispositivo is None:
-        return elegir_dispositivo("auto")
-    if isinstance(dispositivo, torch.device):
-        return dispositivo
-    if isinstance(dispositivo, str):
-        return elegir_dispositivo(dispositivo)
-    raise ValueError(
-        f"Dispositivo no válido: {dispositivo!r}. Pasa un torch.device o un texto como "
-        "'cpu', 'cuda' o 'mps' (o usa elegir_dispositivo())."
-    )
-
-
-def _entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
+def entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
+    """``valor`` si es un entero ≥ ``minimo``; si no, un ``ValueError`` que dice qué se recibió."""
     if isinstance(valor, bool) or not isinstance(valor, int) or valor < minimo:
         raise ValueError(
             f"{nombre} debe ser un número entero mayor o igual que {minimo}; recibí {valor!r}."
@@ -54,22 +42,6 @@ def _entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
 # Sincronizar y cronometrar
 # ---------------------------------------------------------------------------
 
-def sincronizar(dispositivo) -> None:
-    """Espera a que el dispositivo termine todo el trabajo encargado. Lección 03.
-
-    cuda: ``torch.cuda.synchronize``; mps: ``torch.mps.synchronize`` (el temporizador de
-    PyTorch no lo hace); xpu: ``torch.xpu.synchronize``. En cpu no hace nada: las
-    operaciones de la CPU ya terminan antes de volver.
-    """
-    d = _como_dispositivo(dispositivo) if not isinstance(dispositivo, torch.device) else dispositivo
-    if d.type == "cuda":
-        torch.cuda.synchronize(d)
-    elif d.type == "mps":
-        torch.mps.synchronize()
-    elif d.type == "xpu":
-        torch.xpu.synchronize(d)
-
-
 def _percentil(ordenadas: list[float], p: float) -> float:
     """Percentil con interpolación lineal (como ``numpy.percentile`` por defecto)."""
     if len(ordenadas) == 1:
@@ -80,12 +52,8 @@ def _percentil(ordenadas: list[float], p: float) -> float:
     return ordenadas[abajo] + (ordenadas[arriba] - ordenadas[abajo]) * (posicion - abajo)
 
 
-def _formato_tiempo(segundos: float) -> str:
-    if segundos >= 1:
-        return f"{segundos:.3f} s"
-    if segundos >= 1e-3:
-        return f"{segundos * 1e3:.3f} ms"
-    return f"{segundos * 1e6:.1f} µs"
+DISPERSION_MAXIMA = 0.10
+"""Por encima de este rango intercuartílico (como fracción de la mediana), la medida avisa."""
 
 
 @dataclass
@@ -139,11 +107,11 @@ class Medicion:
     def _filas(self) -> list[tuple[str, str]]:
         filas = []
         if self.primera is not None:
-            filas.append(("primera llamada (en frío)", _formato_tiempo(self.primera)))
+            filas.append(("primera llamada (en frío)", formatear_tiempo(self.primera)))
         filas += [
-            ("mediana", _formato_tiempo(self.mediana)),
-            ("mínimo / máximo", f"{_formato_tiempo(self.minimo)} / {_formato_tiempo(self.maximo)}"),
-            ("rango intercuartílico", _formato_tiempo(self.rango_intercuartilico)),
+            ("mediana", formatear_tiempo(self.mediana)),
+            ("mínimo / máximo", f"{formatear_tiempo(self.minimo)} / {formatear_tiempo(self.maximo)}"),
+            ("rango intercuartílico", formatear_tiempo(self.rango_intercuartilico)),
             ("muestras", f"{self.repeticiones} tras {self.calentamiento} de calentamiento"),
         ]
         hilos = f", {self.hilos_cpu} hilos" if self.hilos_cpu else ""
@@ -151,17 +119,24 @@ class Medicion:
         filas.append(("dispositivo", f"{self.dispositivo}{hilos}, {sinc}"))
         return filas
 
+    @property
+    def avisos(self) -> list[str]:
+        """Como ``torch.utils.benchmark``: avisa si la dispersión es grande (IQR > 10 % de la mediana)."""
+        if self.mediana > 0 and self.rango_intercuartilico > DISPERSION_MAXIMA * self.mediana:
+            porcentaje = 100 * self.rango_intercuartilico / self.mediana
+            return [f"La dispersión es grande: el rango intercuartílico es el {porcentaje:.0f} % de la mediana "
+                    f"(más del {DISPERSION_MAXIMA * 100:.0f} %). No te fíes de esta cifra: repite la medida con más "
+                    "repeticiones y sin otros programas trabajando."]
+        return []
+
+    def _titulo(self) -> str:
+        return f"Medición: {self.descripcion}" if self.descripcion else "Medición"
+
     def __str__(self) -> str:
-        titulo = f"Medición: {self.descripcion}" if self.descripcion else "Medición"
-        filas = self._filas()
-        ancho = max(len(k) for k, _ in filas)
-        return "\n".join([titulo] + [f"  {k:<{ancho}}  {v}" for k, v in filas])
+        return tabla_texto(self._titulo(), self._filas(), self.avisos)
 
     def _repr_html_(self) -> str:
-        titulo = html.escape(f"Medición: {self.descripcion}" if self.descripcion else "Medición")
-        celdas = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-                         f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in self._filas())
-        return f"<div><b>{titulo}</b><table>{celdas}</table></div>"
+        return tabla_html(self._titulo(), self._filas(), self.avisos)
 
 
 def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 10, calentamiento: int = 2,
@@ -175,9 +150,9 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
 
     ``reloj`` es ``time.perf_counter`` salvo que pases otro (los tests pasan uno falso).
     """
-    d = _como_dispositivo(dispositivo)
-    _entero_positivo(repeticiones, "repeticiones")
-    _entero_positivo(calentamiento, "calentamiento", minimo=0)
+    d = como_dispositivo(dispositivo)
+    entero_positivo(repeticiones, "repeticiones")
+    entero_positivo(calentamiento, "calentamiento", minimo=0)
     reloj = reloj or time.perf_counter
 
     def una_vez() -> float:
@@ -195,7 +170,7 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
                     torch.get_num_threads() if d.type == "cpu" else None, descripcion)
 
 
-def _cronometrar_sin_sincronizar(funcion, d: torch.device, repeticiones: int, calentamiento: int,
+def cronometrar_sin_sincronizar(funcion, d: torch.device, repeticiones: int, calentamiento: int,
                                  reloj, descripcion: str) -> Medicion:
     """La forma MAL hecha, a propósito: lee el reloj sin esperar a la GPU."""
     reloj = reloj or time.perf_counter

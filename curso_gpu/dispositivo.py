@@ -1,18 +1,22 @@
-"""Elegir el dispositivo (CPU, CUDA, MPS, XPU) y describir el entorno. Lección 01."""
+"""Los dispositivos: elegir CPU, CUDA, MPS o XPU, sincronizarlos y leer su nombre y su memoria. Lección 01.
+
+Es la capa de las primitivas: lo demás del paquete (medir, estimar memoria, entrenar, el
+informe del entorno) pregunta aquí por el dispositivo en vez de hablar con torch por su cuenta.
+"""
 
 from __future__ import annotations
 
 import os
 import platform
 import re
+import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
 import torch
 
 from . import ruedas_cuda
-from .nvidia_smi import InformeNvidiaSmi, consultar_nvidia_smi
-from .presentacion import informe_html, informe_texto
+from .nvidia_smi import consultar_nvidia_smi
 
 VARIABLE_ENTORNO = "CURSO_GPU_DISPOSITIVO"
 MENU_COLAB = "Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4"
@@ -54,7 +58,8 @@ def xpu_disponible() -> bool:
         return False
 
 
-def _cantidad(tipo: str) -> int:
+def cantidad_gpus(tipo: str) -> int:
+    """Cuántas GPU de ``tipo`` ("cuda" o "xpu") ve PyTorch (0 si ninguna)."""
     modulo = torch.cuda if tipo == "cuda" else getattr(torch, tipo, None)
     try:
         return int(modulo.device_count()) if modulo is not None else 0
@@ -66,16 +71,16 @@ def dispositivos_disponibles() -> list[str]:
     """Los dispositivos que puedes pedir en esta máquina, p. ej. ``['cuda:0', 'cpu']``."""
     lista: list[str] = []
     if cuda_disponible():
-        lista += [f"cuda:{i}" for i in range(max(_cantidad("cuda"), 1))]
+        lista += [f"cuda:{i}" for i in range(max(cantidad_gpus("cuda"), 1))]
     if mps_disponible():
         lista.append("mps")
     if xpu_disponible():
-        lista += [f"xpu:{i}" for i in range(max(_cantidad("xpu"), 1))]
+        lista += [f"xpu:{i}" for i in range(max(cantidad_gpus("xpu"), 1))]
     lista.append("cpu")
     return lista
 
 
-def _como_conseguir_gpu(tipo: str = "cuda") -> str:
+def como_conseguir_gpu(tipo: str = "cuda") -> str:
     """Cómo conseguir una GPU, en español, para el mensaje de ``DispositivoNoDisponible``."""
     if tipo == "mps":
         return (
@@ -170,10 +175,10 @@ def elegir_dispositivo(preferencia: str | torch.device = "auto") -> torch.device
     if tipo != "cpu" and not hay():
         raise DispositivoNoDisponible(
             f"Pediste el dispositivo '{texto}'{origen}, pero no está disponible en esta máquina. "
-            f"Disponibles: {', '.join(dispositivos_disponibles())}.\n" + _como_conseguir_gpu(tipo)
+            f"Disponibles: {', '.join(dispositivos_disponibles())}.\n" + como_conseguir_gpu(tipo)
         )
     if numero and tipo in ("cuda", "xpu"):
-        cantidad = max(_cantidad(tipo), 1)  # disponible implica al menos una
+        cantidad = max(cantidad_gpus(tipo), 1)  # disponible implica al menos una
         if int(numero) >= cantidad:
             raise DispositivoNoDisponible(
                 f"Pediste '{texto}'{origen}, pero solo hay {cantidad} GPU de tipo {tipo} "
@@ -188,8 +193,42 @@ def elegir_dispositivo(preferencia: str | torch.device = "auto") -> torch.device
     return torch.device(texto)
 
 
+def como_dispositivo(dispositivo) -> torch.device:
+    """El ``torch.device`` de ``dispositivo``: el que se usa en todo el paquete. Lección 01.
+
+    ``None`` o ``"auto"``: el de ``elegir_dispositivo()``; un texto: ``elegir_dispositivo(texto)``
+    (comprueba que existe); un ``torch.device``: ese, tal cual.
+    """
+    if dispositivo is None:
+        return elegir_dispositivo("auto")
+    if isinstance(dispositivo, torch.device):
+        return dispositivo
+    if isinstance(dispositivo, str):
+        return elegir_dispositivo(dispositivo)
+    raise ValueError(
+        f"Dispositivo no válido: {dispositivo!r}. Pasa un torch.device o un texto como "
+        "'cpu', 'cuda' o 'mps' (o usa elegir_dispositivo())."
+    )
+
+
+def sincronizar(dispositivo) -> None:
+    """Espera a que el dispositivo termine todo el trabajo encargado. Lección 03.
+
+    cuda: ``torch.cuda.synchronize``; mps: ``torch.mps.synchronize`` (el temporizador de
+    PyTorch no lo hace); xpu: ``torch.xpu.synchronize``. En cpu no hace nada: las
+    operaciones de la CPU ya terminan antes de volver.
+    """
+    d = como_dispositivo(dispositivo)
+    if d.type == "cuda":
+        torch.cuda.synchronize(d)
+    elif d.type == "mps":
+        torch.mps.synchronize()
+    elif d.type == "xpu":
+        torch.xpu.synchronize(d)
+
+
 # ---------------------------------------------------------------------------
-# Describir el entorno
+# Qué GPU es: nombre, memoria y capacidad de cómputo
 # ---------------------------------------------------------------------------
 
 @dataclass
@@ -202,201 +241,147 @@ class InfoGPU:
     capacidad_computo: tuple[int, int] | None = None  # (7, 5) en una T4
 
 
-@dataclass
-class InformeEntorno:
-    """Todo lo que importa para usar una GPU en esta máquina. Lo crea ``describir_entorno()``."""
-
-    sistema: str
-    python: str
-    torch: str
-    cuda_compilado: str | None  # versión de CUDA con la que se compiló torch (None: sin CUDA)
-    rocm_compilado: str | None  # versión de ROCm (HIP) con la que se compiló torch
-    cudnn: int | None
-    cuda_disponible: bool
-    mps_disponible: bool
-    xpu_disponible: bool
-    en_colab: bool
-    gpus: list[InfoGPU] = field(default_factory=list)
-    nvidia_smi: InformeNvidiaSmi | None = None
-    dispositivo: str = "cpu"  # el que elegiría elegir_dispositivo("auto")
-    avisos: list[str] = field(default_factory=list)
-
-    def filas(self) -> list[tuple[str, str]]:
-        """El informe como pares (qué, valor), para presentarlo como tabla."""
-        no = "no"
-        filas = [
-            ("Sistema", self.sistema),
-            ("Python", self.python),
-            ("PyTorch", self.torch),
-            ("CUDA de PyTorch", self.cuda_compilado or no),
-        ]
-        if self.rocm_compilado:
-            filas.append(("ROCm de PyTorch", self.rocm_compilado))
-        filas += [
-            ("cuDNN", str(self.cudnn) if self.cudnn else no),
-            ("CUDA disponible", "sí" if self.cuda_disponible else no),
-            ("MPS (Apple) disponible", "sí" if self.mps_disponible else no),
-            ("XPU (Intel) disponible", "sí" if self.xpu_disponible else no),
-            ("Google Colab", "sí" if self.en_colab else no),
-        ]
-        for gpu in self.gpus:
-            cc = f", capacidad {gpu.capacidad_computo[0]}.{gpu.capacidad_computo[1]}" if gpu.capacidad_computo else ""
-            filas.append((f"GPU {gpu.indice}", f"{gpu.nombre} ({gpu.memoria_total_bytes / 1e9:.1f} GB{cc})"))
-        if self.nvidia_smi is None:
-            filas.append(("nvidia-smi", "no encontrado o sin respuesta"))
-        else:
-            smi = self.nvidia_smi
-            cuda = ".".join(map(str, smi.cuda_del_driver)) if smi.cuda_del_driver else "desconocida"
-            origen = "" if smi.cuda_de_cabecera else " (deducida del driver)"
-            filas.append(("Driver NVIDIA", f"{smi.driver} (admite CUDA hasta {cuda}{origen})"))
-            for g in smi.gpus:
-                if g.memoria_total_mib is None:
-                    memoria = "memoria desconocida"
-                else:
-                    usada = "?" if g.memoria_usada_mib is None else g.memoria_usada_mib
-                    memoria = f"{usada} de {g.memoria_total_mib} MiB usados"
-                filas.append((f"nvidia-smi GPU {g.indice}", f"{g.nombre}: {memoria}"))
-        filas.append(("Dispositivo elegido", self.dispositivo))
-        return filas
-
-    def a_dict(self) -> dict:
-        """El informe como diccionario (para ``--json``)."""
-        return asdict(self)
-
-    def __str__(self) -> str:
-        return informe_texto("Informe del entorno", self.filas(), "Diagnóstico", self.avisos)
-
-    def _repr_html_(self) -> str:
-        return informe_html("Informe del entorno", self.filas(), "Diagnóstico", self.avisos)
+def info_gpu(indice: int = 0) -> InfoGPU | None:
+    """Nombre, memoria y capacidad de cómputo de la GPU CUDA ``indice``, o None si no hay. Lección 01."""
+    if not cuda_disponible():
+        return None
+    try:
+        p = torch.cuda.get_device_properties(indice)
+    except Exception:  # un driver roto no debe tumbar el curso
+        return None
+    mayor, menor = getattr(p, "major", None), getattr(p, "minor", None)
+    capacidad = (int(mayor), int(menor)) if mayor is not None and menor is not None else None
+    nombre = getattr(p, "name", None) or torch.cuda.get_device_name(indice)
+    return InfoGPU(indice, nombre, int(p.total_memory), capacidad)
 
 
-def _gpus_de_torch() -> list[InfoGPU]:
+def gpus_cuda() -> list[InfoGPU]:
+    """Todas las GPU CUDA (o ROCm) que ve PyTorch. Lección 01."""
     if not cuda_disponible():
         return []
-    gpus = []
-    for i in range(_cantidad("cuda")):
-        try:
-            p = torch.cuda.get_device_properties(i)
-            gpus.append(InfoGPU(i, p.name, int(p.total_memory), (int(p.major), int(p.minor))))
-        except Exception:
-            continue
-    return gpus
+    return [g for g in (info_gpu(i) for i in range(cantidad_gpus("cuda"))) if g is not None]
 
 
-def _cudnn() -> int | None:
+def nombre_dispositivo(dispositivo) -> str:
+    """El nombre del chip: «Tesla T4», el modelo de CPU, «Apple M2»... Lección 03."""
+    d = como_dispositivo(dispositivo)
     try:
-        return torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+        if d.type == "cuda":
+            return torch.cuda.get_device_name(d)
+        if d.type == "xpu":
+            return torch.xpu.get_device_name(d)
+        if d.type == "mps" and sys.platform == "darwin":
+            salida = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
+                                    text=True, timeout=3)
+            return salida.stdout.strip() or "Apple (MPS)"
     except Exception:
+        return d.type
+    if d.type == "cpu":
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as archivo:
+                for linea in archivo:
+                    if linea.startswith("model name"):
+                        return linea.split(":", 1)[1].strip()
+        except OSError:
+            pass
+        return platform.processor() or "CPU"
+    return d.type
+
+
+# ---------------------------------------------------------------------------
+# Memoria total y libre: una fórmula por tipo de dispositivo
+# ---------------------------------------------------------------------------
+
+@dataclass
+class MemoriaDispositivo:
+    """La memoria total y libre de un dispositivo, y de dónde sale el dato. Lección 04."""
+
+    dispositivo: str
+    total_bytes: int
+    libre_bytes: int | None
+    fuente: str
+    nombre: str = ""
+
+    @property
+    def total_gb(self) -> float:
+        return self.total_bytes / 10**9
+
+    @property
+    def libre_gb(self) -> float | None:
+        return None if self.libre_bytes is None else self.libre_bytes / 10**9
+
+    def __str__(self) -> str:
+        quien = f"{self.dispositivo} ({self.nombre})" if self.nombre else self.dispositivo
+        libre = "" if self.libre_bytes is None else f", {self.libre_gb:.1f} GB libres"
+        return (f"{quien}: {self.total_gb:.1f} GB en total ({self.total_bytes / 2**30:.1f} GiB){libre}; "
+                f"dato de {self.fuente}")
+
+
+RUTA_MEMINFO = "/proc/meminfo"
+
+
+def memoria_ram() -> MemoriaDispositivo | None:
+    """La RAM del equipo (total y disponible), leída de /proc/meminfo o de os.sysconf. Lección 04."""
+    try:
+        with open(RUTA_MEMINFO, encoding="ascii", errors="replace") as archivo:
+            valores = {}
+            for linea in archivo:
+                clave, _, resto = linea.partition(":")
+                partes = resto.split()
+                if partes and partes[0].isdigit():
+                    valores[clave.strip()] = int(partes[0]) * 1024  # vienen en kB (KiB)
+        if valores.get("MemTotal"):
+            return MemoriaDispositivo("cpu", valores["MemTotal"], valores.get("MemAvailable"),
+                                      RUTA_MEMINFO, "RAM del equipo")
+    except OSError:
+        pass
+    try:
+        pagina, paginas = os.sysconf("SC_PAGE_SIZE"), os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
         return None
-
-
-def _comando_o_aviso(cuda_del_driver: tuple[int, int] | None) -> str:
+    if pagina <= 0 or paginas <= 0:  # sysconf devuelve -1 si no lo sabe
+        return None
     try:
-        return "\n    " + ruedas_cuda.comando_instalacion(cuda_del_driver)
-    except ValueError as error:  # driver demasiado antiguo: ninguna rueda sirve
-        return " " + str(error)
+        libres = os.sysconf("SC_AVPHYS_PAGES")  # no existe en macOS
+    except (AttributeError, ValueError, OSError, KeyError):
+        libres = -1
+    libre = int(pagina * libres) if libres > 0 else None
+    return MemoriaDispositivo("cpu", int(pagina * paginas), libre, "os.sysconf", "RAM del equipo")
 
 
-def diagnosticar(informe: InformeEntorno) -> list[str]:
-    """Los avisos en español que explican qué pasa y qué hacer. Lección 01."""
-    avisos: list[str] = []
-    smi = informe.nvidia_smi
-    smi_ve_gpu = bool(smi and smi.gpus)
-    torch_sin_gpu = informe.cuda_compilado is None and informe.rocm_compilado is None
+def memoria_dispositivo(dispositivo) -> MemoriaDispositivo | None:
+    """Memoria total y libre de ``dispositivo`` (en cpu, la RAM), o None si no se sabe. Lección 04.
 
-    if smi_ve_gpu and torch_sin_gpu:
-        nombres = ", ".join(g.nombre for g in smi.gpus)
-        cuda = ".".join(map(str, smi.cuda_del_driver)) if smi.cuda_del_driver else "desconocida"
-        avisos.append(
-            f"nvidia-smi ve una GPU NVIDIA ({nombres}), pero tu PyTorch ({informe.torch}) es una "
-            "versión solo para CPU: es el error clásico. Reinstala PyTorch con CUDA, compatible con "
-            f"tu driver {smi.driver} (admite CUDA hasta {cuda}):" + _comando_o_aviso(smi.cuda_del_driver)
-        )
-    elif informe.cuda_compilado and not informe.cuda_disponible:
-        if informe.en_colab:
-            avisos.append(
-                "Estás en Google Colab con un entorno de ejecución sin GPU. Cámbialo en el menú "
-                + MENU_COLAB + " y vuelve a ejecutar el notebook desde el principio."
-            )
-        elif smi_ve_gpu and smi.cuda_del_driver and _tupla(informe.cuda_compilado) > smi.cuda_del_driver:
-            avisos.append(
-                f"Tu PyTorch usa CUDA {informe.cuda_compilado}, pero el driver {smi.driver} solo "
-                "admite hasta CUDA " + ".".join(map(str, smi.cuda_del_driver)) + ". Actualiza el "
-                "driver de NVIDIA o instala una rueda compatible:" + _comando_o_aviso(smi.cuda_del_driver)
-            )
-        elif smi_ve_gpu:
-            visibles = os.environ.get("CUDA_VISIBLE_DEVICES")
-            pista = (f" La variable CUDA_VISIBLE_DEVICES vale {visibles!r} y puede ocultarla."
-                     if visibles is not None else "")
-            avisos.append(
-                f"nvidia-smi ve la GPU {smi.gpus[0].nombre}, pero tu PyTorch (con CUDA "
-                f"{informe.cuda_compilado}) no la ve.{pista} Reinicia el kernel (o el ordenador, "
-                "si acabas de instalar el driver) y vuelve a probar."
-            )
-        else:
-            avisos.append(
-                f"Tu PyTorch trae CUDA {informe.cuda_compilado}, pero no ve ninguna GPU. "
-                "Comprueba con nvidia-smi que hay una GPU NVIDIA y un driver instalado. "
-                "En Google Colab: menú " + MENU_COLAB + "."
-            )
-    if informe.mps_disponible:
-        avisos.append(
-            "Tienes un Mac con Apple Silicon: PyTorch usa su GPU con el dispositivo 'mps'. "
-            "Algunas operaciones aún no existen en MPS; PYTORCH_ENABLE_MPS_FALLBACK=1 las hace en CPU."
-        )
-    if informe.xpu_disponible:
-        avisos.append("Tienes una GPU de Intel: PyTorch la usa con el dispositivo 'xpu'.")
-    if informe.cuda_disponible and informe.gpus:
-        gpu = informe.gpus[0]
-        avisos.append(
-            f"Todo listo: PyTorch usa la GPU {gpu.nombre} ({gpu.memoria_total_bytes / 1e9:.1f} GB)."
-        )
-    elif not (informe.mps_disponible or informe.xpu_disponible or avisos):
-        avisos.append(
-            "No hay GPU: sin problema. Todo el curso funciona en CPU, solo que algunos "
-            "entrenamientos tardan más. Para probar una GPU gratis, abre el notebook en Google "
-            "Colab y elige " + MENU_COLAB + "."
-        )
-    return avisos
-
-
-def _tupla(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:2])
-
-
-def describir_entorno(consultar_smi: bool = True) -> InformeEntorno:
-    """Reúne sistema, versiones, GPU, nvidia-smi y un diagnóstico en español. Lección 01.
-
-    En un notebook se ve como una tabla; en una terminal, ``print(describir_entorno())``.
+    - CUDA (NVIDIA o ROCm): ``torch.cuda.mem_get_info`` (lo mismo que ve nvidia-smi).
+    - MPS (Mac): ``torch.mps.recommended_max_memory()``, lo que Metal deja usar a la GPU de
+      la memoria unificada; libre = eso menos ``torch.mps.driver_allocated_memory()``.
+    - XPU (Intel): ``torch.xpu.mem_get_info``.
+    - CPU: la RAM del equipo (``memoria_ram()``).
     """
-    from .colab import en_colab  # import tardío: colab importa este módulo
-
-    aviso_variable = None
-    try:
-        dispositivo = str(elegir_dispositivo("auto"))
-    except (ValueError, DispositivoNoDisponible) as error:
-        valor = os.environ.get(VARIABLE_ENTORNO, "")
-        dispositivo = f"ninguno ({VARIABLE_ENTORNO}={valor!r} no sirve aquí)"
-        aviso_variable = (
-            str(error).splitlines()[0]
-            + f" Borra la variable {VARIABLE_ENTORNO} (o ponla en 'auto') para que el curso elija solo."
-        )
-    informe = InformeEntorno(
-        sistema=platform.platform(),
-        python=sys.version.split()[0],
-        torch=torch.__version__,
-        cuda_compilado=torch.version.cuda,
-        rocm_compilado=getattr(torch.version, "hip", None),
-        cudnn=_cudnn(),
-        cuda_disponible=cuda_disponible(),
-        mps_disponible=mps_disponible(),
-        xpu_disponible=xpu_disponible(),
-        en_colab=en_colab(),
-        gpus=_gpus_de_torch(),
-        nvidia_smi=consultar_nvidia_smi() if consultar_smi else None,
-        dispositivo=dispositivo,
-    )
-    informe.avisos = diagnosticar(informe)
-    if aviso_variable:
-        informe.avisos.insert(0, aviso_variable)
-    return informe
+    d = como_dispositivo(dispositivo)
+    if d.type == "cpu":
+        return memoria_ram()
+    if d.type == "cuda":
+        libre, total = torch.cuda.mem_get_info(d)
+        try:
+            nombre = torch.cuda.get_device_name(d)
+        except Exception:
+            nombre = ""
+        return MemoriaDispositivo(str(d), int(total), int(libre), "torch.cuda.mem_get_info", nombre)
+    if d.type == "mps":
+        maximo = getattr(torch.mps, "recommended_max_memory", None)
+        if maximo is None:  # torch antiguo: la memoria unificada es la RAM
+            ram = memoria_ram()
+            if ram is None:
+                return None
+            return MemoriaDispositivo("mps", ram.total_bytes, ram.libre_bytes,
+                                      f"memoria unificada ({ram.fuente}); tu PyTorch no tiene "
+                                      "torch.mps.recommended_max_memory", "GPU de Apple")
+        total = int(maximo())
+        usada = getattr(torch.mps, "driver_allocated_memory", None)
+        libre = max(total - int(usada()), 0) if usada is not None else None
+        return MemoriaDispositivo("mps", total, libre, "torch.mps.recommended_max_memory", "GPU de Apple")
+    if d.type == "xpu" and hasattr(torch.xpu, "mem_get_info"):
+        libre, total = torch.xpu.mem_get_info(d)
+        return MemoriaDispositivo(str(d), int(total), int(libre), "torch.xpu.mem_get_info")
+    return None

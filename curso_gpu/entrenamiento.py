@@ -25,9 +25,10 @@ import torch
 from torch import nn
 
 from .datos import NOMBRES_CLASES
-from .dispositivo import elegir_dispositivo
+from .dispositivo import como_dispositivo as _como_dispositivo
+from .dispositivo import sincronizar
 from .modelos import dispositivo_del_modelo
-from .progreso import BarraProgreso
+from .precision_mixta import preparar_precision
 
 CADA_REGISTRO = 10
 
@@ -84,6 +85,7 @@ class Historial:
     dispositivo: str = "cpu"
     epocas_totales: int = 0
     reanudado_desde: int | None = None  # última época del checkpoint del que se siguió
+    avisos: list[str] = field(default_factory=list)  # p. ej. «Reanudo desde…»: entrenar no imprime
 
     def agregar(self, registro: Registro) -> None:
         self.epocas.append(registro.epoca)
@@ -115,7 +117,9 @@ class Historial:
 
     def _cabecera(self) -> str:
         reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
-        return f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s{reanudado}"
+        avisos = "".join(f"\n{a}" for a in self.avisos)
+        return (f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s"
+                f"{reanudado}{avisos}")
 
     def __str__(self) -> str:
         lineas = [self._cabecera(),
@@ -158,12 +162,6 @@ class Prediccion:
 # ---------------------------------------------------------------------------
 # Comprobaciones con mensajes claros
 # ---------------------------------------------------------------------------
-
-def _como_dispositivo(dispositivo) -> torch.device:
-    if isinstance(dispositivo, torch.device):
-        return dispositivo
-    return elegir_dispositivo(dispositivo)
-
 
 def _mismo_dispositivo(a: torch.device, b: torch.device) -> bool:
     return a.type == b.type and (a.index is None or b.index is None or a.index == b.index)
@@ -454,13 +452,6 @@ def fijar_semilla(semilla: int) -> None:
     random.seed(semilla)
 
 
-def _sincronizar(dispositivo: torch.device) -> None:
-    if dispositivo.type == "cuda":
-        torch.cuda.synchronize(dispositivo)
-    elif dispositivo.type == "mps":
-        torch.mps.synchronize()
-
-
 def _vigilar(no_finita: torch.Tensor, perdida: torch.Tensor, epoca: int) -> torch.Tensor:
     """Anota (sin sincronizar) la primera época en que la pérdida deja de ser finita."""
     return torch.where((no_finita == 0) & ~torch.isfinite(perdida.detach().float()),
@@ -479,9 +470,9 @@ def _parar_si_no_finita(epoca_mala: float, perdidas, lr: float, historial: Histo
         historial)
 
 
-def _seguir_desde(estado: dict, modelo: nn.Module, optimizador, lr: float, epocas: int,
+def _seguir_desde(estado: dict, modelo: nn.Module, optimizador, escalador, lr: float, epocas: int,
                   dispositivo: torch.device) -> tuple[Historial, int]:
-    """Carga modelo, optimizador e historial de un checkpoint; el lr es siempre el que pides ahora."""
+    """Carga modelo, optimizador, escalador e historial de un checkpoint; el lr es el que pides ahora."""
     try:
         modelo.load_state_dict(estado["modelo"])
         optimizador.load_state_dict(estado["optimizador"])
@@ -489,10 +480,13 @@ def _seguir_desde(estado: dict, modelo: nn.Module, optimizador, lr: float, epoca
         raise ValueError(
             f"El checkpoint {estado['ruta']} no corresponde a este modelo ({error}). "
             "Usa otra carpeta, o reanudar=False para empezar de cero.") from None
+    if estado.get("escalador"):
+        escalador.load_state_dict(estado["escalador"])
     for grupo in optimizador.param_groups:
         grupo["lr"] = lr  # si cambiaste lr, manda el nuevo (preparar_reanudacion ya lo avisó)
     historial = Historial.desde_dict(estado["historial"])
     historial.epocas_totales, historial.dispositivo = epocas, str(dispositivo)
+    historial.avisos = []  # los de la sesión anterior ya se vieron entonces
     historial.reanudado_desde = int(estado["epoca"])
     return historial, int(estado["semilla_lotes"])
 
@@ -509,6 +503,12 @@ def _determinista(activar: bool):
         yield
     finally:
         torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = antes
+
+
+def _ejemplos_del_grupo(micro_lote: int, tamano_lote: int, acumular: int, n: int) -> int:
+    """Ejemplos del grupo de ``acumular`` micro-lotes al que pertenece el micro-lote ``micro_lote``."""
+    inicio = (micro_lote // acumular) * acumular * tamano_lote
+    return min(acumular * tamano_lote, n - inicio)
 
 
 def entrenar(
@@ -528,6 +528,8 @@ def entrenar(
     cada_checkpoint: int = 0,
     reanudar: bool | None = None,
     criterio: nn.Module | None = None,
+    acumular: int = 1,
+    precision: str = "fp32",
 ) -> Historial:
     """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
 
@@ -535,8 +537,11 @@ def entrenar(
       época es un paso de Adam con todo el conjunto (como el texto base); con
       ``tamano_lote``, usa un ``DataLoader`` barajado (``pin_memory``/``non_blocking`` en CUDA).
     - Mide pérdida y accuracy de entrenamiento y validación en la época 1, cada 10 y la
-      última; llama a ``al_registrar(registro)`` en esos puntos y a ``al_avanzar(epoca, total)``
-      en cada época (para una barra de progreso; no sincroniza).
+      última; llama a ``al_registrar(registro)`` en esos puntos.
+    - El progreso va por un solo canal: ``al_avanzar(epoca, total)`` en cada época (no
+      sincroniza). Por defecto es una barra de ``tqdm`` (``progreso.BarraEpocas``); con
+      ``silencioso=True`` no hay barra. ``entrenar`` no imprime nada: los avisos (p. ej.
+      «Reanudo desde…») quedan en ``historial.avisos``.
     - ``semilla``: fija las semillas (misma semilla y dispositivo ⇒ mismo resultado).
     - ``checkpoints`` (``carpeta_checkpoints(...)`` o una ruta) y ``cada_checkpoint=N``:
       guarda cada N épocas y al final. Si la carpeta ya tiene checkpoints de este
@@ -548,6 +553,11 @@ def entrenar(
       ``BCEWithLogitsLoss`` (un logit por ejemplo).
     - Errores que no pierden nada: ``PerdidaNoFinita`` si la pérdida se vuelve NaN/inf y
       ``CheckpointNoGuardado`` si el disco se llena; los dos traen ``error.historial``.
+    - ``acumular=k`` (con ``tamano_lote``): suma los gradientes de k micro-lotes antes de cada
+      paso de Adam. Da lo mismo que un lote de k·tamano_lote con la memoria de uno de
+      tamano_lote (lección 07); supone un ``criterio`` que promedia (el de por defecto).
+    - ``precision``: ``"fp32"`` (por defecto), ``"fp16"`` (autocast + ``GradScaler``, cuyo
+      estado va en el checkpoint) o ``"bf16"`` (autocast, sin escalador). Lección 06.
     """
     from .checkpoints import (CheckpointNoGuardado, como_carpeta, estado_aleatorio, preparar_reanudacion,
                               restaurar_estado_aleatorio)
@@ -563,9 +573,14 @@ def entrenar(
     if reanudar is not None and not isinstance(reanudar, bool):
         raise ValueError(f"reanudar debe ser None (sigue si hay checkpoints), True o False (empieza de cero); "
                          f"recibí {reanudar!r}.")
+    acumular = _validar_positivo(acumular, "acumular", True, "acumular=4")
+    if acumular > 1 and tamano_lote is None:
+        raise ValueError(f"acumular={acumular} necesita un tamaño de micro-lote: entrenar(..., tamano_lote=8, "
+                         f"acumular={acumular}) da pasos con {acumular} × 8 ejemplos.")
     X_ent, y_ent = _validar_datos(datos_entrenamiento, "datos_entrenamiento")
     X_val, y_val = _validar_datos(datos_validacion, "datos_validacion")
     dispositivo = _como_dispositivo(dispositivo)
+    autocast, escalador = preparar_precision(precision, dispositivo)
     carpeta = None
     if checkpoints is not None:
         carpeta = como_carpeta(checkpoints)
@@ -594,11 +609,9 @@ def entrenar(
     inicio = 1
     # Lo que se compara al reanudar (quien añada una opción a entrenar, que la añada aquí).
     configuracion = {"lr": lr, "tamano_lote": tamano_lote, "epocas": epocas, "modelo": type(modelo).__name__,
-                     "criterio": type(criterio).__name__, "dispositivo": dispositivo.type, "semilla": semilla}
-
-    def avisar(texto: str) -> None:
-        if not silencioso:
-            print(texto)
+                     "criterio": type(criterio).__name__, "dispositivo": dispositivo.type, "semilla": semilla,
+                     "acumular": acumular, "precision": precision}
+    avisos: list[str] = []  # acaban en historial.avisos: entrenar no imprime
 
     cargador = None
     if tamano_lote is not None:
@@ -614,7 +627,8 @@ def entrenar(
                 "formato": 2, "epoca": epoca, "epocas": epocas, "lr": float(lr), "configuracion": configuracion,
                 "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
                 "historial": historial.a_dict(), "aleatorio": estado_aleatorio(),
-                "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote,
+                "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote, "acumular": acumular,
+                "precision": precision, "escalador": escalador.state_dict(),
             }, epoca)
         except CheckpointNoGuardado as error:
             error.historial = historial  # lo entrenado no se pierde
@@ -623,38 +637,49 @@ def entrenar(
     # 3. El bucle (con el candado de la carpeta: un solo entrenamiento a la vez).
     candado = carpeta.candado() if carpeta is not None else contextlib.nullcontext()
     no_finita = torch.zeros((), device=dispositivo)  # la época en que la pérdida dejó de ser finita (0: nunca)
-    with candado, _determinista(en_cuda and semilla is not None), \
-            BarraProgreso(epocas, f"Entrenando en {dispositivo}", silenciosa=silencioso) as barra:
+    with candado, _determinista(en_cuda and semilla is not None):
         if carpeta is not None:
-            estado = preparar_reanudacion(carpeta, reanudar, configuracion, dispositivo, avisar, modelo.state_dict())
+            estado = preparar_reanudacion(carpeta, reanudar, configuracion, dispositivo, avisos.append,
+                                          modelo.state_dict())
             if estado is not None:
-                historial, semilla_lotes = _seguir_desde(estado, modelo, optimizador, lr, epocas, dispositivo)
+                historial, semilla_lotes = _seguir_desde(estado, modelo, optimizador, escalador, lr, epocas,
+                                                         dispositivo)
                 inicio = int(estado["epoca"]) + 1
                 restaurar_estado_aleatorio(estado["aleatorio"])
+        historial.avisos += avisos
         segundos_previos = historial.segundos
-        if inicio > 1:
-            barra.avanzar(inicio - 1)
+        if al_avanzar is None and not silencioso:
+            from .progreso import BarraEpocas
+
+            al_avanzar = BarraEpocas(f"Entrenando en {dispositivo}")
         comienzo = time.perf_counter()
         for epoca in range(inicio, epocas + 1):
             modelo.train()
             if cargador is None:
-                perdida = criterio(modelo(X_ent), y_ent)
+                with autocast():
+                    perdida = criterio(modelo(X_ent), y_ent)
                 no_finita = _vigilar(no_finita, perdida, epoca)
                 optimizador.zero_grad(set_to_none=True)
-                perdida.backward()
-                optimizador.step()
+                escalador.scale(perdida).backward()
+                escalador.step(optimizador)
+                escalador.update()
             else:
                 generador.manual_seed(semilla_lotes + epoca)  # mismo orden de lotes al reanudar
-                for xb, yb in cargador:
+                for i, (xb, yb) in enumerate(cargador):
                     xb = xb.to(dispositivo, non_blocking=True)
                     yb = yb.to(dispositivo, non_blocking=True)
-                    perdida = criterio(modelo(xb), yb)
+                    with autocast():
+                        perdida = criterio(modelo(xb), yb)
                     no_finita = _vigilar(no_finita, perdida, epoca)
-                    optimizador.zero_grad(set_to_none=True)
-                    perdida.backward()
-                    optimizador.step()
+                    if i % acumular == 0:
+                        optimizador.zero_grad(set_to_none=True)
+                    if acumular > 1:  # cada micro-lote pesa lo que sus ejemplos en el grupo
+                        perdida = perdida * (xb.shape[0] / _ejemplos_del_grupo(i, tamano_lote, acumular, len(X_ent)))
+                    escalador.scale(perdida).backward()
+                    if (i + 1) % acumular == 0 or i + 1 == len(cargador):
+                        escalador.step(optimizador)
+                        escalador.update()
 
-            texto = None
             if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == epocas:
                 with _modo_evaluacion(modelo):
                     pe, ae = _medir(modelo, X_ent, y_ent, criterio, tamano_lote, dispositivo)
@@ -664,17 +689,15 @@ def entrenar(
                 historial.segundos = segundos_previos + time.perf_counter() - comienzo
                 registro = Registro(epoca, epocas, *valores[:2], *valores[2:], historial.segundos)
                 historial.agregar(registro)
-                texto = f"pérdida {valores[0]:.4f} · acc. val. {valores[3]:.3f}"
                 if al_registrar is not None:
                     al_registrar(registro)
             if carpeta is not None and (epoca == epocas or (cada_checkpoint and epoca % cada_checkpoint == 0)):
                 historial.segundos = segundos_previos + time.perf_counter() - comienzo
                 guardar(epoca)
-            barra.avanzar(1, texto)
             if al_avanzar is not None:
                 al_avanzar(epoca, epocas)
-        _sincronizar(dispositivo)
+        sincronizar(dispositivo)
     historial.segundos = segundos_previos + time.perf_counter() - comienzo
     if carpeta is not None:
-        carpeta.sincronizar()
+        carpeta.copiar_pendientes_a_drive()
     return historial

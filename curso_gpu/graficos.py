@@ -19,6 +19,16 @@ def _pyplot():
     return plt
 
 
+def figura_a_png(figura, dpi: int = 80) -> bytes:
+    """La figura como PNG (bytes), y la cierra para no acumular figuras abiertas."""
+    import io
+
+    bufer = io.BytesIO()
+    figura.savefig(bufer, format="png", dpi=dpi)
+    _pyplot().close(figura)
+    return bufer.getvalue()
+
+
 def _hay_pantalla_o_notebook() -> bool:
     import os
     import sys
@@ -168,5 +178,56 @@ def muestras_por_clase(X, y, por_clase: int = 5, nombres=None, titulo: str = "Ej
             if j == 0:
                 eje.set_ylabel(nombre)
     figura.suptitle(titulo)
+    figura.tight_layout()
+    return figura
+
+
+# --- Lección 07: memoria al entrenar ---------------------------------------------------------
+
+def grafico_memoria_entrenamiento(desgloses, titulo: str = "Memoria para entrenar según el tamaño del lote", ax=None):
+    """Una barra apilada por tamaño de lote: pesos, gradientes, optimizador y activaciones. Lección 07.
+
+    ``desgloses`` es una lista de ``DesgloseMemoria`` (de ``medir_memoria_entrenamiento``), uno
+    por lote. Las tres primeras partes no cambian; las activaciones crecen con el lote.
+    """
+    plt = _pyplot()
+    if ax is None:
+        figura, ax = plt.subplots(figsize=(7, 4))
+    else:
+        figura = ax.figure
+    etiquetas = [str(d.lote) for d in desgloses]
+    base = [0.0] * len(desgloses)
+    colores = {"pesos": "#4c72b0", "gradientes": "#dd8452", "optimizador": "#55a868", "activaciones": "#c44e52"}
+    for parte, color in colores.items():
+        alturas = [d.partes()[parte] / 1e6 for d in desgloses]
+        ax.bar(etiquetas, alturas, bottom=base, color=color, label=parte)
+        base = [b + h for b, h in zip(base, alturas)]
+    ax.set_xlabel("tamaño del lote")
+    ax.set_ylabel("memoria (MB)")
+    ax.set_title(titulo)
+    ax.legend(loc="upper left")
+    figura.tight_layout()
+    return figura
+
+
+# --- Lección 06: rendimiento -----------------------------------------------------------------
+
+def grafico_cargadores(comparacion, titulo: str | None = None):
+    """Muestras por segundo frente a ``num_workers``, una línea por ``pin_memory``. Lección 06.
+
+    Recibe la ``ComparacionCargadores`` de ``rendimiento.comparar_cargadores``.
+    """
+    plt = _pyplot()
+    figura, ejes = plt.subplots(figsize=(6.5, 3.8))
+    for fijada in sorted({m.pin_memory for m in comparacion.mediciones}):
+        puntos = sorted((m.num_workers, m.muestras_por_segundo) for m in comparacion.mediciones if m.pin_memory == fijada)
+        ejes.plot([n for n, _ in puntos], [v for _, v in puntos], marker="o", label=f"pin_memory={fijada}")
+    ejes.set_xticks(sorted({m.num_workers for m in comparacion.mediciones}))
+    ejes.set_xlabel("num_workers (procesos que preparan lotes)")
+    ejes.set_ylabel("muestras por segundo")
+    ejes.set_ylim(bottom=0)
+    ejes.set_title(titulo or f"DataLoader, lotes de {comparacion.tamano_lote} hacia {comparacion.dispositivo}")
+    ejes.grid(True, alpha=0.3)
+    ejes.legend()
     figura.tight_layout()
     return figura

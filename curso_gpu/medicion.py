@@ -11,73 +11,44 @@ Las funciones de esos dos módulos también se pueden importar desde aquí
 from __future__ import annotations
 
 import html
-import platform
-import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 import torch
 
-from .cronometro import (  # noqa: F401  (sincronizar se reexporta para la lección)
-    Medicion,
-    _como_dispositivo,
-    _cronometrar_sin_sincronizar,
-    _entero_positivo,
-    _formato_tiempo,
-    cronometrar,
+from .cronometro import Medicion, cronometrar, cronometrar_sin_sincronizar, entero_positivo
+# sincronizar y memoria_disponible se reexportan: la lección 03 las importa desde aquí.
+from .dispositivo import (  # noqa: F401
+    como_dispositivo,
+    elegir_dispositivo,
+    info_gpu,
+    nombre_dispositivo,
     sincronizar,
 )
-from .dispositivo import elegir_dispositivo
-from .memoria_libre import (  # noqa: F401  (memoria_disponible se reexporta para la lección)
-    _NOMBRE_CORTO,
+from .memoria_libre import (  # noqa: F401
     MemoriaInsuficiente,
-    _es_falta_de_memoria,
-    _liberar_memoria,
-    _tipo_de_dato,
     comprobar_que_cabe,
+    es_falta_de_memoria,
+    liberar_memoria,
     memoria_disponible,
     memoria_necesaria,
+    tipo_de_dato,
 )
 from .picos import pico_teorico
+from .precisiones import normalizar_precision
+from .presentacion import formatear_tiempo, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices
 # ---------------------------------------------------------------------------
 
-def _nombre_dispositivo(d: torch.device) -> str:
-    try:
-        if d.type == "cuda":
-            return torch.cuda.get_device_name(d)
-        if d.type == "xpu":
-            return torch.xpu.get_device_name(d)
-        if d.type == "mps" and sys.platform == "darwin":
-            salida = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
-                                    text=True, timeout=3)
-            return salida.stdout.strip() or "Apple (MPS)"
-    except Exception:
-        return d.type
-    if d.type == "cpu":
-        try:
-            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as archivo:
-                for linea in archivo:
-                    if linea.startswith("model name"):
-                        return linea.split(":", 1)[1].strip()
-        except OSError:
-            pass
-        return platform.processor() or "CPU"
-    return d.type
-
-
 def _tf32_posible(d: torch.device) -> bool:
     """True si la GPU tiene TF32 (NVIDIA Ampere, capacidad 8.0, o posterior)."""
     if d.type != "cuda" or getattr(torch.version, "hip", None):
         return False
-    try:
-        return torch.cuda.get_device_capability(d)[0] >= 8
-    except Exception:
-        return False
+    gpu = info_gpu(d.index or 0)
+    return bool(gpu and gpu.capacidad_computo and gpu.capacidad_computo[0] >= 8)
 
 
 def _multiplicar(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -150,30 +121,24 @@ class ResultadoMatmul:
         filas = [
             ("dispositivo", f"{self.dispositivo}: {self.nombre_dispositivo}{hilos}"),
             ("operación", f"a @ b, {self.n}×{self.n}, {self.modo}"),
-            ("tiempo (mediana)", f"{_formato_tiempo(self.segundos)} de {self.medicion.repeticiones} muestras"),
-            ("primera llamada (en frío)", _formato_tiempo(self.medicion.primera or 0.0)),
+            ("tiempo (mediana)", f"{formatear_tiempo(self.segundos)} de {self.medicion.repeticiones} muestras"),
+            ("primera llamada (en frío)", formatear_tiempo(self.medicion.primera or 0.0)),
             ("rendimiento", f"{self.gflops:,.1f} GFLOP/s".replace(",", " ")),
         ]
         if self.pico_tflops:
             filas.append(("% del pico teórico", f"{self.porcentaje_pico:.0f} % de {self.pico_tflops:g} TFLOP/s"))
         if self.transferencia:
-            filas.append(("copia CPU → dispositivo", _formato_tiempo(self.segundos_transferencia)))
+            filas.append(("copia CPU → dispositivo", formatear_tiempo(self.segundos_transferencia)))
         if self.dtype == "fp32" and self.dispositivo.startswith("cuda"):
             filas.append(("TF32", f"{'permitido' if self.tf32_permitido else 'desactivado'} "
                                   f"(precisión fp32: '{self.precision_fp32}')"))
         return filas
 
     def __str__(self) -> str:
-        filas = self._filas()
-        ancho = max(len(k) for k, _ in filas)
-        lineas = ["Multiplicación de matrices"] + [f"  {k:<{ancho}}  {v}" for k, v in filas]
-        return "\n".join(lineas + [f"  ¡Ojo! {a}" for a in self.avisos])
+        return tabla_texto("Multiplicación de matrices", self._filas(), self.avisos)
 
     def _repr_html_(self) -> str:
-        celdas = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-                         f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in self._filas())
-        avisos = "".join(f"<p style='color:#b00'>¡Ojo! {html.escape(a)}</p>" for a in self.avisos)
-        return f"<div><b>Multiplicación de matrices</b><table>{celdas}</table>{avisos}</div>"
+        return tabla_html("Multiplicación de matrices", self._filas(), self.avisos)
 
 
 def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: int = 5, calentamiento: int = 1,
@@ -189,11 +154,11 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
     ``torch.float64`` o los textos ``"fp32"``, ``"tf32"`` (fp32 permitiendo TF32 solo durante
     la medida), ``"fp16"``, ``"bf16"``. Antes de reservar comprueba que 3·n²·bytes caben.
     """
-    n = _entero_positivo(n, "n (el lado de la matriz)")
-    _entero_positivo(repeticiones, "repeticiones")
-    _entero_positivo(calentamiento, "calentamiento", minimo=0)
-    tipo, pide_tf32 = _tipo_de_dato(dtype)
-    d = _como_dispositivo(dispositivo)
+    n = entero_positivo(n, "n (el lado de la matriz)")
+    entero_positivo(repeticiones, "repeticiones")
+    entero_positivo(calentamiento, "calentamiento", minimo=0)
+    tipo, pide_tf32 = tipo_de_dato(dtype)
+    d = como_dispositivo(dispositivo)
     if d.type == "mps" and tipo == torch.float64:
         raise ValueError("La GPU de un Mac (mps) no admite fp64; recibí dtype=fp64. Usa fp32, fp16 o bf16.")
     comprobar_que_cabe(n, d, tipo)
@@ -232,9 +197,9 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
             destino.clear()
             del a_cpu, b_cpu
         medicion = cronometrar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj,
-                               descripcion=f"a @ b, {n}×{n}, {_NOMBRE_CORTO[tipo]}, en {d}")
+                               descripcion=f"a @ b, {n}×{n}, {normalizar_precision(tipo)}, en {d}")
     except Exception as error:
-        if not _es_falta_de_memoria(error):
+        if not es_falta_de_memoria(error):
             raise
         sin_memoria, error_de_cuda = True, isinstance(error, torch.cuda.OutOfMemoryError)
     finally:
@@ -243,7 +208,7 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
     if sin_memoria:
         # Fuera del except: el traceback ya no retiene a, b ni los resultados intermedios.
         a = b = None
-        _liberar_memoria(d, error_de_cuda)
+        liberar_memoria(d, error_de_cuda)
         sugerido = max(n // 2, 1)
         raise MemoriaInsuficiente(
             f"Se agotó la memoria de {d} al medir n={n} (a, b y c necesitan "
@@ -252,12 +217,12 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
             memoria_necesaria(n, tipo), None, sugerido,
         )
 
-    modo = _NOMBRE_CORTO[tipo]
+    modo = normalizar_precision(tipo)
     if tipo == torch.float32 and tf32_permitido and _tf32_posible(d):
         modo = "tf32"
-    nombre = _nombre_dispositivo(d)
+    nombre = nombre_dispositivo(d)
     pico = pico_teorico(nombre, modo) if d.type in ("cuda", "mps") and modo != "fp64" else None
-    resultado = ResultadoMatmul(n, _NOMBRE_CORTO[tipo], modo, str(d), nombre, medicion, transferencia,
+    resultado = ResultadoMatmul(n, normalizar_precision(tipo), modo, str(d), nombre, medicion, transferencia,
                                 precision, tf32_permitido, medicion.hilos_cpu, pico, avisos)
     if resultado.supera_pico:
         avisos.append(f"{resultado.porcentaje_pico:.0f} % del pico teórico es imposible: la medida está "
@@ -270,7 +235,7 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
 # ---------------------------------------------------------------------------
 
 def _acelerador(dispositivo) -> torch.device | None:
-    d = elegir_dispositivo("auto") if dispositivo is None or dispositivo == "auto" else _como_dispositivo(dispositivo)
+    d = elegir_dispositivo("auto") if dispositivo is None or dispositivo == "auto" else como_dispositivo(dispositivo)
     return None if d.type == "cpu" else d
 
 
@@ -301,18 +266,18 @@ class ComparacionCpuGpu:
         c = self.cpu
         lineas = [f"a @ b con matrices {self.n}×{self.n} ({c.dtype}), mediana de {c.medicion.repeticiones} "
                   f"medidas tras {c.medicion.calentamiento + 1} de calentamiento:",
-                  f"  CPU ({c.hilos_cpu} hilos): {_formato_tiempo(c.segundos):>10}  {c.gflops:10.1f} GFLOP/s"]
+                  f"  CPU ({c.hilos_cpu} hilos): {formatear_tiempo(c.segundos):>10}  {c.gflops:10.1f} GFLOP/s"]
         if self.acelerador is None:
             lineas.append("  No hay GPU: solo se midió la CPU. En una T4 de Colab esta misma cuenta va "
                           "decenas de veces más rápida.")
             return lineas
         g = self.acelerador
         pico = f"  ({g.porcentaje_pico:.0f} % del pico {g.modo})" if g.porcentaje_pico is not None else ""
-        lineas.append(f"  {g.dispositivo} ({g.nombre_dispositivo}): {_formato_tiempo(g.segundos):>10}  "
+        lineas.append(f"  {g.dispositivo} ({g.nombre_dispositivo}): {formatear_tiempo(g.segundos):>10}  "
                       f"{g.gflops:10.1f} GFLOP/s{pico}")
         lineas.append(f"  Aceleración: {self.aceleracion:.1f}x sin contar la copia; "
                       f"{self.aceleracion_con_transferencia:.1f}x contando la copia CPU → {g.dispositivo} "
-                      f"({_formato_tiempo(g.segundos_transferencia)}).")
+                      f"({formatear_tiempo(g.segundos_transferencia)}).")
         lineas += [f"  ¡Ojo! {a}" for a in g.avisos]
         return lineas
 
@@ -330,7 +295,7 @@ def comparar_cpu_gpu(n: int = 5000, dispositivo=None, dtype=torch.float32, repet
     ``dispositivo``: el acelerador (por defecto, el de ``elegir_dispositivo()``); si no hay,
     ``acelerador`` es None y solo se mide la CPU, con todos sus hilos.
     """
-    n = _entero_positivo(n, "n (el lado de la matriz)")
+    n = entero_positivo(n, "n (el lado de la matriz)")
     acelerador = _acelerador(dispositivo)
     cpu = medir_matmul(n, torch.device("cpu"), dtype, repeticiones, calentamiento)
     gpu = medir_matmul(n, acelerador, dtype, repeticiones, calentamiento) if acelerador else None
@@ -344,17 +309,6 @@ class ResultadoBarrido:
     tamanos: list[int]
     resultados: dict[str, list[ResultadoMatmul]]  # dispositivo -> un resultado por tamaño medido
     omitidos: list[tuple[str, int, str]] = field(default_factory=list)  # (dispositivo, n, motivo)
-
-    def gflops(self, dispositivo: str) -> list[tuple[int, float]]:
-        return [(r.n, r.gflops) for r in self.resultados.get(dispositivo, [])]
-
-    def tamano_donde_gana(self, dispositivo: str) -> int | None:
-        """El primer n en que ``dispositivo`` es más rápido que la CPU (None si nunca)."""
-        cpu = {r.n: r.segundos for r in self.resultados.get("cpu", [])}
-        for r in self.resultados.get(dispositivo, []):
-            if r.n in cpu and r.segundos < cpu[r.n]:
-                return r.n
-        return None
 
     def __str__(self) -> str:
         lineas = ["GFLOP/s de a @ b según el tamaño"]
@@ -371,10 +325,10 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
     ``dispositivos``: por defecto la CPU y, si hay, el acelerador. Un tamaño que no cabe se
     apunta en ``omitidos`` y no se prueban los mayores en ese dispositivo.
     """
-    from .progreso import BarraProgreso
+    from .progreso import barra as barra_progreso
 
     try:
-        tamanos = [int(_entero_positivo(t, "cada tamaño")) for t in tamanos]
+        tamanos = [int(entero_positivo(t, "cada tamaño")) for t in tamanos]
     except TypeError:
         raise ValueError(f"tamanos debe ser una lista de enteros positivos; recibí {tamanos!r}.") from None
     if not tamanos:
@@ -383,9 +337,9 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
     if dispositivos is None:
         lista = [torch.device("cpu")] + ([a] if (a := _acelerador(None)) else [])
     else:
-        lista = [_como_dispositivo(x) for x in dispositivos]
+        lista = [como_dispositivo(x) for x in dispositivos]
     resultado = ResultadoBarrido(tamanos, {str(d): [] for d in lista})
-    with BarraProgreso(len(tamanos) * len(lista), "Barrido", silenciosa=silenciosa) as barra:
+    with barra_progreso(len(tamanos) * len(lista), "Barrido", silenciosa=silenciosa) as barra:
         for d in lista:
             agotado = False
             for n in tamanos:
@@ -398,7 +352,8 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
                     except MemoriaInsuficiente as error:
                         resultado.omitidos.append((str(d), n, str(error)))
                         agotado = True
-                barra.avanzar(texto=f"{d}, n={n}")
+                barra.set_postfix_str(f"{d}, n={n}", refresh=False)
+                barra.update(1)
     return resultado
 
 
@@ -432,8 +387,8 @@ class ComparacionSincronizacion:
 
     def __str__(self) -> str:
         return (f"a @ b, {self.n}×{self.n}, en {self.dispositivo} (medianas):\n"
-                f"  sincronizando:     {_formato_tiempo(self.con_sincronizar.mediana)}\n"
-                f"  sin sincronizar:   {_formato_tiempo(self.sin_sincronizar.mediana)}\n"
+                f"  sincronizando:     {formatear_tiempo(self.con_sincronizar.mediana)}\n"
+                f"  sin sincronizar:   {formatear_tiempo(self.sin_sincronizar.mediana)}\n"
                 f"  {self.explicacion}")
 
     def _repr_html_(self) -> str:
@@ -443,18 +398,18 @@ class ComparacionSincronizacion:
 def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,
                           calentamiento: int = 1, reloj: Callable[[], float] | None = None) -> ComparacionSincronizacion:
     """Mide ``a @ b`` bien y MAL (sin sincronizar), a propósito, para comparar. Lección 03."""
-    n = _entero_positivo(n, "n (el lado de la matriz)")
-    _entero_positivo(repeticiones, "repeticiones")
-    _entero_positivo(calentamiento, "calentamiento", minimo=0)
-    tipo, _ = _tipo_de_dato(dtype)
-    d = _como_dispositivo(dispositivo)
+    n = entero_positivo(n, "n (el lado de la matriz)")
+    entero_positivo(repeticiones, "repeticiones")
+    entero_positivo(calentamiento, "calentamiento", minimo=0)
+    tipo, _ = tipo_de_dato(dtype)
+    d = como_dispositivo(dispositivo)
     comprobar_que_cabe(n, d, tipo)
     generador = torch.Generator().manual_seed(0)
     a = torch.randn(n, n, generator=generador).to(device=d, dtype=tipo)
     b = torch.randn(n, n, generator=generador).to(device=d, dtype=tipo)
     descripcion = f"a @ b, {n}×{n}, en {d}"
     bien = cronometrar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj, descripcion)
-    mal = _cronometrar_sin_sincronizar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj,
+    mal = cronometrar_sin_sincronizar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj,
                                        descripcion)
     return ComparacionSincronizacion(n, str(d), bien, mal)
 
@@ -478,8 +433,8 @@ class ResultadoBucle:
 
     def __str__(self) -> str:
         return (f"Matrices {self.n}×{self.n}:\n"
-                f"  Bucle de Python: {_formato_tiempo(self.segundos_bucle)}\n"
-                f"  NumPy (a @ b):   {_formato_tiempo(self.segundos_numpy)}\n"
+                f"  Bucle de Python: {formatear_tiempo(self.segundos_bucle)}\n"
+                f"  NumPy (a @ b):   {formatear_tiempo(self.segundos_numpy)}\n"
                 f"  Aceleración:     {self.aceleracion:.0f}x\n"
                 f"  ¿Mismo resultado? {'sí' if self.iguales else 'no'}")
 
@@ -493,7 +448,7 @@ def bucle_python_vs_numpy(n: int = 120, semilla: int = 0) -> ResultadoBucle:
     """
     import numpy as np
 
-    n = _entero_positivo(n, "n (el lado de la matriz)")
+    n = entero_positivo(n, "n (el lado de la matriz)")
     generador = np.random.default_rng(semilla)
     a = generador.random((n, n))
     b = generador.random((n, n))
@@ -503,24 +458,3 @@ def bucle_python_vs_numpy(n: int = 120, semilla: int = 0) -> ResultadoBucle:
     segundos_bucle = time.perf_counter() - inicio
     medicion = cronometrar(lambda: a @ b, torch.device("cpu"), repeticiones=21, calentamiento=2)
     return ResultadoBucle(n, segundos_bucle, medicion.mediana, bool(np.allclose(c, a @ b)))
-
-
-# ---------------------------------------------------------------------------
-# Para ``python -m curso_gpu``
-# ---------------------------------------------------------------------------
-
-def resumen_para_cli(dispositivo: torch.device, rapido: bool) -> tuple[dict, str]:
-    """La línea de aceleración medida para ``python -m curso_gpu``: (datos JSON, texto). Lección 03.
-
-    Mediana de 5 medidas tras calentar, con matrices 2048×2048 (1024×1024 con ``rapido``). Sin
-    acelerador, solo la CPU, con todos sus hilos. Tarda unos pocos segundos en una CPU de 2 núcleos.
-    """
-    d = _como_dispositivo(dispositivo)
-    n = 1024 if rapido else 2048
-    repeticiones = 5
-    try:
-        comparacion = comparar_cpu_gpu(n, d, torch.float32, repeticiones, 1)
-    except MemoriaInsuficiente as error:
-        return {"n": n, "error": str(error)}, f"Medición CPU frente a GPU\n  No se pudo medir: {error}"
-    datos = comparacion.a_dict()
-    return datos, "Medición CPU frente a GPU\n" + str(comparacion)

@@ -14,16 +14,29 @@ from __future__ import annotations
 import html
 import math
 import numbers
-import os
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 import torch
 
-from . import catalogo
+from . import catalogo, precisiones
+# MemoriaDispositivo y memoria_ram se reexportan: la lección 04 las usa desde aquí.
+from .dispositivo import (  # noqa: F401
+    DispositivoNoDisponible,
+    MemoriaDispositivo,
+    cuda_disponible,
+    memoria_dispositivo,
+    memoria_ram,
+    mps_disponible,
+    xpu_disponible,
+)
+from .precisiones import PRECISIONES
 
-BYTES_POR_PARAMETRO: dict[str, float] = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1, "int4": 0.5}
+PRECISIONES_MODELO = ("fp32", "fp16", "bf16", "int8", "int4")
+"""Las precisiones en que se guarda un modelo, de la más a la menos precisa."""
+
+BYTES_POR_PARAMETRO: dict[str, float] = {p: PRECISIONES[p].bytes for p in PRECISIONES_MODELO}
 """Bytes que ocupa cada parámetro según la precisión en que se guarda."""
 
 BYTES_ENTRENAMIENTO = 16
@@ -40,38 +53,16 @@ GB = 10**9
 GIB = 2**30
 """Un gibibyte: 2³⁰ bytes = 1 073 741 824 (lo que cuentan nvidia-smi y los sistemas operativos)."""
 
-MIB = 2**20
-"""Un mebibyte: 2²⁰ bytes (las unidades «MiB» de nvidia-smi)."""
-
 MINIMO_SIN_SUFIJO = 1000
 """Un número sin sufijo menor que esto casi siempre es un error («8» en vez de «8B»)."""
 
 _SUFIJOS = {"": 0, "k": 3, "m": 6, "b": 9, "t": 12}
 _PATRON_NUMERO = re.compile(r"^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e([+-]?[0-9]+))?\s*([kmbt]?)$")
-_ALIAS_PRECISION = {"float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16", "bfloat16": "bf16"}
 
 
 # ---------------------------------------------------------------------------
 # Entradas: precisiones y número de parámetros
 # ---------------------------------------------------------------------------
-
-def _dtypes() -> dict[torch.dtype, str]:
-    tabla = {
-        torch.float32: "fp32",
-        torch.float16: "fp16",
-        torch.bfloat16: "bf16",
-        torch.int8: "int8",
-        torch.uint8: "int8",
-        torch.qint8: "int8",
-        torch.quint8: "int8",
-        torch.quint4x2: "int4",
-    }
-    for nombre in ("int4", "uint4"):  # existen desde torch 2.3
-        dtype = getattr(torch, nombre, None)
-        if isinstance(dtype, torch.dtype):
-            tabla[dtype] = "int4"
-    return tabla
-
 
 def normalizar_precision(precision: str | torch.dtype) -> str:
     """Devuelve el nombre de la precisión ("fp32", "fp16", "bf16", "int8", "int4"). Lección 04.
@@ -79,18 +70,7 @@ def normalizar_precision(precision: str | torch.dtype) -> str:
     Acepta esos nombres en mayúsculas o minúsculas, "float16"/"bfloat16"/"float32", o el
     ``torch.dtype`` correspondiente (``torch.float16``...).
     """
-    validas = ", ".join(BYTES_POR_PARAMETRO)
-    if isinstance(precision, torch.dtype):
-        nombre = _dtypes().get(precision)
-        if nombre is None:
-            raise ValueError(f"precision desconocida {precision}; usa una de: {validas} (o su torch.dtype)")
-        return nombre
-    if isinstance(precision, str):
-        texto = precision.strip().lower().removeprefix("torch.")
-        texto = _ALIAS_PRECISION.get(texto, texto)
-        if texto in BYTES_POR_PARAMETRO:
-            return texto
-    raise ValueError(f"precision desconocida {precision!r}; usa una de: {validas}")
+    return precisiones.normalizar_precision(precision, PRECISIONES_MODELO)
 
 
 def bytes_por_parametro(precision: str | torch.dtype) -> float:
@@ -417,58 +397,6 @@ def tabla_vram(parametros, vram_gb: float, margen: float = MARGEN_INFERENCIA) ->
 # La memoria que de verdad tienes
 # ---------------------------------------------------------------------------
 
-@dataclass
-class MemoriaDispositivo:
-    """La memoria total y libre de un dispositivo, y de dónde sale el dato. Lección 04."""
-
-    dispositivo: str
-    total_bytes: int
-    libre_bytes: int | None
-    fuente: str
-    nombre: str = ""
-
-    @property
-    def total_gb(self) -> float:
-        return a_gb(self.total_bytes)
-
-    @property
-    def libre_gb(self) -> float | None:
-        return None if self.libre_bytes is None else a_gb(self.libre_bytes)
-
-    def __str__(self) -> str:
-        quien = f"{self.dispositivo} ({self.nombre})" if self.nombre else self.dispositivo
-        libre = "" if self.libre_bytes is None else f", {self.libre_gb:.1f} GB libres"
-        return (f"{quien}: {self.total_gb:.1f} GB en total ({a_gib(self.total_bytes):.1f} GiB){libre}; "
-                f"dato de {self.fuente}")
-
-
-RUTA_MEMINFO = "/proc/meminfo"
-
-
-def memoria_ram() -> MemoriaDispositivo | None:
-    """La RAM del equipo (total y disponible), leída de /proc/meminfo o de os.sysconf. Lección 04."""
-    try:
-        with open(RUTA_MEMINFO, encoding="ascii", errors="replace") as archivo:
-            valores = {}
-            for linea in archivo:
-                clave, _, resto = linea.partition(":")
-                partes = resto.split()
-                if partes and partes[0].isdigit():
-                    valores[clave.strip()] = int(partes[0]) * 1024  # vienen en kB (KiB)
-        if valores.get("MemTotal"):
-            return MemoriaDispositivo("cpu", valores["MemTotal"], valores.get("MemAvailable"),
-                                      RUTA_MEMINFO, "RAM del equipo")
-    except OSError:
-        pass
-    try:
-        pagina, paginas = os.sysconf("SC_PAGE_SIZE"), os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return None
-    if pagina <= 0 or paginas <= 0:  # sysconf devuelve -1 si no lo sabe
-        return None
-    return MemoriaDispositivo("cpu", int(pagina * paginas), None, "os.sysconf", "RAM del equipo")
-
-
 def vram_disponible(dispositivo: torch.device | str) -> MemoriaDispositivo | None:
     """Memoria total y libre de la GPU ``dispositivo``; None en CPU. Lección 04.
 
@@ -477,107 +405,25 @@ def vram_disponible(dispositivo: torch.device | str) -> MemoriaDispositivo | Non
       la memoria unificada; libre = eso menos ``torch.mps.driver_allocated_memory()``.
     - XPU (Intel): ``torch.xpu.mem_get_info``.
     """
-    from .dispositivo import DispositivoNoDisponible, cuda_disponible, mps_disponible, xpu_disponible
-
     try:
         dispositivo = torch.device(dispositivo)
     except (RuntimeError, TypeError):
         raise ValueError(
             f"Dispositivo no válido: {dispositivo!r}. Usa un torch.device o un texto como 'cpu', 'cuda', 'cuda:0' o 'mps'."
         ) from None
-    tipo = dispositivo.type
-    if tipo == "cpu":
+    hay = {"cuda": (cuda_disponible, "no hay GPU CUDA en esta máquina"),
+           "mps": (mps_disponible, "este equipo no tiene MPS"),
+           "xpu": (xpu_disponible, "no hay GPU XPU en esta máquina")}.get(dispositivo.type)
+    if hay is None:
         return None
-    if tipo == "cuda":
-        if not cuda_disponible():
-            raise DispositivoNoDisponible(f"Pediste la memoria de '{dispositivo}', pero no hay GPU CUDA en esta máquina.")
-        libre, total = torch.cuda.mem_get_info(dispositivo)
-        try:
-            nombre = torch.cuda.get_device_name(dispositivo)
-        except Exception:
-            nombre = ""
-        return MemoriaDispositivo(str(dispositivo), int(total), int(libre), "torch.cuda.mem_get_info", nombre)
-    if tipo == "mps":
-        if not mps_disponible():
-            raise DispositivoNoDisponible(f"Pediste la memoria de '{dispositivo}', pero este equipo no tiene MPS.")
-        maximo = getattr(torch.mps, "recommended_max_memory", None)
-        if maximo is None:  # torch antiguo: la memoria unificada es la RAM
-            ram = memoria_ram()
-            if ram is None:
-                return None
-            return MemoriaDispositivo("mps", ram.total_bytes, ram.libre_bytes,
-                                      f"memoria unificada ({ram.fuente}); tu PyTorch no tiene "
-                                      "torch.mps.recommended_max_memory", "GPU de Apple")
-        total = int(maximo())
-        usada = getattr(torch.mps, "driver_allocated_memory", None)
-        libre = max(total - int(usada()), 0) if usada is not None else None
-        return MemoriaDispositivo("mps", total, libre, "torch.mps.recommended_max_memory", "GPU de Apple")
-    if tipo == "xpu":
-        if not xpu_disponible():
-            raise DispositivoNoDisponible(f"Pediste la memoria de '{dispositivo}', pero no hay GPU XPU en esta máquina.")
-        libre, total = torch.xpu.mem_get_info(dispositivo)
-        return MemoriaDispositivo(str(dispositivo), int(total), int(libre), "torch.xpu.mem_get_info")
-    return None
+    disponible, falta = hay
+    if not disponible():
+        raise DispositivoNoDisponible(f"Pediste la memoria de '{dispositivo}', pero {falta}.")
+    return memoria_dispositivo(dispositivo)
 
 
 # ---------------------------------------------------------------------------
-# Para ``python -m curso_gpu``
+# Lección 07: la memoria al entrenar (vive en memoria_entrenamiento)
 # ---------------------------------------------------------------------------
 
-def _mayor_del_catalogo(parametros_max: int) -> catalogo.Modelo | None:
-    caben = [m for m in catalogo.MODELOS.values() if m.parametros <= parametros_max]
-    return max(caben, key=lambda m: m.parametros, default=None)
-
-
-def resumen_para_cli(dispositivo: torch.device) -> tuple[dict, str]:
-    """«Qué modelo te cabe» para ``python -m curso_gpu``: (datos para JSON, texto). Lección 04.
-
-    Usa la memoria del dispositivo (``vram_disponible``) o, sin GPU, la RAM del equipo, y da
-    el mayor modelo por precisión con un margen de +20 % y el mayor que se puede entrenar entero.
-    """
-    try:
-        memoria = vram_disponible(dispositivo)
-    except Exception as error:  # un driver roto no debe tumbar el informe
-        memoria, aviso = None, f"No pude leer la memoria de {dispositivo} ({error}). "
-    else:
-        aviso = ""
-    en_ram = memoria is None
-    if en_ram:
-        memoria = memoria_ram()
-    titulo = "Qué modelo te cabe\n=================="
-    if memoria is None:
-        datos = {"dispositivo": str(dispositivo), "memoria": None, "fuente": None, "total_gb": None,
-                 "libre_gb": None, "margen": MARGEN_INFERENCIA, "modelo_mas_grande": {}, "entrenamiento_completo": None}
-        return datos, f"{titulo}\n{aviso}No pude saber cuánta memoria tiene este equipo."
-
-    total_gb = memoria.total_gb
-    por_precision = {p: modelo_mas_grande(total_gb, p) for p in BYTES_POR_PARAMETRO}
-    entrenar = int(math.floor(memoria.total_bytes / BYTES_ENTRENAMIENTO))
-    ejemplos = {p: getattr(_mayor_del_catalogo(n), "nombre", None) for p, n in por_precision.items()}
-    datos = {
-        "dispositivo": str(dispositivo),
-        "memoria": "ram" if en_ram else "gpu",
-        "fuente": memoria.fuente,
-        "total_gb": round(total_gb, 2),
-        "libre_gb": None if memoria.libre_gb is None else round(memoria.libre_gb, 2),
-        "margen": MARGEN_INFERENCIA,
-        "modelo_mas_grande": por_precision,
-        "ejemplo_del_catalogo": ejemplos,
-        "entrenamiento_completo": entrenar,
-    }
-    if en_ram:
-        cabeza = (f"{aviso}No hay GPU: cuento con la memoria RAM del equipo, {total_gb:.1f} GB"
-                  f" ({a_gib(memoria.total_bytes):.1f} GiB). Es lo que cabría al usar el modelo en la CPU "
-                  "(posible, pero lento).")
-    else:
-        libre = "" if memoria.libre_gb is None else f", {memoria.libre_gb:.1f} GB libres"
-        quien = f"{memoria.dispositivo} ({memoria.nombre})" if memoria.nombre else memoria.dispositivo
-        cabeza = (f"Memoria de la GPU {quien}: {total_gb:.1f} GB en total{libre} "
-                  f"(dato de {memoria.fuente}).")
-    lineas = [titulo, cabeza, "Para usar un modelo (inferencia, margen +20 %), el mayor que te cabe:"]
-    for p, n in por_precision.items():
-        ejemplo = f"   (p. ej. {ejemplos[p]})" if ejemplos[p] else ""
-        lineas.append(f"  {p:<5} hasta {formatear_parametros(n):>6} parámetros{ejemplo}")
-    lineas.append(f"Para entrenarlo entero (~{BYTES_ENTRENAMIENTO} bytes/parámetro): hasta "
-                  f"{formatear_parametros(entrenar)} parámetros.")
-    return datos, "\n".join(lineas)
+from .memoria_entrenamiento import DesgloseMemoria, lote_maximo, medir_memoria_entrenamiento  # noqa: E402,F401

@@ -11,20 +11,15 @@ from __future__ import annotations
 
 import gc
 import math
-import os
 
 import torch
 
-from .cronometro import _como_dispositivo, _entero_positivo
+from .cronometro import entero_positivo
+from .dispositivo import como_dispositivo, memoria_dispositivo
+from .precisiones import dtype_de, normalizar_precision
 
-_TIPOS = {
-    "fp32": torch.float32, "float32": torch.float32, "float": torch.float32,
-    "tf32": torch.float32,
-    "fp16": torch.float16, "float16": torch.float16, "half": torch.float16,
-    "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
-    "fp64": torch.float64, "float64": torch.float64, "double": torch.float64,
-}
-_NOMBRE_CORTO = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64"}
+PRECISIONES_MATMUL = ("fp32", "tf32", "fp16", "bf16", "fp64")
+"""Las precisiones en que se puede medir ``a @ b`` en la lección 03."""
 
 
 class MemoriaInsuficiente(ValueError):
@@ -38,17 +33,9 @@ class MemoriaInsuficiente(ValueError):
         self.n_sugerido = n_sugerido
 
 
-def _tipo_de_dato(dtype) -> tuple[torch.dtype, bool]:
-    """(dtype de torch, se pidió TF32). Un tipo desconocido da ValueError en español."""
-    if isinstance(dtype, torch.dtype) and dtype in _NOMBRE_CORTO:
-        return dtype, False
-    if isinstance(dtype, str) and dtype.strip().lower() in _TIPOS:
-        texto = dtype.strip().lower()
-        return _TIPOS[texto], texto == "tf32"
-    raise ValueError(
-        f"Tipo de dato desconocido: {dtype!r}. Usa uno de: fp32, tf32, fp16, bf16, fp64 "
-        "(o torch.float32, torch.float16, torch.bfloat16, torch.float64)."
-    )
+def tipo_de_dato(dtype) -> tuple[torch.dtype, bool]:
+    """(``torch.dtype`` en que se calcula, se pidió TF32). Un tipo desconocido da ValueError en español."""
+    return dtype_de(dtype, PRECISIONES_MATMUL), normalizar_precision(dtype, PRECISIONES_MATMUL) == "tf32"
 
 # ---------------------------------------------------------------------------
 # Memoria: ¿cabe antes de reservar?
@@ -56,41 +43,18 @@ def _tipo_de_dato(dtype) -> tuple[torch.dtype, bool]:
 
 def memoria_necesaria(n: int, dtype=torch.float32) -> int:
     """Bytes de ``a``, ``b`` y ``c = a @ b`` (n×n cada una): 3·n²·bytes por elemento. Lección 03."""
-    n = _entero_positivo(n, "n (el lado de la matriz)")
-    tipo, _ = _tipo_de_dato(dtype)
+    n = entero_positivo(n, "n (el lado de la matriz)")
+    tipo, _ = tipo_de_dato(dtype)
     return 3 * n * n * torch.empty((), dtype=tipo).element_size()
 
 
-def _ram_disponible() -> int | None:
-    """Bytes de RAM libres (``/proc/meminfo`` en Linux; ``os.sysconf`` en otros), o None."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as archivo:
-            for linea in archivo:
-                if linea.startswith("MemAvailable:"):
-                    return int(linea.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    for paginas in ("SC_AVPHYS_PAGES", "SC_PHYS_PAGES"):
-        try:
-            return int(os.sysconf(paginas)) * int(os.sysconf("SC_PAGE_SIZE"))
-        except (ValueError, OSError, AttributeError):
-            continue
-    return None
-
-
 def memoria_disponible(dispositivo) -> int | None:
-    """Bytes libres en el dispositivo (None si no se sabe). Lección 03."""
-    d = _como_dispositivo(dispositivo)
+    """Bytes libres en el dispositivo (en cpu, la RAM disponible; None si no se sabe). Lección 03."""
     try:
-        if d.type == "cuda":
-            return int(torch.cuda.mem_get_info(d)[0])
-        if d.type == "mps" and hasattr(torch.mps, "recommended_max_memory"):
-            return int(torch.mps.recommended_max_memory() - torch.mps.current_allocated_memory())
-        if d.type == "xpu" and hasattr(torch.xpu, "mem_get_info"):
-            return int(torch.xpu.mem_get_info(d)[0])
-    except Exception:
+        memoria = memoria_dispositivo(como_dispositivo(dispositivo))
+    except Exception:  # un driver roto: no sabemos, no bloqueamos
         return None
-    return _ram_disponible() if d.type in ("cpu", "mps") else None
+    return None if memoria is None else memoria.libre_bytes
 
 
 def _n_que_cabe(libre: int, matrices: int, bytes_elemento: int) -> int:
@@ -104,9 +68,9 @@ def comprobar_que_cabe(n: int, dispositivo, dtype=torch.float32) -> None:
 
     Con un acelerador, además, ``a`` y ``b`` se crean antes en la RAM (2·n²·bytes).
     """
-    d = _como_dispositivo(dispositivo)
-    n = _entero_positivo(n, "n (el lado de la matriz)")
-    tipo, _ = _tipo_de_dato(dtype)
+    d = como_dispositivo(dispositivo)
+    n = entero_positivo(n, "n (el lado de la matriz)")
+    tipo, _ = tipo_de_dato(dtype)
     bytes_elemento = torch.empty((), dtype=tipo).element_size()
     lugares = [(d, 3)] + ([(torch.device("cpu"), 2)] if d.type != "cpu" else [])
     for lugar, matrices in lugares:
@@ -116,21 +80,22 @@ def comprobar_que_cabe(n: int, dispositivo, dtype=torch.float32) -> None:
             donde = "la RAM" if lugar.type == "cpu" else f"la memoria de {lugar}"
             sugerido = _n_que_cabe(libre, matrices, bytes_elemento)
             raise MemoriaInsuficiente(
-                f"n={n} no cabe: {matrices} matrices de {n}×{n} en {_NOMBRE_CORTO[tipo]} necesitan "
+                f"n={n} no cabe: {matrices} matrices de {n}×{n} en {normalizar_precision(tipo)} necesitan "
                 f"{necesaria / 1e9:.2f} GB y en {donde} quedan {libre / 1e9:.2f} GB libres. "
                 f"Prueba con un tamaño menor, por ejemplo n={sugerido}.",
                 necesaria, libre, sugerido,
             )
 
 
-def _es_falta_de_memoria(error: BaseException) -> bool:
+def es_falta_de_memoria(error: BaseException) -> bool:
+    """True si ``error`` es un «out of memory» de PyTorch (CUDA, MPS o la RAM)."""
     if isinstance(error, torch.cuda.OutOfMemoryError):
         return True
     texto = str(error).lower()
     return isinstance(error, RuntimeError) and ("out of memory" in texto or "can't allocate memory" in texto)
 
 
-def _liberar_memoria(d: torch.device, error_de_cuda: bool) -> None:
+def liberar_memoria(d: torch.device, error_de_cuda: bool) -> None:
     """Suelta los tensores sin dueño y devuelve al driver la memoria que PyTorch guardaba."""
     gc.collect()
     if d.type == "cuda" or error_de_cuda:

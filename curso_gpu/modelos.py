@@ -54,8 +54,11 @@ class MLPTabular(nn.Module):
         return self.red(x).squeeze(-1)  # un logit por fila
 
 
-def contar_parametros(modelo: nn.Module) -> int:
-    """Cuántos números aprende el modelo (parámetros entrenables). Lección 05."""
+def contar_parametros_entrenables(modelo: nn.Module) -> int:
+    """Cuántos números aprende el modelo: solo los parámetros entrenables (``requires_grad``). Lección 05.
+
+    Para la memoria cuentan todos, también los congelados: eso es ``memoria.contar_parametros``.
+    """
     return sum(p.numel() for p in modelo.parameters() if p.requires_grad)
 
 
@@ -66,3 +69,33 @@ def dispositivo_del_modelo(modelo: nn.Module) -> torch.device:
     for b in modelo.buffers():
         return b.device
     return torch.device("cpu")
+
+
+class GPT2Pequeno(nn.Module):
+    """Un Transformer con la forma de GPT-2 pequeño (124M parámetros), con pesos al azar. Lecciones 04 y 07.
+
+    El de la lección 04: ``TransformerEncoder`` con máscara causal y la salida que comparte los
+    pesos con la tabla de tokens. La lección 07 lo usa reducido (``dimension``, ``capas``...)
+    para medir la memoria de entrenarlo; con ``with torch.device("meta"):`` se crea sin memoria.
+    """
+
+    def __init__(self, vocabulario: int = 50257, contexto: int = 1024, dimension: int = 768, capas: int = 12,
+                 cabezas: int = 12):
+        super().__init__()
+        self.tokens = nn.Embedding(vocabulario, dimension)
+        self.posiciones = nn.Embedding(contexto, dimension)
+        capa = nn.TransformerEncoderLayer(
+            dimension, cabezas, dim_feedforward=4 * dimension, dropout=0.0,
+            activation="gelu", batch_first=True, norm_first=True,
+        )
+        self.bloques = nn.TransformerEncoder(capa, capas, enable_nested_tensor=False)
+        self.norma_final = nn.LayerNorm(dimension)
+        self.salida = nn.Linear(dimension, vocabulario, bias=False)
+        self.salida.weight = self.tokens.weight  # pesos compartidos, como en GPT-2
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        n = ids.shape[1]
+        x = self.tokens(ids) + self.posiciones(torch.arange(n, device=ids.device))
+        causal = nn.Transformer.generate_square_subsequent_mask(n, device=ids.device)
+        x = self.bloques(x, mask=causal, is_causal=True)
+        return self.salida(self.norma_final(x))  # una puntuación por token del vocabulario

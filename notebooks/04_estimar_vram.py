@@ -254,7 +254,8 @@ if torch.cuda.is_available():
 
 # %%
 from curso_gpu import elegir_dispositivo
-from curso_gpu.memoria import resumen_para_cli, vram_disponible
+from curso_gpu.cli import resumen_memoria
+from curso_gpu.memoria import vram_disponible
 
 dispositivo = elegir_dispositivo()
 print(f"Dispositivo: {dispositivo}")
@@ -265,7 +266,7 @@ print(vram_disponible(dispositivo) or "Sin GPU: vram_disponible devuelve None.")
 # Es lo mismo que imprime `python -m curso_gpu`:
 
 # %%
-print(resumen_para_cli(dispositivo)[1])
+print(resumen_memoria(dispositivo)[1])
 
 # %% [markdown]
 # ### 7. ¿Por qué entrenar cuesta 16 bytes por parámetro?

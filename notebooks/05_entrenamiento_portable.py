@@ -55,7 +55,7 @@ from curso_gpu.checkpoints import carpeta_checkpoints
 from curso_gpu.datos import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.dispositivo import elegir_dispositivo
 from curso_gpu.entrenamiento import entrenar, evaluar, predecir
-from curso_gpu.modelos import CNNPequena, MLPTabular, contar_parametros
+from curso_gpu.modelos import CNNPequena, MLPTabular, contar_parametros_entrenables
 from curso_gpu.widgets import pizarra, selector_dispositivo
 
 print("PyTorch", torch.__version__)
@@ -180,7 +180,7 @@ graficos.muestras_por_clase(X_sem, y_sem, por_clase=6, titulo="Receta «semilla�
 torch.manual_seed(24)  # la semilla del texto base
 modelo = CNNPequena()
 print(modelo)
-print("Parámetros entrenables:", contar_parametros(modelo))
+print("Parámetros entrenables:", contar_parametros_entrenables(modelo))
 print("Salida para 2 imágenes:", tuple(modelo(X_ent[:2]).shape))
 
 # %% [markdown]
@@ -417,7 +417,7 @@ def ampliado():
 
 
 grande_ent, grande_val = generar_dataset(400, semilla=5), generar_dataset(40, semilla=6)
-print("Parámetros del modelo ampliado:", contar_parametros(ampliado()))
+print("Parámetros del modelo ampliado:", contar_parametros_entrenables(ampliado()))
 donde = ["cpu"] + ([str(dispositivo)] if dispositivo.type != "cpu" else [])
 tiempos = {}
 for d in donde:
@@ -484,14 +484,15 @@ print("Checkpoints guardados:", [p.name for p in carpeta.archivos()])
 # %% [markdown]
 # Tras reconectar, se vuelven a ejecutar las celdas de arriba (los datos, el modelo) y la
 # misma llamada a `entrenar`, sin cambiar nada. Como la carpeta tiene checkpoints de este
-# entrenamiento, **sigue desde el último** (la época 30) y lo dice. Es lo normal: no hace
-# falta pedirlo.
+# entrenamiento, **sigue desde el último** (la época 30) y lo anota en `historial.avisos`.
+# Es lo normal: no hace falta pedirlo.
 
 # %%
 torch.manual_seed(24)
 reanudado = CNNPequena()
 h_reanudado = entrenar(reanudado, (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60,
                        checkpoints=carpeta, cada_checkpoint=10)
+print(*h_reanudado.avisos, sep="\n")  # «Reanudo desde…»: entrenar no imprime, lo anota en el historial
 print(h_reanudado.final)
 
 # %% [markdown]

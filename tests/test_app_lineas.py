@@ -29,17 +29,6 @@ RAIZ = Path(__file__).resolve().parents[1]
 COLUMNA = 3  # la vertical que dibujamos
 
 
-def en_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
-
-
-def falta(motivo: str):
-    """Salta con un motivo claro; en CI, falla."""
-    if en_ci():
-        pytest.fail(f"{motivo} (en CI=true esto es un error, no un salto)", pytrace=False)
-    pytest.skip(motivo)
-
-
 def entorno_sin_pantalla() -> dict:
     entorno = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     entorno.pop(app_lineas.VARIABLE_ENTORNO, None)
@@ -51,7 +40,7 @@ def entorno_sin_pantalla() -> dict:
 # ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def tk():
+def tk(falta):
     try:
         import tkinter
     except ImportError:
@@ -60,7 +49,7 @@ def tk():
 
 
 @pytest.fixture(scope="module")
-def pantalla(tk):
+def pantalla(tk, falta):
     """Una pantalla X virtual (Xvfb) en un número libre; devuelve p. ej. ':3'."""
     if not sys.platform.startswith("linux"):
         pytest.skip("la pantalla virtual Xvfb es de Linux; en tu escritorio abre la app a mano")
@@ -94,11 +83,11 @@ def pantalla(tk):
 class Raton:
     """Clics y arrastres sobre la ventana: con xdotool (eventos X de verdad) o, si falta, con Tk."""
 
-    def __init__(self, ventana, pantalla: str):
+    def __init__(self, ventana, pantalla: str, en_ci: bool):
         self.ventana = ventana
         self.pantalla = pantalla
         self.xdotool = shutil.which("xdotool")
-        if self.xdotool is None and en_ci():
+        if self.xdotool is None and en_ci:
             pytest.fail("falta xdotool (en CI=true esto es un error): `apt-get install xdotool`", pytrace=False)
         self.modo = "xdotool" if self.xdotool else "eventos de Tk"
 
@@ -164,7 +153,7 @@ def probabilidades(texto: str) -> dict[str, float]:
 
 @pytest.mark.e2e
 def test_entrena_sin_congelarse_y_una_vertical_dibujada_con_el_raton_se_predice_vertical(
-        tk, pantalla, tmp_path, capsys):
+        tk, pantalla, falta, tmp_path, capsys):
     ventana = tk.Tk(screenName=pantalla)
     try:
         salida = io.StringIO()
@@ -193,7 +182,7 @@ def test_entrena_sin_congelarse_y_una_vertical_dibujada_con_el_raton_se_predice_
         assert "Entrenamiento terminado en cpu" in app.etiqueta_estado["text"]
 
         # Dibujar una vertical arrastrando el ratón por la columna 3, de arriba abajo.
-        raton = Raton(ventana, pantalla)
+        raton = Raton(ventana, pantalla, falta.en_ci())
         centro = TAMANO_CELDA // 2
         puntos = [(COLUMNA * TAMANO_CELDA + centro, fila * TAMANO_CELDA + centro) for fila in range(LADO)]
         raton.arrastrar(app.canvas, puntos)

@@ -51,13 +51,8 @@ def _local(tmp_path, conservar=3) -> CarpetaCheckpoints:
 
 
 @pytest.fixture
-def en_colab(monkeypatch, tmp_path):
-    """Un Colab de mentira: el módulo google.colab existe y montar_drive da una carpeta temporal."""
-    google = types.ModuleType("google")
-    falso = types.ModuleType("google.colab")
-    google.colab = falso
-    monkeypatch.setitem(sys.modules, "google", google)
-    monkeypatch.setitem(sys.modules, "google.colab", falso)
+def en_colab(colab_falso, monkeypatch, tmp_path):
+    """Un Colab de mentira (``colab_falso``) en el que montar_drive da una carpeta temporal."""
     montajes = []
     mi_drive = tmp_path / "content" / "drive" / "MyDrive" / "curso_gpu"
 
@@ -179,7 +174,7 @@ def test_si_la_copia_a_drive_falla_avisa_y_sincroniza_al_final(tmp_path, monkeyp
         carpeta.guardar(_estado(10), 10)
     assert not (tmp_path / "drive" / "checkpoint_epoca_000010.pt").exists()
     monkeypatch.setattr(ck, "copiar_atomico", copiar)
-    carpeta.sincronizar()
+    carpeta.copiar_pendientes_a_drive()
     assert (tmp_path / "drive" / "checkpoint_epoca_000010.pt").exists()
 
 
@@ -326,8 +321,9 @@ def test_matado_con_sigkill_y_reanudado_acaba_con_los_mismos_pesos(tmp_path):
 
 
 def test_reanudar_sin_checkpoints_empieza_de_cero(tmp_path, capsys):
-    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path / "vacia", reanudar=True)
-    assert "empiezo desde la época 1" in capsys.readouterr().out
+    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path / "vacia", reanudar=True,
+                         silencioso=True)
+    assert "empiezo desde la época 1" in historial.avisos[0]
     assert historial.reanudado_desde is None
     assert [p.name for p in (tmp_path / "vacia").iterdir()] == ["checkpoint_epoca_000003.pt"]  # guarda al final
 
@@ -342,10 +338,11 @@ def test_reanudar_con_un_checkpoint_de_otro_modelo_da_error_claro(tmp_path):
 def test_empezar_de_cero_aparta_los_viejos_sin_borrar_nada(tmp_path, capsys):
     entrenar(_modelo(), ENT, VAL, "cpu", epocas=10, checkpoints=tmp_path, cada_checkpoint=5, silencioso=True)
     antes = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path, reanudar=False)
-    salida = capsys.readouterr().out
-    assert "reanudar=False: empiezo de cero. Muevo 2 checkpoint(s) anteriores a" in salida
-    assert "no se borra nada" in salida
+    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path, reanudar=False, silencioso=True)
+    (aviso,) = historial.avisos
+    assert "reanudar=False: empiezo de cero. Muevo 2 checkpoint(s) anteriores a" in aviso
+    assert "no se borra nada" in aviso and aviso in str(historial)
+    assert capsys.readouterr().out == ""  # entrenar no imprime: lo anota en el historial
     assert sorted(p.name for p in tmp_path.iterdir()) == ["anteriores", "checkpoint_epoca_000003.pt"]
     (apartada,) = (tmp_path / "anteriores").iterdir()
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}", apartada.name)

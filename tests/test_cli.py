@@ -7,8 +7,6 @@ la vez al empezar el módulo, para que las pruebas sigan siendo rápidas; el res
 
 import json
 import os
-import shlex
-import stat
 import subprocess
 import sys
 
@@ -146,18 +144,12 @@ def test_una_opcion_que_no_existe_da_error_en_espanol(capsys):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="el nvidia-smi falso es un script de bash")
-def test_un_nvidia_smi_en_el_path_sale_en_el_informe(sin_gpu, tmp_path, monkeypatch, capsys):
-    (tmp_path / "consulta.txt").write_text("0, Tesla T4, 560.35.03, 15360, 0, 15101\n")
-    (tmp_path / "cabecera.txt").write_text(
-        SALIDA_EJEMPLO_T4.replace("580.82.07", "560.35.03").replace("CUDA Version: 13.0", "CUDA Version: 12.6")
+def test_un_nvidia_smi_en_el_path_sale_en_el_informe(sin_gpu, nvidia_smi_falso, capsys):
+    nvidia_smi_falso(
+        "0, Tesla T4, 560.35.03, 15360, 0, 15101\n",
+        SALIDA_EJEMPLO_T4.replace("580.82.07", "560.35.03").replace("CUDA Version: 13.0", "CUDA Version: 12.6"),
+        path_minimo=True,
     )
-    script = tmp_path / "nvidia-smi"
-    script.write_text(
-        f"#!/bin/bash\ncd {shlex.quote(str(tmp_path))}\n"
-        'case "$1" in --query-gpu=*) cat consulta.txt ;; *) cat cabecera.txt ;; esac\n'
-    )
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin{os.pathsep}/bin")
     assert cli.main([]) == 0
     salida = capsys.readouterr().out
     assert "Tesla T4: 0 de 15360 MiB usados" in salida

@@ -25,36 +25,6 @@ def fuera_de_colab(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
 
 
-class DriveFalso:
-    """``google.colab.drive`` falso: ``mount(punto)`` crea ``<punto>/MyDrive`` y lo apunta."""
-
-    def __init__(self, falla: Exception | None = None, crea: bool = True):
-        self.montajes: list[str] = []
-        self.falla = falla
-        self.crea = crea
-
-    def mount(self, punto):
-        self.montajes.append(punto)
-        if self.falla:
-            raise self.falla
-        if self.crea:
-            (Path(punto) / "MyDrive").mkdir(parents=True)
-
-
-@pytest.fixture
-def colab_falso(monkeypatch):
-    """Un kernel de Colab: ``google.colab`` importado, con su ``drive``."""
-    drive = DriveFalso()
-    paquete = types.ModuleType("google")
-    modulo = types.ModuleType("google.colab")
-    modulo.drive = drive
-    paquete.colab = modulo
-    monkeypatch.setitem(sys.modules, "google", paquete)
-    monkeypatch.setitem(sys.modules, "google.colab", modulo)
-    monkeypatch.setitem(sys.modules, "google.colab.drive", drive)
-    return drive
-
-
 def _gpu_falsa(monkeypatch, nombre: str | None, memoria_bytes: int = 15_828_320_256):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: nombre is not None)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: nombre)
@@ -222,6 +192,6 @@ def test_el_informe_se_lee_como_tabla_en_texto_y_en_html(colab_falso, monkeypatc
 
 
 def test_describir_entorno_usa_la_misma_deteccion_de_colab(colab_falso):
-    from curso_gpu.dispositivo import describir_entorno
+    from curso_gpu.entorno import describir_entorno
 
     assert describir_entorno(consultar_smi=False).en_colab is True

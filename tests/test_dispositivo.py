@@ -6,9 +6,6 @@ falso en ``sys.modules``. Así las pruebas dan lo mismo en un portátil y en una
 """
 
 import json
-import os
-import shlex
-import stat
 import sys
 import types
 
@@ -16,14 +13,8 @@ import pytest
 import torch
 
 from curso_gpu import dispositivo as modulo
-from curso_gpu.dispositivo import (
-    DispositivoNoDisponible,
-    InformeEntorno,
-    describir_entorno,
-    diagnosticar,
-    dispositivos_disponibles,
-    elegir_dispositivo,
-)
+from curso_gpu.dispositivo import DispositivoNoDisponible, dispositivos_disponibles, elegir_dispositivo
+from curso_gpu.entorno import InformeEntorno, describir_entorno, diagnosticar
 from curso_gpu.nvidia_smi import SALIDA_EJEMPLO_T4, GPUNvidiaSmi, InformeNvidiaSmi
 
 INDICE = "https://download.pytorch.org/whl"
@@ -58,19 +49,6 @@ def maquina(monkeypatch, tmp_path):
     vacia.mkdir()
     monkeypatch.setenv("PATH", str(vacia))
     return Maquina(monkeypatch)
-
-
-def nvidia_smi_falso(carpeta, monkeypatch, consulta, cabecera=SALIDA_EJEMPLO_T4):
-    """Un ``nvidia-smi`` de bash: ``--query-gpu`` imprime ``consulta``; sin argumentos, ``cabecera``."""
-    (carpeta / "consulta.txt").write_text(consulta)
-    (carpeta / "cabecera.txt").write_text(cabecera)
-    script = carpeta / "nvidia-smi"
-    script.write_text(
-        f"#!/bin/bash\ncd {shlex.quote(str(carpeta))}\n"
-        'case "$1" in --query-gpu=*) cat consulta.txt ;; *) cat cabecera.txt ;; esac\n'
-    )
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{carpeta}{os.pathsep}/usr/bin{os.pathsep}/bin")
 
 
 def cabecera_con(driver, cuda):
@@ -203,8 +181,8 @@ def test_pedir_cuda_sin_gpu_explica_colab_y_el_comando_de_reinstalacion():
 
 
 @requiere_bash
-def test_el_comando_del_error_sirve_para_el_driver_que_ve_nvidia_smi(tmp_path, monkeypatch):
-    nvidia_smi_falso(tmp_path, monkeypatch, "0, Tesla T4, 550.54.15, 15360, 0, 15101\n", cabecera_con("550.54.15", "12.4"))
+def test_el_comando_del_error_sirve_para_el_driver_que_ve_nvidia_smi(nvidia_smi_falso, tmp_path, monkeypatch):
+    nvidia_smi_falso("0, Tesla T4, 550.54.15, 15360, 0, 15101\n", cabecera_con("550.54.15", "12.4"), path_minimo=True)
     with pytest.raises(DispositivoNoDisponible) as error:
         elegir_dispositivo("cuda")
     assert f"torch==2.6.0 --index-url {INDICE}/cu124" in str(error.value)
@@ -275,8 +253,8 @@ def test_dispositivos_disponibles_lista_cada_gpu_y_siempre_cpu(maquina):
     ],
     ids=["driver-560-cu126", "driver-575-cu126", "driver-580-cu130", "driver-550-cu124", "driver-525-cu118"],
 )
-def test_gpu_nvidia_con_pytorch_solo_cpu_da_el_comando_de_la_rueda_del_driver(tmp_path, monkeypatch, driver, cuda, comando):
-    nvidia_smi_falso(tmp_path, monkeypatch, f"0, Tesla T4, {driver}, 15360, 0, 15101\n", cabecera_con(driver, cuda))
+def test_gpu_nvidia_con_pytorch_solo_cpu_da_el_comando_de_la_rueda_del_driver(nvidia_smi_falso, tmp_path, monkeypatch, driver, cuda, comando):
+    nvidia_smi_falso(f"0, Tesla T4, {driver}, 15360, 0, 15101\n", cabecera_con(driver, cuda), path_minimo=True)
     informe = describir_entorno()
     assert informe.nvidia_smi is not None and informe.nvidia_smi.driver == driver
     aviso = informe.avisos[0]
@@ -287,9 +265,9 @@ def test_gpu_nvidia_con_pytorch_solo_cpu_da_el_comando_de_la_rueda_del_driver(tm
 
 
 @requiere_bash
-def test_gpu_nvidia_con_driver_sin_cuda_en_cabecera_deduce_la_rueda(tmp_path, monkeypatch):
+def test_gpu_nvidia_con_driver_sin_cuda_en_cabecera_deduce_la_rueda(nvidia_smi_falso, tmp_path, monkeypatch):
     cabecera = SALIDA_EJEMPLO_T4.replace("CUDA Version: 13.0", "                 ")
-    nvidia_smi_falso(tmp_path, monkeypatch, "0, NVIDIA L4, 595.45.04, 23034, 0, 22563\n", cabecera)
+    nvidia_smi_falso("0, NVIDIA L4, 595.45.04, 23034, 0, 22563\n", cabecera, path_minimo=True)
     informe = describir_entorno()
     assert informe.nvidia_smi.cuda_del_driver == (13, 2)
     assert informe.avisos[0].endswith(f"--index-url {INDICE}/cu132")
@@ -377,8 +355,8 @@ def test_variable_de_entorno_invalida_no_rompe_el_informe(monkeypatch):
 # --- cómo se presenta: texto y HTML ---------------------------------------------------------
 
 @requiere_bash
-def test_el_texto_y_el_html_tienen_las_filas_clave(tmp_path, monkeypatch):
-    nvidia_smi_falso(tmp_path, monkeypatch, "0, Tesla T4, 560.35.03, 15360, 0, 15101\n", cabecera_con("560.35.03", "12.6"))
+def test_el_texto_y_el_html_tienen_las_filas_clave(nvidia_smi_falso, tmp_path, monkeypatch):
+    nvidia_smi_falso("0, Tesla T4, 560.35.03, 15360, 0, 15101\n", cabecera_con("560.35.03", "12.6"), path_minimo=True)
     informe = describir_entorno()
     texto = str(informe)
     html = informe._repr_html_()
@@ -423,3 +401,40 @@ def _informe(**cambios) -> InformeEntorno:
     )
     base.update(cambios)
     return InformeEntorno(**base)
+
+
+# --- las primitivas que usa todo el paquete ----------------------------------------------------
+
+def test_como_dispositivo_trata_none_como_auto_y_respeta_un_device(maquina):
+    assert modulo.como_dispositivo(None) == torch.device("cpu")
+    assert modulo.como_dispositivo("auto") == torch.device("cpu")
+    assert modulo.como_dispositivo(torch.device("cuda:1")) == torch.device("cuda:1")  # tal cual, sin comprobar
+    with pytest.raises(DispositivoNoDisponible):
+        modulo.como_dispositivo("cuda")
+    with pytest.raises(ValueError, match="Dispositivo no válido"):
+        modulo.como_dispositivo(3)
+
+
+@pytest.mark.skipif(not hasattr(torch, "xpu"), reason="este PyTorch no tiene torch.xpu")
+def test_sincronizar_tambien_espera_a_una_gpu_de_intel(monkeypatch):
+    llamadas = []
+    monkeypatch.setattr(torch.xpu, "synchronize", lambda d=None: llamadas.append(str(d)))
+    modulo.sincronizar(torch.device("xpu:0"))
+    assert llamadas == ["xpu:0"]
+
+
+def test_info_gpu_da_nombre_memoria_y_capacidad_de_la_gpu(maquina, monkeypatch):
+    assert modulo.info_gpu(0) is None  # sin GPU
+    maquina.cuda = 1
+    propiedades = types.SimpleNamespace(name="Tesla T4", total_memory=15_828_320_256, major=7, minor=5)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda i: propiedades)
+    assert modulo.info_gpu(0) == modulo.InfoGPU(0, "Tesla T4", 15_828_320_256, (7, 5))
+    assert modulo.gpus_cuda() == [modulo.info_gpu(0)]
+
+
+def test_la_memoria_de_la_cpu_es_la_ram(monkeypatch, tmp_path):
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       16000000 kB\nMemAvailable:    8000000 kB\n")
+    monkeypatch.setattr(modulo, "RUTA_MEMINFO", str(meminfo))
+    memoria = modulo.memoria_dispositivo("cpu")
+    assert (memoria.total_bytes, memoria.libre_bytes) == (16_384_000_000, 8_192_000_000)

@@ -131,7 +131,14 @@ def test_sin_sincronizar_con_la_cpu_en_cada_paso(monkeypatch):
 def test_barra_de_progreso_en_terminal(capsys):
     entrenar(_modelo(), ENT, VAL, "cpu", epocas=3)
     error = capsys.readouterr().err
-    assert "Entrenando en cpu" in error and "100 %" in error and "acc. val." in error
+    assert "Entrenando en cpu" in error and "3/3" in error
+
+
+def test_entrenar_no_imprime_y_un_al_avanzar_propio_sustituye_a_la_barra(capsys):
+    pasos = []
+    entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, al_avanzar=lambda e, t: pasos.append((e, t)))
+    assert pasos == [(1, 3), (2, 3), (3, 3)]
+    assert capsys.readouterr() == ("", "")
 
 
 def test_silencioso_no_escribe_nada(capsys):

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from curso_gpu import insignias, proyecto
+from curso_gpu import proyecto
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "herramientas"))
+import insignias  # noqa: E402  (la herramienta de mantenimiento vive fuera del paquete)
 
 RAIZ = Path(__file__).resolve().parent.parent
 NOTEBOOKS = RAIZ / "notebooks"
@@ -177,7 +180,7 @@ def test_un_notebook_sin_la_celda_de_arranque_exacta_falla(copia, arranque):
     carpeta, archivo = copia
     _notebook(carpeta, "01_uno.ipynb", titulo="La primera", arranque=arranque)
     problemas = insignias.comprobar(carpeta, archivo)
-    assert problemas == ["01_uno.ipynb: la segunda celda debe ser la celda de arranque exacta (curso_gpu.insignias.celda_arranque())"]
+    assert problemas == ["01_uno.ipynb: la segunda celda debe ser la celda de arranque exacta (herramientas/insignias.py: celda_arranque())"]
 
 
 def test_una_insignia_de_colab_badges_que_apunta_a_un_archivo_que_no_existe_falla(copia):
@@ -191,7 +194,7 @@ def test_un_notebook_nuevo_deja_desactualizado_colab_badges(copia):
     carpeta, archivo = copia
     _notebook(carpeta, "03_tres.ipynb")
     assert insignias.comprobar(carpeta, archivo) == [
-        "colab_badges.md está desactualizado: ejecuta `python -m curso_gpu.insignias`."
+        "colab_badges.md está desactualizado: ejecuta `python herramientas/insignias.py`."
     ]
 
 
@@ -204,7 +207,7 @@ def test_cambiar_un_titulo_deja_desactualizado_colab_badges(copia):
 def test_sin_colab_badges_md_lo_dice(copia):
     carpeta, archivo = copia
     archivo.unlink()
-    assert insignias.comprobar(carpeta, archivo) == [f"No existe {archivo}: ejecuta `python -m curso_gpu.insignias`."]
+    assert insignias.comprobar(carpeta, archivo) == [f"No existe {archivo}: ejecuta `python herramientas/insignias.py`."]
 
 
 def test_la_orden_escribe_el_archivo_y_comprobar_sale_con_error_si_esta_viejo(copia, capsys):
@@ -219,11 +222,11 @@ def test_la_orden_escribe_el_archivo_y_comprobar_sale_con_error_si_esta_viejo(co
     assert "está al día" in capsys.readouterr().out
 
 
-def test_python_m_curso_gpu_insignias_comprobar_sale_con_error(copia):
+def test_la_herramienta_comprobar_sale_con_error(copia):
     carpeta, archivo = copia
     archivo.write_text("viejo\n", encoding="utf-8")
     resultado = subprocess.run(
-        [sys.executable, "-m", "curso_gpu.insignias", "--comprobar", "--notebooks", str(carpeta), "--salida", str(archivo)],
+        [sys.executable, str(Path(insignias.__file__)), "--comprobar", "--notebooks", str(carpeta), "--salida", str(archivo)],
         capture_output=True, text=True, timeout=120,
     )
     assert resultado.returncode == 1

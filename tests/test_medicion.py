@@ -8,7 +8,8 @@ import statistics
 import pytest
 import torch
 
-from curso_gpu import cronometro, medicion, memoria_libre
+from curso_gpu import cronometro, dispositivo, medicion, memoria_libre
+from curso_gpu.cli import resumen_velocidad
 from curso_gpu.medicion import (
     MemoriaInsuficiente,
     Medicion,
@@ -97,6 +98,16 @@ def test_mediana_y_dispersion_de_muestras_conocidas(monkeypatch):
     assert m.rango_intercuartilico == 2.0
 
 
+def test_una_medida_con_mucha_dispersion_avisa_en_texto_y_en_html():
+    ruidosa = Medicion([1.0, 1.0, 1.5, 2.0, 2.0], None, "cpu")  # IQR 1.0: 67 % de la mediana 1.5
+    assert ruidosa.avisos and "67 %" in ruidosa.avisos[0] and "10 %" in ruidosa.avisos[0]
+    assert "¡Ojo! La dispersión es grande" in str(ruidosa)
+    assert "La dispersión es grande" in ruidosa._repr_html_()
+    estable = Medicion([1.0, 1.01, 1.02, 1.03, 1.04], None, "cpu")  # IQR 0.02: 2 % de la mediana
+    assert estable.avisos == []
+    assert "¡Ojo!" not in str(estable) and "dispersión es grande" not in estable._repr_html_()
+
+
 def test_la_primera_llamada_en_frio_no_cuenta_en_la_mediana(monkeypatch):
     monkeypatch.setattr(cronometro, "sincronizar", lambda d: None)
     reloj = RelojFalso([100.0, 1.0, 1.0, 1.0])
@@ -181,7 +192,7 @@ def test_medir_matmul_en_gpu_falsa_avisa_si_supera_el_pico(monkeypatch):
     """Una GPU «T4» que tarda casi nada: más del 100 % del pico, luego la medida está mal."""
     monkeypatch.setattr(cronometro, "sincronizar", lambda d: None)
     monkeypatch.setattr(medicion, "comprobar_que_cabe", lambda n, d, t: None)
-    monkeypatch.setattr(medicion, "_nombre_dispositivo", lambda d: "Tesla T4")
+    monkeypatch.setattr(medicion, "nombre_dispositivo", lambda d: "Tesla T4")
     monkeypatch.setattr(medicion, "_tf32_posible", lambda d: False)
     monkeypatch.setattr(medicion, "_copiar", lambda t, d: t)  # la «copia a la GPU» se queda en la CPU
     reloj = RelojFalso([])
@@ -239,7 +250,7 @@ def test_calentamiento_negativo_da_error():
 
 @pytest.mark.parametrize("dtype", ["fp8", torch.int8, "entero", 32])
 def test_tipo_de_dato_desconocido_da_error_con_las_opciones(dtype):
-    with pytest.raises(ValueError, match=r"Tipo de dato desconocido.*fp32, tf32, fp16, bf16"):
+    with pytest.raises(ValueError, match=r"precision desconocida.*fp32, tf32, fp16, bf16"):
         medir_matmul(16, CPU, dtype=dtype)
 
 
@@ -255,13 +266,17 @@ def test_barrido_sin_tamanos_da_error():
 
 # --- memoria ------------------------------------------------------------------------------
 
+def ram_falsa(libre_bytes: int) -> dispositivo.MemoriaDispositivo:
+    return dispositivo.MemoriaDispositivo("cpu", 2 * libre_bytes, libre_bytes, "prueba")
+
+
 def test_3_n_cuadrado_por_bytes():
     assert medicion.memoria_necesaria(1000) == 12_000_000
     assert medicion.memoria_necesaria(1000, torch.float16) == 6_000_000
 
 
 def test_un_tamano_que_no_cabe_en_la_ram_se_rechaza_antes_de_reservar(monkeypatch):
-    monkeypatch.setattr(memoria_libre, "_ram_disponible", lambda: 1_000_000_000)  # 1 GB libre
+    monkeypatch.setattr(dispositivo, "memoria_ram", lambda: ram_falsa(1_000_000_000))  # 1 GB libre
     monkeypatch.setattr(torch, "randn", lambda *a, **k: pytest.fail("reservó memoria antes de comprobar"))
     with pytest.raises(MemoriaInsuficiente, match=r"n=20000 no cabe.*4.80 GB.*1.00 GB libres.*n=") as error:
         medir_matmul(20000, CPU)
@@ -272,14 +287,14 @@ def test_un_tamano_que_no_cabe_en_la_ram_se_rechaza_antes_de_reservar(monkeypatc
 
 def test_en_una_gpu_se_mira_la_memoria_libre_de_la_gpu(monkeypatch):
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda d=None: (2 * 1024 ** 3, 16 * 1024 ** 3))
-    monkeypatch.setattr(memoria_libre, "_ram_disponible", lambda: 100 * 1024 ** 3)
+    monkeypatch.setattr(dispositivo, "memoria_ram", lambda: ram_falsa(100 * 1024 ** 3))
     medicion.comprobar_que_cabe(8000, GPU_FALSA)  # 0,77 GB: cabe
     with pytest.raises(MemoriaInsuficiente, match="memoria de cuda"):
         medicion.comprobar_que_cabe(20000, GPU_FALSA)  # 4,8 GB: no cabe en 2 GiB
 
 
 def test_ram_disponible_se_lee_sin_psutil():
-    libre = memoria_libre._ram_disponible()
+    libre = memoria_libre.memoria_disponible(CPU)
     assert libre is None or libre > 0
 
 
@@ -317,7 +332,7 @@ def test_el_barrido_apunta_lo_que_no_cabe_y_sigue(monkeypatch):
 
     monkeypatch.setattr(medicion, "comprobar_que_cabe", cabe_hasta_64)
     resultado = medicion.barrido([128, 32, 64, 256], dispositivos=["cpu"], repeticiones=1, silenciosa=True)
-    assert [n for n, _ in resultado.gflops("cpu")] == [32, 64]
+    assert [r.n for r in resultado.resultados["cpu"]] == [32, 64]
     assert [n for _, n, _ in resultado.omitidos] == [128, 256]
 
 
@@ -340,7 +355,7 @@ def test_aceleracion_con_y_sin_transferencia():
 
 
 def test_resumen_para_cli_mide_5_veces_y_se_guarda_en_json():
-    datos, texto = medicion.resumen_para_cli(CPU, rapido=True)
+    datos, texto = resumen_velocidad(CPU, rapido=True)
     datos = json.loads(json.dumps(datos))
     assert len(datos["cpu"]["medicion"]["muestras"]) >= 5
     assert datos["acelerador"] is None
@@ -348,8 +363,8 @@ def test_resumen_para_cli_mide_5_veces_y_se_guarda_en_json():
 
 
 def test_resumen_para_cli_cuenta_la_falta_de_memoria(monkeypatch):
-    monkeypatch.setattr(memoria_libre, "_ram_disponible", lambda: 1000)
-    datos, texto = medicion.resumen_para_cli(CPU, rapido=True)
+    monkeypatch.setattr(dispositivo, "memoria_ram", lambda: ram_falsa(1000))
+    datos, texto = resumen_velocidad(CPU, rapido=True)
     assert "error" in datos and "No se pudo medir" in texto and "no cabe" in texto
 
 
@@ -390,7 +405,7 @@ def test_grafico_barrido_dibuja_gflops_en_log_log():
     assert ejes.get_xscale() == "log" and ejes.get_yscale() == "log"
     linea = ejes.get_lines()[0]
     assert list(linea.get_xdata()) == [16, 32, 64]
-    assert list(linea.get_ydata()) == pytest.approx([g for _, g in resultado.gflops("cpu")])
+    assert list(linea.get_ydata()) == pytest.approx([r.gflops for r in resultado.resultados["cpu"]])
     assert "GFLOP/s" in ejes.get_ylabel()
 
 

@@ -6,7 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from curso_gpu import catalogo, memoria
+from curso_gpu import catalogo, dispositivo, memoria
+from curso_gpu.cli import resumen_memoria
 from curso_gpu.dispositivo import DispositivoNoDisponible
 from curso_gpu.memoria import (
     BYTES_POR_PARAMETRO,
@@ -21,7 +22,6 @@ from curso_gpu.memoria import (
     memoria_pesos,
     modelo_mas_grande,
     normalizar_precision,
-    resumen_para_cli,
     tabla_vram,
     vram_disponible,
 )
@@ -272,7 +272,7 @@ def test_mps_sin_maximo_recomendado_usa_la_memoria_unificada(monkeypatch, tmp_pa
     monkeypatch.delattr(torch.mps, "recommended_max_memory", raising=False)
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       16777216 kB\nMemFree:  1000 kB\nMemAvailable:    8388608 kB\n")
-    monkeypatch.setattr(memoria, "RUTA_MEMINFO", str(meminfo))
+    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
     info = vram_disponible("mps")
     assert info.total_bytes == 16 * GIB and info.libre_bytes == 8 * GIB
     assert "memoria unificada" in info.fuente
@@ -286,15 +286,15 @@ def test_dispositivo_ilegible_da_error_en_espanol():
 def test_la_ram_se_lee_de_proc_meminfo(monkeypatch, tmp_path):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       8000000 kB\nMemAvailable:   6000000 kB\n")
-    monkeypatch.setattr(memoria, "RUTA_MEMINFO", str(meminfo))
+    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
     ram = memoria.memoria_ram()
     assert (ram.total_bytes, ram.libre_bytes) == (8_000_000 * 1024, 6_000_000 * 1024)
 
 
 def test_sin_proc_meminfo_la_ram_sale_de_sysconf(monkeypatch, tmp_path):
-    monkeypatch.setattr(memoria, "RUTA_MEMINFO", str(tmp_path / "no_existe"))
+    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(tmp_path / "no_existe"))
     valores = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 1_000_000}
-    monkeypatch.setattr(memoria.os, "sysconf", lambda nombre: valores[nombre])
+    monkeypatch.setattr(dispositivo.os, "sysconf", lambda nombre: valores[nombre])
     ram = memoria.memoria_ram()
     assert ram.total_bytes == 4_096_000_000 and ram.fuente == "os.sysconf"
 
@@ -304,8 +304,8 @@ def test_sin_proc_meminfo_la_ram_sale_de_sysconf(monkeypatch, tmp_path):
 def test_resumen_sin_gpu_usa_la_ram_y_lo_dice(monkeypatch, tmp_path):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text(f"MemTotal: {16 * GB // 1024} kB\nMemAvailable: {8 * GB // 1024} kB\n")
-    monkeypatch.setattr(memoria, "RUTA_MEMINFO", str(meminfo))
-    datos, texto = resumen_para_cli(torch.device("cpu"))
+    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
+    datos, texto = resumen_memoria(torch.device("cpu"))
     assert datos["memoria"] == "ram" and datos["total_gb"] == 16.0
     assert datos["modelo_mas_grande"]["fp16"] == modelo_mas_grande(16, "fp16")
     assert datos["modelo_mas_grande"]["int4"] == modelo_mas_grande(16, "int4")
@@ -319,7 +319,7 @@ def test_resumen_con_una_t4_usa_su_vram(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda d=None: (15_500_000_000, 15_828_320_256))
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda d=None: "Tesla T4")
-    datos, texto = resumen_para_cli(torch.device("cuda"))
+    datos, texto = resumen_memoria(torch.device("cuda"))
     assert datos["memoria"] == "gpu" and datos["fuente"] == "torch.cuda.mem_get_info"
     assert datos["total_gb"] == 15.83 and datos["libre_gb"] == 15.5
     assert datos["modelo_mas_grande"]["fp16"] == modelo_mas_grande(15_828_320_256 / GB, "fp16")
@@ -332,15 +332,15 @@ def test_resumen_con_driver_roto_cae_en_la_ram_y_avisa(monkeypatch):
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "mem_get_info", roto)
-    datos, texto = resumen_para_cli(torch.device("cuda"))
+    datos, texto = resumen_memoria(torch.device("cuda"))
     assert "No pude leer la memoria de cuda" in texto
     assert datos["memoria"] in ("ram", None)
 
 
 def test_resumen_sin_forma_de_saber_la_memoria(monkeypatch, tmp_path):
-    monkeypatch.setattr(memoria, "RUTA_MEMINFO", str(tmp_path / "no_existe"))
-    monkeypatch.setattr(memoria.os, "sysconf", lambda nombre: -1)
-    datos, texto = resumen_para_cli(torch.device("cpu"))
+    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(tmp_path / "no_existe"))
+    monkeypatch.setattr(dispositivo.os, "sysconf", lambda nombre: -1)
+    datos, texto = resumen_memoria(torch.device("cpu"))
     assert datos["total_gb"] is None and "No pude saber" in texto
 
 

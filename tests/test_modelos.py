@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from curso_gpu.modelos import CNNPequena, MLPTabular, contar_parametros, dispositivo_del_modelo
+from curso_gpu.modelos import CNNPequena, MLPTabular, contar_parametros_entrenables, dispositivo_del_modelo
 
 
 def test_cnn_pequena_tiene_la_arquitectura_del_texto_base():
@@ -27,7 +27,7 @@ def test_mismos_nombres_de_pesos_que_el_texto_base():
 
 def test_cnn_pequena_tiene_2339_parametros():
     # conv1 8·9+8, conv2 16·8·9+16, fc1 64·16+16, fc2 16·3+3
-    assert contar_parametros(CNNPequena()) == 80 + 1168 + 1040 + 51 == 2339
+    assert contar_parametros_entrenables(CNNPequena()) == 80 + 1168 + 1040 + 51 == 2339
 
 
 def test_de_8x8_a_tres_logits():
@@ -38,7 +38,7 @@ def test_de_8x8_a_tres_logits():
 def test_version_ampliada_misma_forma_mas_ancha():
     grande = CNNPequena(canales=(64, 128), ocultas=256)
     assert grande(torch.rand(2, 1, 8, 8)).shape == (2, 3)
-    assert contar_parametros(grande) > 80 * contar_parametros(CNNPequena())
+    assert contar_parametros_entrenables(grande) > 80 * contar_parametros_entrenables(CNNPequena())
 
 
 def test_mlp_tabular_da_un_logit_por_fila():

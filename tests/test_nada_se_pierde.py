@@ -68,27 +68,27 @@ def _entrenar(carpeta, **kw):
 # --- 1. Volver a ejecutar la celda reanuda; empezar de cero se pide y no borra -------------------
 
 @pytest.mark.parametrize("silencioso", [False, True])
-def test_volver_a_ejecutar_la_celda_sin_reanudar_sigue_desde_el_ultimo(tmp_path, capsys, silencioso):
+def test_volver_a_ejecutar_la_celda_sin_reanudar_sigue_desde_el_ultimo(tmp_path, silencioso):
     """Lo que hace quien pierde la conexión con Colab: vuelve a ejecutar la misma celda."""
     with pytest.raises(Desconexion):
         _entrenar(tmp_path, al_avanzar=_cortar_en(7))
     guardado = (tmp_path / "checkpoint_epoca_000005.pt").read_bytes()
-    capsys.readouterr()
     historial = _entrenar(tmp_path, silencioso=silencioso)  # la misma llamada, sin reanudar=True
     assert historial.reanudado_desde == 5
-    salida = capsys.readouterr().out
-    assert ("Reanudo desde" in salida and "época 5 de 10" in salida) != silencioso
+    (aviso,) = historial.avisos  # el canal de entrenar: lo anota en el historial, también si es silencioso
+    assert aviso.startswith("Reanudo desde") and "época 5 de 10" in aviso and aviso in str(historial)
     assert _nombres(tmp_path) == ["checkpoint_epoca_000005.pt", "checkpoint_epoca_000010.pt"]
     assert (tmp_path / "checkpoint_epoca_000005.pt").read_bytes() == guardado
 
 
-def test_un_entrenamiento_terminado_se_carga_sin_volver_a_entrenar(tmp_path, capsys):
+def test_un_entrenamiento_terminado_se_carga_sin_volver_a_entrenar(tmp_path):
     _entrenar(tmp_path)
     epocas = []
     modelo = CNNPequena()
-    entrenar(modelo, ENT, VAL, "cpu", epocas=10, checkpoints=tmp_path, al_avanzar=lambda e, t: epocas.append(e))
+    historial = entrenar(modelo, ENT, VAL, "cpu", epocas=10, checkpoints=tmp_path,
+                         al_avanzar=lambda e, t: epocas.append(e))
     assert epocas == []
-    assert "ya había terminado (época 10 de 10)" in capsys.readouterr().out
+    assert "ya había terminado (época 10 de 10)" in historial.avisos[0]
     guardado = cargar_checkpoint(tmp_path / "checkpoint_epoca_000010.pt")["modelo"]
     assert all(torch.equal(guardado[k], v) for k, v in modelo.state_dict().items())
 
@@ -120,7 +120,8 @@ def test_reanudar_con_otro_lr_avisa_y_usa_el_nuevo(tmp_path):
     with pytest.raises(Desconexion):
         _entrenar(tmp_path, lr=0.01, al_avanzar=_cortar_en(7))
     with pytest.warns(AvisoCheckpoint, match=r"lr 0\.01 → 0\.5 \(uso 0\.5\)"):
-        _entrenar(tmp_path, lr=0.5)
+        historial = _entrenar(tmp_path, lr=0.5)
+    assert any("lr 0.01 → 0.5" in aviso for aviso in historial.avisos)  # también queda anotado
     final = cargar_checkpoint(tmp_path / "checkpoint_epoca_000010.pt")
     assert final["optimizador"]["param_groups"][0]["lr"] == 0.5  # antes seguía con 0.01 sin decir nada
     assert final["configuracion"]["lr"] == 0.5

@@ -4,9 +4,6 @@ Cada prueba escribe un pequeño script de bash llamado ``nvidia-smi`` en una car
 temporal y la pone la primera del PATH: el código del curso lo ejecuta de verdad.
 """
 
-import os
-import shlex
-import stat
 import sys
 import time
 from pathlib import Path
@@ -30,36 +27,10 @@ CONSULTA_DOS_GPU = (
 CABECERA_SIN_CUDA = SALIDA_EJEMPLO_T4.replace("CUDA Version: 13.0", "                 ")
 
 
-def poner_nvidia_smi_falso(carpeta: Path, monkeypatch, consulta="", cabecera="", codigo=0, antes=""):
-    """Escribe ``carpeta/nvidia-smi`` y la pone la primera del PATH.
-
-    Con ``--query-gpu=...`` imprime ``consulta``; sin argumentos, ``cabecera``. Anota sus
-    argumentos en ``carpeta/llamadas.txt`` y termina con ``codigo``. ``antes`` es bash que
-    se ejecuta primero (p. ej. para colgarse).
-    """
-    (carpeta / "consulta.txt").write_text(consulta)
-    (carpeta / "cabecera.txt").write_text(cabecera)
-    script = carpeta / "nvidia-smi"
-    script.write_text(
-        "#!/bin/bash\n"
-        f"cd {shlex.quote(str(carpeta))}\n"
-        'echo "$*" >> llamadas.txt\n'
-        f"{antes}\n"
-        'case "$1" in\n'
-        "  --query-gpu=*) cat consulta.txt ;;\n"
-        "  *) cat cabecera.txt ;;\n"
-        "esac\n"
-        f"exit {codigo}\n"
-    )
-    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    monkeypatch.setenv("PATH", f"{carpeta}{os.pathsep}{os.environ.get('PATH', '')}")
-    return carpeta / "llamadas.txt"
-
-
 # --- lo que se lee de la salida ---------------------------------------------------------------
 
-def test_una_t4_de_colab_tiene_15360_mib_y_el_driver_admite_cuda_13_0(tmp_path, monkeypatch):
-    llamadas = poner_nvidia_smi_falso(tmp_path, monkeypatch, CONSULTA_T4, SALIDA_EJEMPLO_T4)
+def test_una_t4_de_colab_tiene_15360_mib_y_el_driver_admite_cuda_13_0(nvidia_smi_falso, tmp_path, monkeypatch):
+    llamadas = nvidia_smi_falso(CONSULTA_T4, SALIDA_EJEMPLO_T4)
     informe = consultar_nvidia_smi(timeout_s=5)
     assert informe is not None
     assert informe.driver == "580.82.07"
@@ -74,9 +45,9 @@ def test_una_t4_de_colab_tiene_15360_mib_y_el_driver_admite_cuda_13_0(tmp_path, 
     assert "--format=csv,noheader,nounits" in primera
 
 
-def test_dos_gpu_salen_las_dos_en_orden(tmp_path, monkeypatch):
+def test_dos_gpu_salen_las_dos_en_orden(nvidia_smi_falso, tmp_path, monkeypatch):
     cabecera = SALIDA_EJEMPLO_T4.replace("580.82.07", "565.57.01").replace("CUDA Version: 13.0", "CUDA Version: 12.7")
-    poner_nvidia_smi_falso(tmp_path, monkeypatch, CONSULTA_DOS_GPU, cabecera)
+    nvidia_smi_falso(CONSULTA_DOS_GPU, cabecera)
     informe = consultar_nvidia_smi(timeout_s=5)
     assert [g.indice for g in informe.gpus] == [0, 1]
     assert [g.nombre for g in informe.gpus] == ["NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 3060"]
@@ -85,17 +56,17 @@ def test_dos_gpu_salen_las_dos_en_orden(tmp_path, monkeypatch):
     assert informe.cuda_del_driver == (12, 7)  # lo que dice la cabecera, aunque la tabla no tenga 12.7
 
 
-def test_sin_cuda_version_en_la_cabecera_se_deduce_del_driver(tmp_path, monkeypatch):
+def test_sin_cuda_version_en_la_cabecera_se_deduce_del_driver(nvidia_smi_falso, tmp_path, monkeypatch):
     consulta = "0, NVIDIA L4, 570.124.06, 23034, 0, 22563\n"
-    poner_nvidia_smi_falso(tmp_path, monkeypatch, consulta, CABECERA_SIN_CUDA)
+    nvidia_smi_falso(consulta, CABECERA_SIN_CUDA)
     informe = consultar_nvidia_smi(timeout_s=5)
     assert informe.cuda_de_cabecera is False
     assert informe.cuda_del_driver == (12, 8)  # driver 570.124 ≥ 570.26: CUDA 12.8
 
 
-def test_si_la_cabecera_falla_tambien_se_deduce_del_driver(tmp_path, monkeypatch):
+def test_si_la_cabecera_falla_tambien_se_deduce_del_driver(nvidia_smi_falso, tmp_path, monkeypatch):
     # La consulta funciona; el nvidia-smi sin argumentos, no (código 0 pero salida vacía).
-    poner_nvidia_smi_falso(tmp_path, monkeypatch, "0, Tesla T4, 560.35.03, 15360, 0, 15101\n", "")
+    nvidia_smi_falso("0, Tesla T4, 560.35.03, 15360, 0, 15101\n", "")
     informe = consultar_nvidia_smi(timeout_s=5)
     assert informe.cuda_de_cabecera is False
     assert informe.cuda_del_driver == (12, 6)
@@ -108,28 +79,26 @@ def test_sin_nvidia_smi_devuelve_none(tmp_path, monkeypatch):
     assert consultar_nvidia_smi() is None
 
 
-def test_nvidia_smi_que_termina_con_error_devuelve_none(tmp_path, monkeypatch):
+def test_nvidia_smi_que_termina_con_error_devuelve_none(nvidia_smi_falso, tmp_path, monkeypatch):
     # Lo que pasa con un driver roto: imprime algo y sale con código distinto de cero.
-    poner_nvidia_smi_falso(
-        tmp_path, monkeypatch,
-        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", codigo=9,
+    nvidia_smi_falso("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", codigo=9,
     )
     assert consultar_nvidia_smi(timeout_s=5) is None
 
 
-def test_nvidia_smi_sin_gpu_devuelve_none(tmp_path, monkeypatch):
-    poner_nvidia_smi_falso(tmp_path, monkeypatch, "No devices were found\n", codigo=6)
+def test_nvidia_smi_sin_gpu_devuelve_none(nvidia_smi_falso, tmp_path, monkeypatch):
+    nvidia_smi_falso("No devices were found\n", codigo=6)
     assert consultar_nvidia_smi(timeout_s=5) is None
 
 
-def test_salida_que_no_se_entiende_devuelve_none(tmp_path, monkeypatch):
-    poner_nvidia_smi_falso(tmp_path, monkeypatch, "esto no es un CSV\n", SALIDA_EJEMPLO_T4)
+def test_salida_que_no_se_entiende_devuelve_none(nvidia_smi_falso, tmp_path, monkeypatch):
+    nvidia_smi_falso("esto no es un CSV\n", SALIDA_EJEMPLO_T4)
     assert consultar_nvidia_smi(timeout_s=5) is None
 
 
-def test_archivo_sin_permiso_de_ejecucion_devuelve_none(tmp_path, monkeypatch):
-    poner_nvidia_smi_falso(tmp_path, monkeypatch, CONSULTA_T4, SALIDA_EJEMPLO_T4)
-    (tmp_path / "nvidia-smi").chmod(0o644)
+def test_archivo_sin_permiso_de_ejecucion_devuelve_none(nvidia_smi_falso, tmp_path, monkeypatch):
+    nvidia_smi_falso(CONSULTA_T4, SALIDA_EJEMPLO_T4)
+    (nvidia_smi_falso.carpeta / "nvidia-smi").chmod(0o644)
     assert consultar_nvidia_smi(timeout_s=5) is None
 
 
@@ -141,25 +110,23 @@ def _sigue_vivo(pid: int) -> bool:
     return estado not in ("Z", "X")  # un zombi ya no hace nada
 
 
-def test_nvidia_smi_colgado_devuelve_none_enseguida_y_no_deja_procesos(tmp_path, monkeypatch):
+def test_nvidia_smi_colgado_devuelve_none_enseguida_y_no_deja_procesos(nvidia_smi_falso, tmp_path, monkeypatch):
     # Se cuelga con un proceso hijo, como un driver bloqueado; anota el PID del hijo.
-    poner_nvidia_smi_falso(
-        tmp_path, monkeypatch, CONSULTA_T4, SALIDA_EJEMPLO_T4,
+    nvidia_smi_falso(CONSULTA_T4, SALIDA_EJEMPLO_T4,
         antes="sleep 60 & echo $! > hijo.pid\nwait",
     )
     inicio = time.monotonic()
     assert consultar_nvidia_smi(timeout_s=0.5) is None
     assert time.monotonic() - inicio < 3
-    pid = int((tmp_path / "hijo.pid").read_text())
+    pid = int((nvidia_smi_falso.carpeta / "hijo.pid").read_text())
     limite = time.monotonic() + 2
     while _sigue_vivo(pid) and time.monotonic() < limite:
         time.sleep(0.02)
     assert not _sigue_vivo(pid), "el sleep del nvidia-smi colgado sigue vivo"
 
 
-def test_nvidia_smi_que_se_cuelga_solo_en_la_cabecera_usa_el_driver(tmp_path, monkeypatch):
-    poner_nvidia_smi_falso(
-        tmp_path, monkeypatch, CONSULTA_T4, SALIDA_EJEMPLO_T4,
+def test_nvidia_smi_que_se_cuelga_solo_en_la_cabecera_usa_el_driver(nvidia_smi_falso, tmp_path, monkeypatch):
+    nvidia_smi_falso(CONSULTA_T4, SALIDA_EJEMPLO_T4,
         antes='[ -z "$1" ] && exec sleep 60',
     )
     inicio = time.monotonic()
@@ -169,9 +136,9 @@ def test_nvidia_smi_que_se_cuelga_solo_en_la_cabecera_usa_el_driver(tmp_path, mo
     assert informe.cuda_del_driver == (13, 0)  # 580.82.07 según la tabla
 
 
-def test_salida_con_bytes_que_no_son_utf8_no_lanza(tmp_path, monkeypatch):
-    poner_nvidia_smi_falso(tmp_path, monkeypatch, "", SALIDA_EJEMPLO_T4)
-    (tmp_path / "consulta.txt").write_bytes(b"0, Tesla T4 \xff\xfe, 550.54.15, 15360, 0, 15101\n")
+def test_salida_con_bytes_que_no_son_utf8_no_lanza(nvidia_smi_falso, tmp_path, monkeypatch):
+    nvidia_smi_falso("", SALIDA_EJEMPLO_T4)
+    (nvidia_smi_falso.carpeta / "crudo.txt").write_bytes(b"0, Tesla T4 \xff\xfe, 550.54.15, 15360, 0, 15101\n")
     informe = consultar_nvidia_smi(timeout_s=5)
     assert informe is not None and informe.gpus[0].memoria_total_mib == 15360
 

@@ -3,7 +3,9 @@
 import pytest
 import torch
 
-from curso_gpu.picos import buscar_gpu, pico_teorico, tabla_picos
+from curso_gpu import catalogo
+from curso_gpu.catalogo import picos_de
+from curso_gpu.picos import pico_teorico, tabla_picos
 
 
 @pytest.mark.parametrize("nombre, dtype, esperado", [
@@ -33,7 +35,7 @@ def test_la_t4_no_tiene_bf16_ni_tf32_en_tensor_cores():
 
 
 def test_las_geforce_dan_fp16_a_mitad_de_velocidad_acumulando_en_fp32():
-    fila = buscar_gpu("NVIDIA GeForce RTX 4090")
+    fila = picos_de("NVIDIA GeForce RTX 4090")
     assert fila.fp16 == pytest.approx(2 * fila.fp32)  # 165 = mitad de los 330 acumulando en fp16
     assert "mitad" in fila.nota
 
@@ -47,14 +49,14 @@ def test_gpu_desconocida_o_de_portatil_da_none():
 
 
 def test_tipo_desconocido_da_error_en_espanol():
-    with pytest.raises(ValueError, match="Tipo de dato desconocido.*fp32, tf32, fp16, bf16"):
+    with pytest.raises(ValueError, match="precision desconocida.*fp32, tf32, fp16, bf16"):
         pico_teorico("Tesla T4", "fp8")
 
 
 def test_las_variantes_van_antes_que_el_modelo_general():
-    assert buscar_gpu("NVIDIA H100 NVL").nombre == "NVIDIA H100 NVL"
-    assert buscar_gpu("NVIDIA H200 NVL").nombre == "NVIDIA H200 NVL"
-    assert buscar_gpu("Tesla V100-PCIE-32GB").nombre == "NVIDIA V100 PCIe"
+    assert picos_de("NVIDIA H100 NVL").nombre == "NVIDIA H100 NVL"
+    assert picos_de("NVIDIA H200 NVL").nombre == "NVIDIA H200 NVL"
+    assert picos_de("Tesla V100-PCIE-32GB").nombre == "NVIDIA V100 PCIe"
 
 
 def test_cada_fila_dice_su_fuente_y_los_tensor_cores_superan_a_fp32():
@@ -62,3 +64,15 @@ def test_cada_fila_dice_su_fuente_y_los_tensor_cores_superan_a_fp32():
         assert fila.fuente and fila.fp32 and fila.fp32 > 0
         for modo in (fila.tf32, fila.fp16, fila.bf16):
             assert modo is None or modo >= fila.fp32
+
+
+def test_el_catalogo_une_memoria_picos_y_capacidad_de_computo():
+    t4 = catalogo.buscar_gpu("t4")
+    assert t4.memoria_gb == 16
+    assert t4.picos.fp16 == 65.0 and t4.picos.capacidad_computo == (7, 5)
+    assert catalogo.buscar_gpu("A100 80 GB").picos.capacidad_computo == (8, 0)
+    assert catalogo.buscar_gpu("Mac Apple Silicon 16 GB").picos is None
+    # TF32 solo existe desde Ampere (capacidad 8.0): la tabla no da TF32 a chips anteriores.
+    for fila in catalogo.tabla_picos():
+        if fila.capacidad_computo and fila.capacidad_computo < (8, 0):
+            assert fila.tf32 is None, fila.nombre

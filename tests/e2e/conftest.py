@@ -51,18 +51,6 @@ COMO_INSTALAR_CHROMIUM = (
 )
 
 
-def en_ci() -> bool:
-    """True en la integración continua (variable CI=true), donde nada puede faltar."""
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
-
-
-def falta(motivo: str):
-    """Salta la prueba con un motivo claro; en CI la hace fallar."""
-    if en_ci():
-        pytest.fail(f"{motivo} (en CI=true esto es un error, no un salto)", pytrace=False)
-    pytest.skip(motivo)
-
-
 def buscar_chromium() -> str | None:
     """La ruta del Chromium del sistema, o None. ``CURSO_GPU_CHROMIUM`` manda si está puesta."""
     propia = os.environ.get("CURSO_GPU_CHROMIUM")
@@ -214,7 +202,7 @@ class ServidorJupyter:
 
 
 @pytest.fixture(scope="session")
-def servidor_jupyter(tmp_path_factory):
+def servidor_jupyter(tmp_path_factory, falta):
     """Un JupyterLab real en 127.0.0.1 (puerto libre, token) con una copia de notebooks/."""
     try:
         import jupyterlab  # noqa: F401
@@ -231,7 +219,7 @@ def servidor_jupyter(tmp_path_factory):
 # ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def navegador():
+def navegador(falta):
     """Chromium sin pantalla manejado por Playwright (uno para toda la sesión).
 
     ``launch`` crea un perfil (user-data-dir) nuevo y vacío en una carpeta temporal cada vez.

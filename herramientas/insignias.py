@@ -1,6 +1,7 @@
-"""Las insignias «Abrir en Colab» y la celda de arranque de cada notebook. Lección 02.
+"""Herramienta de mantenimiento: las insignias «Abrir en Colab» y la celda de arranque de cada notebook.
 
-``python -m curso_gpu.insignias`` escribe ``colab_badges.md`` a partir de ``notebooks/``;
+No forma parte del paquete que importa quien sigue el curso. Desde la raíz del repositorio,
+``python herramientas/insignias.py`` escribe ``colab_badges.md`` a partir de ``notebooks/``;
 con ``--comprobar`` no escribe nada y termina con error si el archivo está desactualizado
 o si algún notebook no empieza con su insignia y su celda de arranque.
 La dirección del repositorio sale siempre de ``curso_gpu.proyecto``.
@@ -13,9 +14,12 @@ import re
 import sys
 from pathlib import Path
 
-from . import proyecto
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # para usarla sin instalar el paquete
+from curso_gpu import proyecto  # noqa: E402
+from curso_gpu.cli import AnalizadorEspanol, FormatoAyuda  # noqa: E402
+from curso_gpu.dispositivo import MENU_COLAB  # noqa: E402
 
-RAIZ = Path(__file__).resolve().parent.parent  # la raíz del repositorio (instalación editable)
+RAIZ = Path(__file__).resolve().parent.parent  # la raíz del repositorio: esta herramienta vive en herramientas/
 NOTEBOOKS = RAIZ / "notebooks"
 ARCHIVO_INSIGNIAS = RAIZ / "colab_badges.md"
 IMAGEN_COLAB = "https://colab.research.google.com/assets/colab-badge.svg"
@@ -131,7 +135,7 @@ def problemas_del_notebook(nombre: str, celdas: list[tuple[str, str]], carpeta: 
     if not leccion or not leccion.startswith(f"Lección {nombre[:2]} — "):
         problemas.append(f"{nombre}: la primera celda debe tener el título '# Lección {nombre[:2]} — ...', y tiene {leccion!r}")
     if len(celdas) < 2 or celdas[1][0] != "code" or celdas[1][1].strip() != celda_arranque():
-        problemas.append(f"{nombre}: la segunda celda debe ser la celda de arranque exacta (curso_gpu.insignias.celda_arranque())")
+        problemas.append(f"{nombre}: la segunda celda debe ser la celda de arranque exacta (herramientas/insignias.py: celda_arranque())")
     return problemas
 
 
@@ -159,7 +163,6 @@ def notebooks(carpeta: str | Path = NOTEBOOKS) -> list[Path]:
 
 def generar_insignias(carpeta: str | Path = NOTEBOOKS) -> str:
     """El contenido de ``colab_badges.md``: una insignia por notebook, con su título. Lección 02."""
-    from .dispositivo import MENU_COLAB
 
     filas = []
     for ruta in notebooks(carpeta):
@@ -171,7 +174,7 @@ def generar_insignias(carpeta: str | Path = NOTEBOOKS) -> str:
     return "\n".join([
         "# Abrir las lecciones en Google Colab",
         "",
-        "<!-- Generado con `python -m curso_gpu.insignias` a partir de notebooks/. No lo edites a mano. -->",
+        "<!-- Generado con `python herramientas/insignias.py` a partir de notebooks/. No lo edites a mano. -->",
         "",
         "Haz clic en la insignia de una lección para abrirla en Google Colab. Después elige el menú",
         f"**{MENU_COLAB}** y ejecuta las celdas en orden.",
@@ -196,20 +199,18 @@ def comprobar(carpeta: str | Path = NOTEBOOKS, archivo: str | Path = ARCHIVO_INS
     for ruta in notebooks(carpeta):
         problemas += problemas_del_notebook(ruta.name, leer_celdas(ruta), carpeta)
     if not archivo.is_file():
-        return problemas + [f"No existe {archivo}: ejecuta `python -m curso_gpu.insignias`."]
+        return problemas + [f"No existe {archivo}: ejecuta `python herramientas/insignias.py`."]
     texto = archivo.read_text(encoding="utf-8")
     problemas += [f"{archivo.name}: {p}" for p in enlaces_rotos(texto, carpeta)]
     if texto != generar_insignias(carpeta):
-        problemas.append(f"{archivo.name} está desactualizado: ejecuta `python -m curso_gpu.insignias`.")
+        problemas.append(f"{archivo.name} está desactualizado: ejecuta `python herramientas/insignias.py`.")
     return problemas
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m curso_gpu.insignias [--comprobar]``. Devuelve el código de salida."""
-    from .cli import _Analizador, _Formato  # argparse en español, como python -m curso_gpu
-
-    analizador = _Analizador(
-        prog="python -m curso_gpu.insignias", add_help=False, formatter_class=_Formato,
+    """``python herramientas/insignias.py [--comprobar]``. Devuelve el código de salida."""
+    analizador = AnalizadorEspanol(
+        prog="python herramientas/insignias.py", add_help=False, formatter_class=FormatoAyuda,
         description="Escribe colab_badges.md (una insignia «Abrir en Colab» por notebook) a partir de notebooks/.",
     )
     analizador._optionals.title = "opciones"
@@ -229,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         for problema in problemas:
             print(f"- {problema}", file=sys.stderr)
         if problemas:
-            print(f"{len(problemas)} problema(s). Corrige los notebooks y ejecuta `python -m curso_gpu.insignias`.", file=sys.stderr)
+            print(f"{len(problemas)} problema(s). Corrige los notebooks y ejecuta `python herramientas/insignias.py`.", file=sys.stderr)
             return 1
         print(f"{salida.name} está al día y los {len(notebooks(carpeta))} notebooks abren bien en Colab.")
         return 0

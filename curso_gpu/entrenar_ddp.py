@@ -1,0 +1,316 @@
+"""La CNN de líneas de la lección 05, entrenada con varios procesos (DDP). Lección 08.
+
+Con ``torchrun`` (dos procesos en CPU con gloo, o uno por GPU con nccl)::
+
+    torchrun --nproc_per_node=2 -m curso_gpu.entrenar_ddp --tamano-lote 16
+
+Solo (``python -m curso_gpu.entrenar_ddp --tamano-lote 32``) es un mundo de uno con el
+mismo muestreador: con la misma semilla y las mismas épocas acaba con los mismos pesos
+(salvo redondeo) que los dos procesos con lotes de 16, porque el lote global es el mismo.
+
+El bucle se lee de arriba abajo. Los puntos donde los procesos se esperan entre sí (o la
+CPU espera a la GPU) están marcados con «espera».
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+from . import distribuido
+from .checkpoints import como_carpeta, estado_aleatorio, guardar_atomico, restaurar_estado_aleatorio
+from .datos import generar_dataset
+from .modelos import CNNPequena
+
+EJEMPLOS_POR_CLASE = 64   # 192 imágenes: divisible por el lote global 32 y por 1, 2, 3, 4, 6 y 8 procesos
+LR = 0.01                 # Adam, como en la lección 05
+FALLO = 3                 # código de salida del proceso que simula un fallo
+
+
+@dataclass
+class ResultadoDDP:
+    """Lo que devuelve ``entrenar_ddp`` en cada proceso. Lección 08."""
+
+    rango: int
+    tamano_mundo: int
+    epocas: int
+    perdidas: list[float] = field(default_factory=list)  # pérdida media de cada época (promediada entre procesos)
+    accuracy_validacion: float = 0.0
+    huella: str = ""            # huella de los pesos de este proceso
+    copias_identicas: bool = False
+    segundos: float = 0.0
+    reanudado_desde: int | None = None
+
+    def __str__(self) -> str:
+        reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
+        final = f"{self.perdidas[-1]:.4f}" if self.perdidas else "—"
+        return (f"{self.tamano_mundo} proceso(s), {self.epocas} épocas en {self.segundos:.2f} s{reanudado} · "
+                f"pérdida final {final} · acc. val. {self.accuracy_validacion:.3f} · "
+                f"huella {self.huella} · copias idénticas: {'sí' if self.copias_identicas else 'NO'}")
+
+
+def _decir(proceso: distribuido.Proceso, texto: str, todos: bool = False) -> None:
+    """Imprime en el rango 0 (o en todos, con el rango delante)."""
+    if todos:
+        print(f"[rango {proceso.rango}/{proceso.tamano_mundo}] {texto}", flush=True)
+    elif proceso.principal:
+        print(texto, flush=True)
+
+
+def _configuracion(semilla: int, tamano_lote: int, tamano_mundo: int) -> dict:
+    """Lo que debe coincidir para reanudar un checkpoint (el lote global, no el de cada proceso)."""
+    return {"semilla": semilla, "lote_global": tamano_lote * tamano_mundo, "lr": LR,
+            "ejemplos": 3 * EJEMPLOS_POR_CLASE}
+
+
+def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, checkpoints=None,
+                 guardar_pesos=None, simular_fallo: int | None = None, backend: str | None = None,
+                 silencioso: bool = False) -> ResultadoDDP:
+    """Entrena ``CNNPequena`` con ``DistributedDataParallel`` en este proceso. Lección 08.
+
+    - ``tamano_lote``: el de cada proceso (el global es ``tamano_lote × procesos``).
+    - ``checkpoints``: una carpeta; el rango 0 guarda cada época (escritura atómica) y, si ya
+      hay checkpoints de este mismo entrenamiento, todos siguen desde el último.
+    - ``guardar_pesos``: el rango 0 guarda el ``state_dict`` final del modelo sin envolver
+      (sin el prefijo ``module.``), con ``torch.save``.
+    - ``simular_fallo=E``: en el primer intento (``TORCHELASTIC_RESTART_COUNT`` = 0), el
+      proceso de rango 1 muere en la época E, para practicar ``torchrun --max-restarts``.
+    """
+    proceso = distribuido.iniciar(backend)
+    dispositivo = proceso.dispositivo
+    _decir(proceso, f"{proceso}", todos=not silencioso and proceso.tamano_mundo > 1)
+
+    # Los mismos datos en todos los procesos; el muestreador reparte un trozo distinto a cada uno.
+    X, y = generar_dataset(EJEMPLOS_POR_CLASE, semilla=semilla)
+    X_val, y_val = generar_dataset(20, semilla=semilla + 1)
+    conjunto = TensorDataset(X, y)
+    muestreador = DistributedSampler(conjunto, num_replicas=proceso.tamano_mundo, rank=proceso.rango,
+                                     shuffle=True, seed=semilla)
+    cargador = DataLoader(conjunto, batch_size=tamano_lote, sampler=muestreador)
+
+    # El mismo modelo inicial en todos (DDP además copia los pesos del rango 0 al envolverlo).
+    torch.manual_seed(semilla)
+    modelo = CNNPequena().to(dispositivo)
+    ddp = DistributedDataParallel(modelo, device_ids=[dispositivo.index] if dispositivo.type == "cuda" else None)
+    optimizador = torch.optim.Adam(ddp.parameters(), lr=LR)
+    criterio = nn.CrossEntropyLoss()
+
+    carpeta = como_carpeta(checkpoints) if checkpoints is not None else None
+    configuracion = _configuracion(semilla, tamano_lote, proceso.tamano_mundo)
+    resultado = ResultadoDDP(proceso.rango, proceso.tamano_mundo, epocas)
+    inicio = 1
+    if carpeta is not None:
+        if proceso.principal:
+            carpeta.comprobar_escritura()
+        estado = carpeta.cargar_ultimo(dispositivo)
+        if estado is not None:
+            if estado.get("configuracion") != configuracion:
+                raise distribuido.ErrorDistribuido(
+                    f"Los checkpoints de {carpeta.ruta} son de otro entrenamiento ({estado.get('configuracion')}); "
+                    f"este usa {configuracion}. Usa otra carpeta (no borro nada tuyo).")
+            modelo.load_state_dict(estado["modelo"])
+            optimizador.load_state_dict(estado["optimizador"])
+            restaurar_estado_aleatorio(estado["aleatorio"])
+            resultado.perdidas = list(estado["perdidas"])
+            resultado.reanudado_desde = int(estado["epoca"])
+            inicio = int(estado["epoca"]) + 1
+            _decir(proceso, f"Reanudo desde {Path(estado['ruta']).name} (época {estado['epoca']} de {epocas}).")
+
+    reinicio = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") or 0)
+    if simular_fallo is not None and proceso.tamano_mundo == 1:
+        _decir(proceso, "--simular-fallo: en un mundo de uno no hay rango 1; no se simula ningún fallo.")
+    comienzo = time.perf_counter()
+    for epoca in range(inicio, epocas + 1):
+        muestreador.set_epoch(epoca)  # sin esto, todas las épocas reparten los mismos ejemplos
+        if epoca == inicio and not silencioso and proceso.tamano_mundo > 1:
+            indices = list(muestreador)
+            _decir(proceso, f"época {epoca}: me tocan {len(indices)} ejemplos; los primeros: {indices[:6]}", todos=True)
+        ddp.train()
+        suma, pasos = torch.zeros((), device=dispositivo), 0
+        for paso, (xb, yb) in enumerate(cargador):
+            if (simular_fallo == epoca and paso == 1 and proceso.rango == 1 and reinicio == 0):
+                print(f"[rango 1] Simulo un fallo en la época {epoca}: este proceso muere ahora.", flush=True)
+                os._exit(FALLO)
+            xb, yb = xb.to(dispositivo, non_blocking=True), yb.to(dispositivo, non_blocking=True)
+            perdida = criterio(ddp(xb), yb)   # la media de los ejemplos de ESTE proceso
+            optimizador.zero_grad(set_to_none=True)
+            perdida.backward()                # espera: DDP promedia los gradientes de todos (all-reduce)
+            optimizador.step()                # todos aplican el mismo gradiente: las copias siguen iguales
+            suma += perdida.detach()
+            pasos += 1
+        media = distribuido.promediar(suma / max(pasos, 1)).item()  # espera: un all-reduce y .item()
+        resultado.perdidas.append(media)
+        if not silencioso:
+            _decir(proceso, f"época {epoca:3d}/{epocas} · pérdida media {media:.4f}")
+        if carpeta is not None and proceso.principal:  # solo el rango 0 escribe
+            carpeta.guardar({"formato": 1, "epoca": epoca, "epocas": epocas, "configuracion": configuracion,
+                             "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
+                             "aleatorio": estado_aleatorio(), "perdidas": resultado.perdidas}, epoca)
+    resultado.segundos = time.perf_counter() - comienzo
+
+    # ¿Siguen idénticas las copias? Cada proceso calcula su huella y el rango 0 las compara.
+    resultado.huella = distribuido.huella_de_pesos(modelo)
+    huellas = [None] * proceso.tamano_mundo
+    torch.distributed.all_gather_object(huellas, resultado.huella)  # espera: todos
+    resultado.copias_identicas = len(set(huellas)) == 1
+    if not silencioso:
+        _decir(proceso, f"huella de mis pesos: {resultado.huella}", todos=proceso.tamano_mundo > 1)
+    modelo.eval()
+    with torch.no_grad():
+        logits = modelo(X_val.to(dispositivo))
+        resultado.accuracy_validacion = (logits.argmax(1) == y_val.to(dispositivo)).float().mean().item()
+    if proceso.principal and guardar_pesos is not None:
+        destino = Path(guardar_pesos)
+        destino.parent.mkdir(parents=True, exist_ok=True)
+        guardar_atomico(modelo.state_dict(), destino)  # el modelo sin envolver: sin «module.»
+    if not silencioso:
+        _decir(proceso, f"¿Copias idénticas en los {proceso.tamano_mundo} procesos? "
+                        f"{'sí' if resultado.copias_identicas else 'NO'} · {resultado}")
+    return resultado
+
+
+# ---------------------------------------------------------------------------
+# Línea de órdenes
+# ---------------------------------------------------------------------------
+
+def _entero_positivo(texto: str) -> int:
+    try:
+        valor = int(texto)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"debe ser un entero; recibí {texto!r}") from None
+    if valor < 1:
+        raise argparse.ArgumentTypeError(f"debe ser un entero mayor o igual que 1; recibí {valor}")
+    return valor
+
+
+def _analizador() -> argparse.ArgumentParser:
+    from .cli import AnalizadorEspanol, FormatoAyuda  # argparse en español, como python -m curso_gpu
+
+    analizador = AnalizadorEspanol(
+        prog="python -m curso_gpu.entrenar_ddp", formatter_class=FormatoAyuda,
+        description="Entrena la CNN de líneas de la lección 05 con varios procesos (DistributedDataParallel). "
+                    "Lánzalo con: torchrun --nproc_per_node=2 -m curso_gpu.entrenar_ddp. "
+                    "Solo, es un mundo de un proceso.",
+        add_help=False)
+    analizador._optionals.title = "opciones"
+    analizador.add_argument("-h", "--help", action="help", help="muestra esta ayuda y termina")
+    analizador.add_argument("--epocas", type=_entero_positivo, default=10, help="épocas de entrenamiento (10)")
+    analizador.add_argument("--tamano-lote", type=_entero_positivo, default=16,
+                            help="ejemplos por paso en CADA proceso (16); el lote global es este × procesos")
+    analizador.add_argument("--semilla", type=int, default=0, help="semilla de datos, modelo y reparto (0)")
+    analizador.add_argument("--checkpoints", metavar="CARPETA",
+                            help="guarda un checkpoint por época (solo el rango 0) y reanuda desde el último")
+    analizador.add_argument("--guardar-pesos", metavar="RUTA",
+                            help="el rango 0 guarda aquí los pesos finales (state_dict, con torch.save)")
+    analizador.add_argument("--simular-fallo", type=_entero_positivo, metavar="EPOCA",
+                            help="en el primer intento, el proceso de rango 1 muere en esa época")
+    analizador.add_argument("--backend", choices=("auto", "nccl", "gloo"), default="auto",
+                            help="auto: nccl si hay GPU con CUDA, gloo si no")
+    analizador.add_argument("--silencioso", action="store_true", help="no imprime el progreso")
+    return analizador
+
+
+class _Parado(Exception):
+    """torchrun pidió a este proceso que terminara (SIGTERM): otro del grupo falló."""
+
+
+def _parar(numero, _marco):
+    raise _Parado(numero)
+
+
+def main(argv=None) -> int:
+    """``python -m curso_gpu.entrenar_ddp``: 0 si todo fue bien; 1 y un mensaje en español si no."""
+    argumentos = _analizador().parse_args(argv)
+    anterior = signal.signal(signal.SIGTERM, _parar) if distribuido.bajo_torchrun() else None
+    try:
+        entrenar_ddp(argumentos.epocas, argumentos.tamano_lote, argumentos.semilla,
+                     checkpoints=argumentos.checkpoints, guardar_pesos=argumentos.guardar_pesos,
+                     simular_fallo=argumentos.simular_fallo, backend=argumentos.backend,
+                     silencioso=argumentos.silencioso)
+    except (distribuido.ErrorDistribuido, ValueError, OSError) as error:
+        _avisar(f"Error: {error}")
+        return 1
+    except RuntimeError as error:  # un compañero murió a mitad de una operación colectiva
+        detalle = str(error).splitlines()[0].split("] ")[-1][:120] if str(error) else ""
+        _avisar("Error: otro proceso del grupo falló o dejó de responder a mitad del entrenamiento "
+                f"({type(error).__name__}: {detalle}). Mira arriba el mensaje del rango que falló; con "
+                "torchrun --max-restarts=1 el grupo se reinicia y sigue desde el último checkpoint.")
+        return 1
+    except _Parado:
+        _avisar("Error: torchrun paró este proceso porque otro proceso del grupo falló. Mira arriba el mensaje "
+                "del rango que falló; con torchrun --max-restarts=1 el grupo se reinicia y sigue desde el último checkpoint.")
+        return 1
+    finally:
+        if anterior is not None:
+            signal.signal(signal.SIGTERM, anterior)
+        distribuido.terminar()
+    return 0
+
+
+def _avisar(texto: str) -> None:
+    """Los errores los cuenta el rango 0 (los demás salen con el mismo código, sin repetirlo)."""
+    rango = os.environ.get("RANK", "0")
+    if rango == "0":
+        print(texto, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Comprobación en una máquina con GPU (la llama benchmarks/validar_en_gpu.py)
+# ---------------------------------------------------------------------------
+
+def comprobar_en_gpu(timeout_s: float = 300) -> list[str]:
+    """Entrena con nccl en las GPU de esta máquina y devuelve líneas «PASS …» / «FAIL …». Lección 08.
+
+    Con CUDA y al menos una GPU: un proceso por GPU (como mucho 2) con ``torchrun`` y
+    nccl; pesos idénticos entre procesos; mismos pesos (salvo redondeo) que un solo proceso
+    con el lote global; y, con una sola GPU, que pedir 2 procesos con nccl da el error en
+    español y no se cuelga. Sin GPU devuelve una sola línea «SKIP …».
+    """
+    import tempfile
+
+    from .lanzador import ejecutar, orden_torchrun
+
+    if not torch.cuda.is_available() or torch.cuda.device_count() < 1:
+        return ["SKIP entrenar_ddp con nccl: no hay GPU con CUDA"]
+    gpus = min(2, torch.cuda.device_count())
+    lineas = []
+
+    def anotar(ok: bool, texto: str) -> None:
+        lineas.append(f"{'PASS' if ok else 'FAIL'} {texto}")
+
+    with tempfile.TemporaryDirectory() as carpeta:
+        varios, solo = Path(carpeta) / "varios.pt", Path(carpeta) / "solo.pt"
+        comun = ["--epocas", "3", "--semilla", "0", "--backend", "nccl"]
+        (r,) = ejecutar(orden_torchrun(["-m", "curso_gpu.entrenar_ddp", *comun, "--tamano-lote", "16",
+                                        "--guardar-pesos", varios], procesos=gpus), timeout_s=timeout_s)
+        anotar(r.bien, f"torchrun con nccl en {gpus} GPU termina bien ({r.segundos:.1f} s) {r.explicacion()}")
+        anotar("copias idénticas" in r.salida.lower() and "? sí" in r.salida,
+               "pesos idénticos en todos los procesos (huellas iguales)")
+        (s,) = ejecutar([sys.executable, "-m", "curso_gpu.entrenar_ddp", *comun, "--tamano-lote", str(16 * gpus),
+                         "--guardar-pesos", solo], timeout_s=timeout_s)
+        anotar(s.bien, f"un solo proceso con nccl termina bien ({s.segundos:.1f} s) {s.explicacion()}")
+        if varios.exists() and solo.exists():
+            a = torch.load(varios, weights_only=True)
+            b = torch.load(solo, weights_only=True)
+            diferencia = max((a[k].float() - b[k].float()).abs().max().item() for k in a)
+            anotar(diferencia < 1e-3, f"{gpus} procesos × lote 16 ≈ 1 proceso × lote {16 * gpus} "
+                                      f"(máxima diferencia {diferencia:.2e})")
+        if torch.cuda.device_count() == 1:
+            (m,) = ejecutar(orden_torchrun(["-m", "curso_gpu.entrenar_ddp", *comun], procesos=2), timeout_s=120)
+            anotar(not m.bien and not m.agotado and "solo 1 GPU" in m.salida,
+                   "2 procesos con nccl en 1 GPU: error en español y sin colgarse")
+    return lineas
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""La forma del paquete: imports en un solo sentido, sin ciclos y sin nombres privados ajenos.
+
+Las capas son las del mapa de ``curso_gpu/__init__.py``: datos → dispositivo → medir, memoria y
+entrenar → presentación (gráficas, widgets) → lecciones, CLI y app. Un módulo solo importa de
+su capa o de las de abajo.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import curso_gpu
+
+PAQUETE = Path(curso_gpu.__file__).resolve().parent
+
+CAPAS = {
+    # 0. Datos y formato: tablas con sus fuentes, vocabulario, texto/HTML. Sin torch.cuda.
+    "proyecto": 0, "ruedas_cuda": 0, "precisiones": 0, "catalogo": 0, "picos": 0, "nube": 0,
+    "presentacion": 0,
+    # 1. El dispositivo: primitivas, nvidia-smi, Colab y el informe del entorno.
+    "nvidia_smi": 1, "dispositivo": 1, "colab": 1, "entorno": 1,
+    # 2. Medir, estimar memoria y entrenar.
+    "cronometro": 2, "memoria_libre": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
+    "modelos": 2, "checkpoints": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
+    "precision_mixta": 2, "conjuntos": 2, "rendimiento": 2,
+    "distribuido": 2, "lanzador": 2,
+    # 3. Presentación interactiva: gráficas y widgets.
+    "graficos": 3, "widgets": 3, "calculadora": 3,
+    # 4. Lecciones, línea de órdenes y app.
+    "cli": 4, "__main__": 4, "app_lineas": 4, "__init__": 4, "entrenar_ddp": 4,
+}
+
+
+def _modulos() -> dict[str, ast.Module]:
+    return {ruta.stem: ast.parse(ruta.read_text(encoding="utf-8")) for ruta in PAQUETE.glob("*.py")}
+
+
+def _importados(arbol: ast.Module, solo_arriba: bool) -> list[tuple[str, list[str]]]:
+    """(módulo del paquete importado, nombres importados de él)."""
+    nodos = arbol.body if solo_arriba else list(ast.walk(arbol))
+    salida = []
+    for nodo in nodos:
+        if isinstance(nodo, ast.ImportFrom):
+            if nodo.level == 1 and nodo.module:
+                salida.append((nodo.module.split(".")[0], [a.name for a in nodo.names]))
+            elif nodo.level == 1:
+                salida += [(a.name, []) for a in nodo.names]
+            elif nodo.module and nodo.module.startswith("curso_gpu."):
+                salida.append((nodo.module.split(".")[1], [a.name for a in nodo.names]))
+        elif isinstance(nodo, ast.Import):
+            salida += [(a.name.split(".")[1], []) for a in nodo.names if a.name.startswith("curso_gpu.")]
+    return salida
+
+
+def test_cada_modulo_tiene_su_capa_y_esta_en_el_mapa():
+    modulos = set(_modulos())
+    assert modulos == set(CAPAS), f"añade el módulo a CAPAS y al mapa de __init__.py: {modulos ^ set(CAPAS)}"
+    mapa = curso_gpu.__doc__
+    faltan = [m for m in modulos - {"__init__", "__main__"} if f"``{m}``" not in mapa]
+    assert not faltan, f"el docstring de curso_gpu/__init__.py no nombra: {faltan}"
+
+
+def test_ningun_modulo_importa_de_una_capa_superior():
+    subidas = [f"{m} (capa {CAPAS[m]}) importa {o} (capa {CAPAS[o]})"
+               for m, arbol in _modulos().items() for o, _ in _importados(arbol, solo_arriba=False)
+               if CAPAS[o] > CAPAS[m]]
+    assert not subidas
+
+
+def test_no_hay_ciclos_de_importacion():
+    grafo = {m: {o for o, _ in _importados(a, solo_arriba=False) if o != m} for m, a in _modulos().items()}
+    visitando, hecho = set(), set()
+
+    def visitar(m, camino):
+        assert m not in visitando, "ciclo: " + " → ".join(camino + [m])
+        if m in hecho:
+            return
+        visitando.add(m)
+        for o in sorted(grafo[m]):
+            visitar(o, camino + [m])
+        visitando.discard(m)
+        hecho.add(m)
+
+    for m in sorted(grafo):
+        visitar(m, [])
+
+
+def test_ningun_modulo_importa_nombres_privados_de_otro():
+    privados = [f"{m} importa {n} de {o}" for m, arbol in _modulos().items()
+                for o, nombres in _importados(arbol, solo_arriba=False) for n in nombres
+                if n.startswith("_") and not n.startswith("__")]
+    assert not privados
+
+
+def test_import_curso_gpu_no_carga_matplotlib_ipywidgets_ni_tqdm():
+    # torch ya importa tqdm por su cuenta: se mira lo que añade curso_gpu.
+    codigo = ("import sys, torch; antes = set(sys.modules); import curso_gpu; "
+              "print(sorted(m for m in set(sys.modules) - antes "
+              "if m.split('.')[0] in {'matplotlib', 'ipywidgets', 'tqdm'}))")
+    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=120,
+                            cwd=PAQUETE.parent)
+    assert salida.returncode == 0, salida.stderr
+    assert salida.stdout.strip() == "[]"

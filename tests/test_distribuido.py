@@ -1,0 +1,260 @@
+"""Lección 08: DDP con torchrun de verdad, en CPU (gloo, 2 procesos), sin dejar procesos vivos.
+
+Las cuatro ejecuciones con torchrun (la de referencia, la del fallo con un reinicio y los
+dos «nodos» en 127.0.0.1) se lanzan juntas una sola vez para todo el archivo: lo que más
+cuesta es arrancar Python e importar torch en cada proceso.
+"""
+
+import socket
+import sys
+import time
+
+import pytest
+import torch
+
+from curso_gpu import distribuido
+from curso_gpu.entrenar_ddp import main
+from curso_gpu.lanzador import PuertoOcupado, ejecutar, orden_torchrun, sigue_vivo
+from curso_gpu.modelos import CNNPequena
+
+COMUN = ["--epocas", "3", "--semilla", "0"]
+ENTORNO = {"OMP_NUM_THREADS": "1"}
+
+
+def _pesos(ruta):
+    return torch.load(ruta, weights_only=True)
+
+
+def _puertos_distintos(n):
+    """n puertos libres y distintos entre sí (se piden todos antes de soltar ninguno)."""
+    enchufes = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(n)]
+    try:
+        for enchufe in enchufes:
+            enchufe.bind(("127.0.0.1", 0))
+        return [enchufe.getsockname()[1] for enchufe in enchufes]
+    finally:
+        for enchufe in enchufes:
+            enchufe.close()
+
+
+@pytest.fixture(scope="module")
+def corridas(tmp_path_factory):
+    carpeta = tmp_path_factory.mktemp("ddp")
+
+    def programa(nombre, *extra):
+        return ["-m", "curso_gpu.entrenar_ddp", *COMUN, "--tamano-lote", "16",
+                "--guardar-pesos", str(carpeta / f"{nombre}.pt"), *extra]
+
+    dos, fallo, nodos = _puertos_distintos(3)
+    ordenes = {
+        "dos": orden_torchrun(programa("dos"), procesos=2, puerto=dos),
+        "fallo": orden_torchrun(programa("fallo", "--checkpoints", str(carpeta / "ck"), "--simular-fallo", "2"),
+                                procesos=2, reinicios=1, puerto=fallo),
+        "nodo0": orden_torchrun(programa("nodos"), procesos=1, nodos=2, rango_nodo=0, puerto=nodos),
+        "nodo1": orden_torchrun(programa("nodos"), procesos=1, nodos=2, rango_nodo=1, puerto=nodos),
+    }
+    resultados = ejecutar(*ordenes.values(), timeout_s=180, entorno=ENTORNO)
+    return carpeta, dict(zip(ordenes, resultados))
+
+
+def _bien(ejecucion):
+    assert ejecucion.bien, f"{ejecucion.explicacion()}\n{ejecucion.salida[-3000:]}"
+
+
+def test_dos_procesos_con_lote_16_dan_el_mismo_modelo_que_uno_con_lote_32(corridas, tmp_path):
+    carpeta, r = corridas
+    _bien(r["dos"])
+    solo = tmp_path / "solo.pt"
+    assert main([*COMUN, "--tamano-lote", "32", "--guardar-pesos", str(solo), "--silencioso"]) == 0
+    dos, uno = _pesos(carpeta / "dos.pt"), _pesos(solo)
+    assert list(dos) == list(uno) and not any(k.startswith("module.") for k in dos)
+    for nombre in dos:
+        torch.testing.assert_close(dos[nombre], uno[nombre], rtol=0, atol=1e-5)
+    # y no por casualidad: otro lote global da otros pesos
+    otro = tmp_path / "otro.pt"
+    assert main([*COMUN, "--tamano-lote", "16", "--guardar-pesos", str(otro), "--silencioso"]) == 0
+    assert (_pesos(otro)["fc2.weight"] - dos["fc2.weight"]).abs().max() > 1e-3
+
+
+def test_las_copias_de_los_dos_rangos_acaban_identicas(corridas):
+    _, r = corridas
+    salida = r["dos"].salida
+    huellas = {rango: linea.rsplit(" ", 1)[1] for linea in salida.splitlines()
+               for rango in ("0", "1") if linea.startswith(f"[rango {rango}/2] huella de mis pesos:")}
+    assert set(huellas) == {"0", "1"} and huellas["0"] == huellas["1"], salida
+    assert "¿Copias idénticas en los 2 procesos? sí" in salida
+
+
+def test_cada_rango_recibe_su_mitad_de_los_ejemplos(corridas):
+    _, r = corridas
+    lineas = [linea for linea in r["dos"].salida.splitlines() if "me tocan" in linea]
+    assert len(lineas) == 2 and all("me tocan 96 ejemplos" in linea for linea in lineas)
+    assert lineas[0].split("primeros:")[1] != lineas[1].split("primeros:")[1]
+
+
+def test_un_fallo_con_un_reinicio_acaba_igual_que_sin_fallo(corridas):
+    carpeta, r = corridas
+    _bien(r["fallo"])
+    salida = r["fallo"].salida
+    assert "[rango 1] Simulo un fallo en la época 2" in salida
+    assert "otro proceso del grupo falló" in salida        # lo cuenta el rango 0, en español
+    assert "failed (exitcode: 3)" in salida                 # y el que murió salió con error (torchrun lo anota)
+    assert "Reanudo desde checkpoint_epoca_000001.pt" in salida
+    fallo, dos = _pesos(carpeta / "fallo.pt"), _pesos(carpeta / "dos.pt")
+    assert all(torch.equal(fallo[k], dos[k]) for k in dos)
+    # solo escribe el rango 0, de forma atómica: ni temporales ni checkpoints de más
+    archivos = sorted(p.name for p in (carpeta / "ck").iterdir())
+    assert archivos == ["checkpoint_epoca_000001.pt", "checkpoint_epoca_000002.pt", "checkpoint_epoca_000003.pt"]
+
+
+def test_dos_nodos_simulados_en_loopback_dan_los_mismos_pesos_que_un_nodo(corridas):
+    carpeta, r = corridas
+    _bien(r["nodo0"])
+    _bien(r["nodo1"])
+    nodos, dos = _pesos(carpeta / "nodos.pt"), _pesos(carpeta / "dos.pt")
+    for nombre in dos:
+        torch.testing.assert_close(nodos[nombre], dos[nombre], rtol=0, atol=1e-6)
+
+
+def test_no_queda_ningun_proceso_vivo(corridas):
+    _, r = corridas
+    for nombre, ejecucion in r.items():
+        assert len(ejecucion.procesos) >= 2, f"{nombre}: no se vieron los trabajadores de torchrun"
+        vivos = [pid for pid in ejecucion.procesos if sigue_vivo(pid)]
+        assert not vivos, f"{nombre}: siguen vivos {vivos}"
+
+
+# ---------------------------------------------------------------------------
+# Errores: en español, con código distinto de 0 y sin colgarse
+# ---------------------------------------------------------------------------
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="aquí sí hay CUDA")
+def test_nccl_sin_cuda_da_un_error_en_espanol(capsys):
+    inicio = time.perf_counter()
+    assert main([*COMUN, "--backend", "nccl"]) == 1
+    assert time.perf_counter() - inicio < 5
+    error = capsys.readouterr().err
+    assert "nccl" in error and "no hay ninguna GPU con CUDA" in error and "gloo" in error
+
+
+def test_mas_procesos_que_gpu_con_nccl(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)   # una máquina falsa con 1 GPU
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    for variable, valor in {"RANK": "1", "LOCAL_RANK": "1", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2"}.items():
+        monkeypatch.setenv(variable, valor)
+    with pytest.raises(distribuido.ErrorDistribuido, match="2 procesos en esta máquina pero solo 1 GPU"):
+        distribuido.iniciar("nccl")
+
+
+@pytest.fixture
+def puerto_ocupado():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        yield s.getsockname()[1]
+
+
+def test_el_puerto_en_uso_se_dice_antes_de_lanzar(puerto_ocupado):
+    with pytest.raises(PuertoOcupado, match=f"El puerto {puerto_ocupado} ya está en uso"):
+        orden_torchrun(["-m", "curso_gpu.entrenar_ddp"], puerto=puerto_ocupado)
+
+
+def test_el_puerto_en_uso_al_reunirse_da_un_error_en_espanol(puerto_ocupado, monkeypatch, capsys):
+    entorno = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1",
+               "MASTER_PORT": str(puerto_ocupado), "TORCHELASTIC_USE_AGENT_STORE": "False"}
+    for variable, valor in entorno.items():
+        monkeypatch.setenv(variable, valor)
+    inicio = time.perf_counter()
+    assert main([*COMUN]) == 1
+    assert time.perf_counter() - inicio < 10
+    assert f"El puerto {puerto_ocupado} ya está en uso" in capsys.readouterr().err
+
+
+def test_un_proceso_colgado_se_para_y_no_deja_hijos():
+    codigo = ("import subprocess, sys, time; "
+              "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True); "
+              "time.sleep(60)")
+    (r,) = ejecutar([sys.executable, "-c", codigo], timeout_s=1.5)
+    assert r.agotado and not r.bien and "lo paré" in r.explicacion()
+    assert len(r.procesos) == 2, r.procesos   # el padre y el nieto en otra sesión
+    assert not [pid for pid in r.procesos if sigue_vivo(pid)]
+
+
+# ---------------------------------------------------------------------------
+# Piezas pequeñas
+# ---------------------------------------------------------------------------
+
+def test_mundo_de_uno_fuera_de_torchrun():
+    proceso = distribuido.iniciar()
+    try:
+        assert (proceso.rango, proceso.tamano_mundo, proceso.backend) == (0, 1, "gloo")
+        assert distribuido.es_principal()
+        t = torch.tensor([1.0, 3.0])
+        media = distribuido.promediar(t)
+        assert torch.equal(media, t) and media is not t
+    finally:
+        distribuido.terminar()
+    assert not torch.distributed.is_initialized()
+
+
+def test_errores_claros_de_las_piezas():
+    with pytest.raises(ValueError, match="necesita un tensor"):
+        distribuido.promediar(3.0)
+    with pytest.raises(distribuido.ErrorDistribuido, match="Backend desconocido 'mpi'"):
+        distribuido.elegir_backend("mpi")
+    with pytest.raises(ValueError, match="timeout_s"):
+        distribuido.iniciar(timeout_s=0)
+
+
+def test_la_huella_cambia_si_cambia_un_solo_peso():
+    torch.manual_seed(0)
+    a = CNNPequena()
+    b = CNNPequena()
+    b.load_state_dict(a.state_dict())
+    assert distribuido.huella_de_pesos(a) == distribuido.huella_de_pesos(b)
+    with torch.no_grad():
+        b.fc2.bias[0] += 1e-7
+    assert distribuido.huella_de_pesos(a) != distribuido.huella_de_pesos(b)
+
+
+def test_allreduce_en_anillo_envia_2_n_menos_1_entre_n_del_gradiente():
+    t = distribuido.tiempo_allreduce(25_000_000, 8, 16.0)
+    assert t.bytes_gradiente == 100_000_000
+    assert t.bytes_por_gpu == pytest.approx(2 * 7 / 8 * 100e6)
+    assert t.segundos == pytest.approx(175e6 / 16e9)
+    assert distribuido.tiempo_allreduce(25_000_000, 1, 16.0).segundos == 0
+    assert distribuido.tiempo_allreduce(25_000_000, 8, 16.0, bytes_por_parametro=2).segundos == pytest.approx(t.segundos / 2)
+    assert "8 GPU" in str(t) and "ms por paso" in str(t)
+
+
+def test_8_t4_por_pcie_escalan_peor_que_8_h100_con_nvlink():
+    t4 = distribuido.tiempo_allreduce(25_000_000, 8, "PCIe 3.0 x16")
+    h100 = distribuido.tiempo_allreduce(25_000_000, 8, "NVLink H100")
+    assert t4.segundos / h100.segundos == pytest.approx(450 / 15.75)
+    # con 50 ms de cálculo por paso: PCIe se come parte de la ganancia, NVLink casi nada
+    assert t4.aceleracion(0.05) < 7 < h100.aceleracion(0.05) < 8
+    assert h100.aceleracion(0.05, solapar=True) == pytest.approx(8)
+    assert t4.eficiencia(0.05) == pytest.approx(t4.aceleracion(0.05) / 8)
+
+
+@pytest.mark.parametrize("argumentos, texto", [
+    ((0, 8, 16.0), "parametros"), ((10, 0, 16.0), "gpus"), ((10, 8, 0), "ancho_de_banda_gb_s"),
+    ((10, 8, "NVLink T4"), "Enlace desconocido"), ((10, 8, float("nan")), "ancho_de_banda_gb_s"),
+])
+def test_la_calculadora_rechaza_entradas_sin_sentido(argumentos, texto):
+    with pytest.raises(ValueError, match=texto):
+        distribuido.tiempo_allreduce(*argumentos)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="aquí sí hay CUDA")
+def test_la_comprobacion_en_gpu_sin_gpu_se_salta():
+    from curso_gpu.entrenar_ddp import comprobar_en_gpu
+
+    assert comprobar_en_gpu() == ["SKIP entrenar_ddp con nccl: no hay GPU con CUDA"]
+
+
+def test_la_ayuda_y_los_errores_de_la_linea_de_ordenes_en_espanol(capsys):
+    with pytest.raises(SystemExit) as salida:
+        main(["--epocas", "0"])
+    assert salida.value.code == 2
+    assert "debe ser un entero mayor o igual que 1" in capsys.readouterr().err
