@@ -18,7 +18,6 @@ import numbers
 import random
 import time
 from dataclasses import asdict, dataclass, field
-from decimal import Decimal
 from typing import Callable
 
 import torch
@@ -28,6 +27,7 @@ from .datos import NOMBRES_CLASES
 from .dispositivo import como_dispositivo as _como_dispositivo
 from .dispositivo import sincronizar
 from .modelos import dispositivo_del_modelo
+from .numeros import leer_numero, mostrar_valor
 from .precision_mixta import preparar_precision
 
 CADA_REGISTRO = 10
@@ -290,28 +290,22 @@ def _comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch
 
 
 def _como_numero(valor, entero: bool):
-    """El número como int o float de Python (acepta los de NumPy y Decimal); None si no es un número."""
-    if isinstance(valor, bool):
-        return None
-    if isinstance(valor, numbers.Integral):
-        valor = int(valor)
-        if entero:
-            return valor
-    elif entero or not isinstance(valor, (numbers.Real, Decimal)):
-        return None
+    """El número como int o float de Python (también los de NumPy y, si no es entero, Decimal); None si no vale."""
+    if entero:
+        return int(valor) if isinstance(valor, numbers.Integral) and not isinstance(valor, bool) else None
     try:
-        return float(valor)
-    except (OverflowError, ValueError):
-        return math.inf
+        return leer_numero(valor)  # rechaza booleanos, textos, NaN e infinitos
+    except ValueError:
+        return None
 
 
 def _validar_positivo(valor, nombre: str, entero: bool, ejemplo: str, minimo_cero: bool = False):
     """Comprueba un número positivo y lo devuelve como int o float de Python."""
     numero = _como_numero(valor, entero)
-    if numero is None or (not entero and not math.isfinite(numero)) or numero < 0 or (numero == 0 and not minimo_cero):
+    if numero is None or numero < 0 or (numero == 0 and not minimo_cero):
         cota = "mayor o igual que 0" if minimo_cero else ("mayor o igual que 1" if entero else "mayor que 0")
-        raise ValueError(f"{nombre} debe ser {'un entero' if entero else 'un número'} {cota}; recibí {valor!r}. "
-                         f"Prueba, por ejemplo, {ejemplo}.")
+        raise ValueError(f"{nombre} debe ser {'un entero' if entero else 'un número'} {cota}; recibí "
+                         f"{mostrar_valor(valor)}. Prueba, por ejemplo, {ejemplo}.")
     return numero
 
 
@@ -323,7 +317,7 @@ def _validar_semilla(semilla) -> int | None:
         return None
     numero = _como_numero(semilla, True)
     if numero is None or not 0 <= numero <= SEMILLA_MAXIMA:
-        raise ValueError(f"semilla debe ser un entero entre 0 y 2**63 - 1, o None; recibí {semilla!r}. "
+        raise ValueError(f"semilla debe ser un entero entre 0 y 2**63 - 1, o None; recibí {mostrar_valor(semilla)}. "
                          "Prueba, por ejemplo, semilla=0.")
     return numero
 
