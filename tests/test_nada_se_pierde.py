@@ -330,7 +330,7 @@ def test_disco_lleno_a_mitad_conserva_los_anteriores_y_el_historial(tmp_path, mo
     if not Path("/proc/self/fd").is_dir():
         pytest.skip("necesita /proc")
     monkeypatch.setattr(os, "fsync", disco_lleno)
-    with pytest.raises(CheckpointNoGuardado) as error:
+    with pytest.raises(CheckpointNoGuardado) as error, pytest.warns(AvisoCheckpoint, match="epocas 6 → 10"):
         _entrenar(carpeta, epocas=10, cada_checkpoint=2)
     mensaje = str(error.value)
     assert texto in mensaje and str(tmp_path) in mensaje and "checkpoints anteriores siguen intactos" in mensaje
