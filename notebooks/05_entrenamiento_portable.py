@@ -520,12 +520,15 @@ GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para que los checkpoints sobr
 carpeta = carpeta_checkpoints("cnn_lineas", drive=GUARDAR_EN_DRIVE)
 
 # %% [markdown]
-# Cada checkpoint se escribe primero en un archivo temporal y después se renombra con
-# `os.replace`: o está entero o no está. En Drive, además, se escribe en local y luego se
-# copia, porque Drive sincroniza tarde. Se conservan los 3 últimos. Si el último está
-# dañado, se avisa y se usa el anterior.
+# Cada checkpoint se escribe primero en un archivo temporal con un nombre único y después se
+# renombra con `os.replace`: o está entero o no está. Lleva además su suma SHA-256: si un
+# solo bit cambia (un disco o una copia que fallan), se nota al cargarlo. En Drive, además,
+# se escribe en local y luego se copia, porque Drive sincroniza tarde. Se conservan los 3
+# últimos. Si el último está dañado, se avisa y se usa el anterior.
 #
-# Simulamos una desconexión: el entrenamiento se corta en la época 37 de 60.
+# Simulamos una desconexión: el entrenamiento se corta en la época 37 de 60. Como esta
+# celda quizá ya la ejecutaste, pedimos empezar de cero con `reanudar=False`: los
+# checkpoints que hubiera **no se borran**, se apartan a `anteriores/<fecha>/`.
 
 # %%
 class Desconexion(Exception):
@@ -540,7 +543,7 @@ def desconectar_en_37(epoca, total):
 torch.manual_seed(24)
 antes_del_corte = []  # los puntos de registro (época 1, 10, 20, 30) que se vieron antes del corte
 try:
-    entrenar(CNNPequena(), (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60,
+    entrenar(CNNPequena(), (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60, reanudar=False,
              checkpoints=carpeta, cada_checkpoint=10, al_avanzar=desconectar_en_37, silencioso=True,
              al_registrar=antes_del_corte.append)
 except Desconexion as error:
@@ -548,14 +551,16 @@ except Desconexion as error:
 print("Checkpoints guardados:", [p.name for p in carpeta.archivos()])
 
 # %% [markdown]
-# Tras reconectar, se vuelven a ejecutar las celdas de arriba (los datos, el modelo) y se
-# llama a `entrenar` igual, con `reanudar=True`. Sigue desde la época 30, no desde cero.
+# Tras reconectar, se vuelven a ejecutar las celdas de arriba (los datos, el modelo) y la
+# misma llamada a `entrenar`, sin cambiar nada. Como la carpeta tiene checkpoints de este
+# entrenamiento, **sigue desde el último** (la época 30) y lo anota en `historial.avisos`.
+# Es lo normal: no hace falta pedirlo.
 
 # %%
 torch.manual_seed(24)
 reanudado = CNNPequena()
 h_reanudado = entrenar(reanudado, (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60,
-                       checkpoints=carpeta, cada_checkpoint=10, reanudar=True)
+                       checkpoints=carpeta, cada_checkpoint=10)
 print(*h_reanudado.avisos, sep="\n")  # «Reanudo desde…»: entrenar no imprime, lo anota en el historial
 print(h_reanudado.final)
 
@@ -563,6 +568,12 @@ print(h_reanudado.final)
 # ¿Es el mismo modelo que sin interrupción? En el mismo dispositivo, sí: pesos idénticos,
 # número a número (el checkpoint guarda también el estado de Adam y de los generadores
 # aleatorios).
+#
+# Al reanudar, `entrenar` compara lo que pides ahora con lo que guardó el checkpoint (`lr`,
+# `tamano_lote`, `epocas`, el modelo, el dispositivo) y te avisa de cada diferencia: usa el
+# valor nuevo o, si no tiene arreglo (otro modelo, menos épocas de las ya hechas), se niega y
+# te dice qué hacer. Y si lanzas dos entrenamientos en la misma carpeta, el segundo se niega
+# y nombra al primero (un candado, `.entrenando.lock`, con su número de proceso).
 
 # %%
 torch.manual_seed(24)
@@ -614,6 +625,8 @@ print("Época:", ultimo["epoca"], "· dispositivo de los pesos:", ultimo["modelo
 # | Suponer que la GPU siempre acelera | un modelo diminuto no va más rápido | mide: la GPU gana con modelos y lotes grandes |
 # | Usar `"cuda"` sin comprobar | `Torch not compiled with CUDA enabled` o `Found no NVIDIA driver on your system` | `torch.cuda.is_available()` o `elegir_dispositivo()` |
 # | Crear tensores nuevos en la CPU | el mismo error de dispositivos, a mitad del bucle | `torch.tensor(..., device=dispositivo)` |
+# | Volver a ejecutar la celda de entrenar queriendo empezar de cero | sigue desde el último checkpoint | `reanudar=False` (los viejos van a `anteriores/`) |
+# | Un `lr` tan alto que la pérdida se vuelve NaN | `PerdidaNoFinita`: se para en esa época | baja el `lr` o normaliza los datos; lo entrenado está en `error.historial` |
 #
 # ## Buenas prácticas
 #
