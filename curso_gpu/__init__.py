@@ -6,11 +6,12 @@ El mapa del paquete, por capas. Un módulo solo importa de su capa o de las de a
 Datos y formato (tablas con su fuente; nada de esto habla con la GPU):
 
 - ``proyecto``: la dirección del repositorio para las insignias y la celda de arranque (todas).
-- ``ruedas_cuda``: qué PyTorch con CUDA instalar según la versión del driver (lección 01).
+- ``ruedas_cuda``: qué PyTorch con CUDA instalar según el driver y la GPU (lección 01).
 - ``precisiones``: fp32, tf32, fp16, bf16, fp64, int8, int4: bytes y ``torch.dtype`` (lecciones 03 y 04).
 - ``catalogo``: GPU (memoria) y modelos (parámetros) con sus fuentes (lección 04).
 - ``picos``: picos teóricos en TFLOP/s por GPU y precisión, para el «% del pico» (lección 03).
 - ``nube``: cuánto cuesta una GPU alquilada y olvidarse de apagarla (lección 02).
+- ``mensajes_torch``: los mensajes de error reales de PyTorch que enseñan las lecciones 01 y 05.
 - ``presentacion``: cómo se ven números (``formatear_numero``), informes y tablas en la terminal y
   en el notebook (todas).
 - ``numeros``: leer los números que escribes: ``3``, ``np.int64(3)``, ``Decimal("0.8")`` (lecciones 02 y 04).

@@ -1,15 +1,14 @@
-"""La aplicación de escritorio de la lección 05 (27.23): entrenar y dibujar líneas en una ventana Tk.
+"""La aplicación de escritorio de la lección 05: entrenar y dibujar líneas en una ventana Tk.
 
-Ejecútala en tu ordenador (no en Colab: allí no hay ventanas)::
+Ejecútala en tu computadora (no en Colab: allí no hay ventanas)::
 
     python -m curso_gpu.app_lineas                 # pregunta por la GPU solo si hay una
     python -m curso_gpu.app_lineas --epocas 60 --dispositivo cpu
 
-Es la aplicación del texto base reconstruida sobre el paquete: los datos
+Está construida sobre el paquete: los datos
 (``datos.generar_dataset``), el modelo (``modelos.CNNPequena``), el entrenamiento
 (``entrenamiento.entrenar``) y la lógica de la cuadrícula (``widgets.LogicaPizarra``) son los
-mismos que usa el notebook 05. Lo que cambia respecto al texto base: el entrenamiento corre
-en un hilo aparte y manda sus avances a la ventana por una cola, así la ventana nunca se
+mismos que usa el notebook 05. El entrenamiento corre en un hilo aparte y manda sus avances a la ventana por una cola, así la ventana nunca se
 congela; y el aviso de «cuadrícula vacía» aparece en la propia ventana.
 """
 
@@ -42,7 +41,7 @@ SIN_TKINTER = (
 )
 SIN_PANTALLA = (
     "No se puede abrir la ventana: no hay pantalla ({detalle}).\n"
-    "Esta aplicación necesita un escritorio. Ejecútala en tu ordenador, no en Colab ni por SSH\n"
+    "Esta aplicación necesita un escritorio. Ejecútala en tu computadora, no en Colab ni por SSH\n"
     "sin reenvío de X (usa `ssh -X`). En un servidor sin pantalla puedes usar una virtual:\n"
     "  xvfb-run python -m curso_gpu.app_lineas"
 )
@@ -238,7 +237,7 @@ class AplicacionLineas:
     # -- la cuadrícula ------------------------------------------------------------------
 
     def pintar(self, evento) -> None:
-        """Pinta la celda bajo el ratón (clic o arrastre con el botón pulsado)."""
+        """Pinta la celda bajo el puntero (clic o arrastre con el botón pulsado)."""
         col, fila = evento.x // TAMANO_CELDA, evento.y // TAMANO_CELDA
         if 0 <= fila < LADO and 0 <= col < LADO:
             self.pizarra.pintar(fila, col)
@@ -317,7 +316,7 @@ def _abrir(argv: list[str] | None) -> int:
         print(SIN_PANTALLA.format(detalle=str(error).strip() or "Tk no pudo abrirla"), file=sys.stderr)
         return 2
     try:
-        ventana.withdraw()  # la pregunta sale antes que la ventana, como en el texto base
+        ventana.withdraw()  # la pregunta sale antes que la ventana
         dispositivo = elegir_dispositivo_app(
             args.dispositivo,
             preguntar=lambda texto: messagebox.askyesno("Seleccionar dispositivo", texto, parent=ventana),

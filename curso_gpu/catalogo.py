@@ -4,9 +4,19 @@ memoria, sus picos teóricos por precisión y su capacidad de cómputo). Leccion
 Sirven de ejemplos y de preajustes para ``curso_gpu.memoria`` y la calculadora de VRAM.
 Cada entrada lleva en un comentario la fuente de la cifra. Los números de parámetros son
 los publicados por sus autores (ficha del modelo o artículo), redondeados como ellos los dan.
-La memoria de las GPU es la de su ficha comercial, en GB (10⁹ bytes). Los picos (TFLOP/s
-densos) son por chip y variante (PCIe, SXM...), y se buscan por el nombre que da PyTorch
-(``picos_de("Tesla T4")``); ``curso_gpu.picos`` explica cómo leerlos.
+La memoria de las GPU es la cifra de su ficha comercial («16 GB»), que las cuentas del
+curso toman como GB decimales (10⁹ bytes). Es una etiqueta, no lo que puedes usar:
+
+- La memoria física se fabrica en potencias de dos: los «16 GB» de una T4 son 16 GiB
+  (2³⁰ bytes cada uno, 17,2 GB). Tomarlos como 16·10⁹ bytes deja un margen de un 7 %.
+- Las GPU con memoria GDDR y ECC activado (la T4 de Colab) guardan los códigos del ECC en la
+  propia memoria y pierden 1/16: ``nvidia-smi`` muestra 15 360 MiB (16,1 GB) y PyTorch ve
+  unos 15 100 MiB (15,8 GB). Ahí la cifra de la ficha es un 1 % optimista; el margen del +20 %
+  de ``memoria.memoria_inferencia`` lo cubre. Las GPU con HBM (A100, H100) llevan el ECC
+  aparte y muestran su tamaño completo.
+
+Los picos (TFLOP/s densos) son por chip y variante (PCIe, SXM...), y se buscan por el nombre
+que da PyTorch (``picos_de("Tesla T4")``); ``curso_gpu.picos`` explica cómo leerlos.
 """
 
 from __future__ import annotations
@@ -31,7 +41,7 @@ class Modelo:
 
 @dataclass(frozen=True)
 class GPU:
-    """Una GPU (o un Mac) y su memoria en GB (10⁹ bytes), según su ficha. Lección 04."""
+    """Una GPU (o un Mac) y la memoria de su ficha («16 GB»), tomada como GB de 10⁹ bytes. Lección 04."""
 
     nombre: str
     memoria_gb: float
@@ -89,36 +99,67 @@ _PICOS: list[tuple[str, PicoGPU]] = [
     (r"a100", PicoGPU("NVIDIA A100", 19.5, 156.0, 312.0, 312.0, "NVIDIA A100 datasheet", capacidad_computo=(8, 0))),
     # NVIDIA H100 datasheet: SXM FP32 67, TF32 989*, BF16/FP16 1979*; PCIe 51, 756*, 1513*;
     # NVL 60, 835*, 1671* (*con dispersión: la mitad densas).
-    (r"h100.*pcie", PicoGPU("NVIDIA H100 PCIe", 51.0, 378.0, 756.0, 756.0, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
-    (r"h100.*nvl", PicoGPU("NVIDIA H100 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
-    (r"h100", PicoGPU("NVIDIA H100 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
+    (r"\bh100.*pcie", PicoGPU("NVIDIA H100 PCIe", 51.0, 378.0, 756.0, 756.0, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
+    (r"\bh100.*nvl", PicoGPU("NVIDIA H100 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
+    (r"\bh100\b", PicoGPU("NVIDIA H100 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
     # NVIDIA H200 datasheet: SXM igual que H100 SXM (67 / 989* / 1979*); NVL 60 / 835* / 1671*.
-    (r"h200.*nvl", PicoGPU("NVIDIA H200 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0))),
-    (r"h200", PicoGPU("NVIDIA H200 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0))),
+    # «\b»: la GH200 (Grace Hopper) es otro producto y no debe confundirse con la H200.
+    (r"\bh200.*nvl", PicoGPU("NVIDIA H200 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0))),
+    (r"\bh200\b", PicoGPU("NVIDIA H200 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0))),
     # NVIDIA Ampere GA102 whitepaper, apéndice: RTX 3090 FP32 35,6; TF32 35,6; FP16 y BF16 con
     # acumulación fp32 71 (con acumulación fp16: 142). La RTX 3060 (GA106, 112 Tensor Cores a
     # 1,78 GHz, FP32 12,7) no está en el whitepaper: sus Tensor Cores escalados desde la 3090.
-    (r"rtx 3090", PicoGPU("NVIDIA GeForce RTX 3090", 35.6, 35.6, 71.0, 71.0, "NVIDIA Ampere GA102 whitepaper",
+    (r"rtx 3090(?!\s*ti)", PicoGPU("NVIDIA GeForce RTX 3090", 35.6, 35.6, 71.0, 71.0, "NVIDIA Ampere GA102 whitepaper",
                           "GeForce: fp16 acumulando en fp32 a mitad de velocidad (142 acumulando en fp16).", capacidad_computo=(8, 6))),
     (r"rtx 3060(?!\s*ti)", PicoGPU("NVIDIA GeForce RTX 3060", 12.7, 12.7, 25.5, 25.5,
                                   "NVIDIA RTX 3060 specs; Tensor Cores escalados del whitepaper GA102",
                                   "GeForce: fp16 acumulando en fp32 a mitad de velocidad.", capacidad_computo=(8, 6))),
     # NVIDIA Ada Lovelace whitepaper: RTX 4090 FP32 82,6; TF32 82,6; FP16/BF16 con acumulación
     # fp32 165,2 (con acumulación fp16: 330,3).
-    (r"rtx 4090", PicoGPU("NVIDIA GeForce RTX 4090", 82.6, 82.6, 165.2, 165.2, "NVIDIA Ada Lovelace whitepaper",
+    (r"rtx 4090(?!\s*d\b)", PicoGPU("NVIDIA GeForce RTX 4090", 82.6, 82.6, 165.2, 165.2, "NVIDIA Ada Lovelace whitepaper",
                           "GeForce: fp16 acumulando en fp32 a mitad de velocidad (330 acumulando en fp16).", capacidad_computo=(8, 9))),
-    # Apple (notas de prensa de Apple, versión con más núcleos de GPU): M1 2,6; M1 Pro 5,2;
-    # M1 Max 10,4; M1 Ultra 21; M2 3,6; M2 Pro 6,8; M2 Max 13,6; M2 Ultra 27,2 TFLOPS fp32.
-    # Apple no publica cifras de fp16/bf16 ni de los M3/M4.
-    (r"\bm1 ultra\b", PicoGPU("Apple M1 Ultra", 21.0, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm1 max\b", PicoGPU("Apple M1 Max", 10.4, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm1 pro\b", PicoGPU("Apple M1 Pro", 5.2, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm1\b", PicoGPU("Apple M1", 2.6, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm2 ultra\b", PicoGPU("Apple M2 Ultra", 27.2, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm2 max\b", PicoGPU("Apple M2 Max", 13.6, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm2 pro\b", PicoGPU("Apple M2 Pro", 6.8, None, None, None, "Apple (nota de prensa)")),
-    (r"\bm2\b", PicoGPU("Apple M2", 3.6, None, None, None, "Apple (nota de prensa)")),
+    # Apple no publica una ficha con TFLOPS por tipo de dato: las cifras fp32 son un cálculo,
+    # núcleos de GPU × 128 ALU por núcleo × 2 operaciones (multiplicar y sumar) × reloj de la
+    # GPU: 1,278 GHz en los M1 y 1,398 GHz en los M2 (arquitectura y relojes: Philip Turner,
+    # «metal-benchmarks», github.com/philipturner/metal-benchmarks; leído el 3-12-2026).
+    # Coinciden con las que Apple dio al presentarlos (2,6 el M1, 10,4 el M1 Max...). Versión
+    # con más núcleos de GPU de cada chip. Sin fp16/bf16 ni M3/M4: no hay cifra publicada.
+    (r"\bm1 ultra\b", PicoGPU("Apple M1 Ultra", 21.0, None, None, None, "cálculo: 64 núcleos × 128 ALU × 2 × 1,278 GHz")),
+    (r"\bm1 max\b", PicoGPU("Apple M1 Max", 10.4, None, None, None, "cálculo: 32 núcleos × 128 ALU × 2 × 1,278 GHz")),
+    (r"\bm1 pro\b", PicoGPU("Apple M1 Pro", 5.2, None, None, None, "cálculo: 16 núcleos × 128 ALU × 2 × 1,278 GHz")),
+    (r"\bm1\b", PicoGPU("Apple M1", 2.6, None, None, None, "cálculo: 8 núcleos × 128 ALU × 2 × 1,278 GHz")),
+    (r"\bm2 ultra\b", PicoGPU("Apple M2 Ultra", 27.2, None, None, None, "cálculo: 76 núcleos × 128 ALU × 2 × 1,398 GHz")),
+    (r"\bm2 max\b", PicoGPU("Apple M2 Max", 13.6, None, None, None, "cálculo: 38 núcleos × 128 ALU × 2 × 1,398 GHz")),
+    (r"\bm2 pro\b", PicoGPU("Apple M2 Pro", 6.8, None, None, None, "cálculo: 19 núcleos × 128 ALU × 2 × 1,398 GHz")),
+    (r"\bm2\b", PicoGPU("Apple M2", 3.6, None, None, None, "cálculo: 10 núcleos × 128 ALU × 2 × 1,398 GHz")),
 ]
+
+
+# Qué fracción del pico (en %) alcanza de verdad una multiplicación grande y cuadrada
+# (n = 4096–8192) medida con PyTorch, por (nombre del chip, precisión). Solo donde hay una medida
+# publicada. ``benchmarks/validar_en_gpu.py`` los comprueba cada vez que hay una GPU: si una
+# medida propia los contradice, se corrigen aquí.
+RANGOS_PORCENTAJE: dict[tuple[str, str], tuple[float, float]] = {
+    # T4 en fp16: cuBLAS sostiene unos 24 TFLOP/s con n=4096 (un 37 % de 65), porque la T4
+    # está limitada a 70 W: con los Tensor Cores a tope el límite de potencia baja sus relojes
+    # desde el máximo de 1590 MHz. NVIDIA Developer Forums, «About GPU peak performance»
+    # (forums.developer.nvidia.com/t/about-gpu-peak-performance/264462), respuesta de NVIDIA;
+    # también Jia et al., «Dissecting the NVidia Turing T4 GPU via Microbenchmarking»,
+    # arXiv:1903.07486 (2019), sobre los relojes de la T4 bajo carga. Leídos el 3-12-2026.
+    ("NVIDIA T4", "fp16"): (30.0, 40.0),
+    # T4 en fp32: unos 4 TFLOP/s de 8,1, por el mismo límite de 70 W. Rango prudente hasta
+    # que una medida nuestra en una T4 lo sustituya (mismas fuentes que arriba).
+    ("NVIDIA T4", "fp32"): (40.0, 60.0),
+    # Centro de datos, fp16/bf16 (densos): A100 SXM 271 de 312 (87 %) y H100 SXM 795 de 989
+    # (80 %) en bf16 (S. Bekman, «ML Engineering», tabla «Maximum Achievable Matmul FLOPS»,
+    # github.com/stas00/ml-engineering, compute/accelerator); H100 80GB HBM3 con torch 2.7:
+    # fp16 736–760 y bf16 789–798 (74–81 %) (github.com/zzc0721/torch-performance-test-data,
+    # incidencia 79). Leídos el 3-12-2026.
+    **{(gpu, modo): (70.0, 90.0)
+       for gpu in ("NVIDIA A100", "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 NVL",
+                   "NVIDIA H200 SXM", "NVIDIA H200 NVL")
+       for modo in ("fp16", "bf16")},
+}
 
 
 _MODELOS = [
@@ -166,8 +207,11 @@ _MODELOS = [
 _GPUS = [
     # https://www.nvidia.com/en-us/data-center/tesla-p100/ (versiones de 12 GB y de 16 GB)
     GPU("NVIDIA P100", 16, "la GPU de Kaggle (versión de 16 GB)"),
-    # https://www.nvidia.com/en-us/data-center/tesla-t4/ («16 GB GDDR6»)
-    GPU("NVIDIA T4", 16, "la GPU gratis de Google Colab"),
+    # https://www.nvidia.com/en-us/data-center/tesla-t4/ («16 GB GDDR6»): 16 GiB físicos; con
+    # el ECC activado, nvidia-smi muestra 15360 MiB y PyTorch ve de 15079 a 15109 MiB según el
+    # driver (total_memory de _CudaDeviceProperties en Colab, citado en muchos proyectos
+    # públicos; leído el 3-12-2026).
+    GPU("NVIDIA T4", 16, "la GPU gratis de Google Colab (15360 MiB usables con ECC)"),
     # https://www.nvidia.com/en-us/data-center/v100/ («16 GB / 32 GB HBM2»)
     GPU("NVIDIA V100 16 GB", 16, "centro de datos (2017)"),
     GPU("NVIDIA V100 32 GB", 32, "centro de datos (2017)"),

@@ -1,7 +1,7 @@
 """Checkpoints que sobreviven a una desconexión de Colab. Lección 05.
 
-- ``carpeta_checkpoints(nombre)``: en Colab, una carpeta en Google Drive (lo monta solo
-  entonces); fuera de Colab, ``checkpoints/<nombre>`` en la carpeta actual.
+- ``carpeta_checkpoints(nombre)``: ``checkpoints/<nombre>`` en la carpeta actual; con
+  ``drive=True`` (solo en Colab, y solo si tú lo eliges), una carpeta en Google Drive.
 - Cada checkpoint se escribe de forma atómica (un temporal con nombre único creado en
   exclusiva, flush, fsync, ``os.replace``): o está entero o no está, aunque escriban dos
   procesos a la vez; nunca se sigue un enlace simbólico. Se conservan los últimos K.
@@ -660,16 +660,16 @@ class CarpetaCheckpoints:
 def carpeta_checkpoints(
     nombre: str,
     *,
-    drive: bool | None = None,
+    drive: bool = False,
     base: str | os.PathLike | None = None,
     conservar: int = 3,
     silenciosa: bool = False,
 ) -> CarpetaCheckpoints:
     """La carpeta donde guardar los checkpoints del entrenamiento ``nombre``. Lección 05.
 
-    - ``drive=None`` (por defecto): en Google Colab, Google Drive (lo monta ahora y te pide
-      permiso); fuera de Colab, la carpeta local ``checkpoints/<nombre>``.
-    - ``drive=True``: Google Drive (solo dentro de Colab). ``drive=False``: siempre local.
+    - ``drive=False`` (por defecto): la carpeta local ``checkpoints/<nombre>``. Montar Drive
+      pide permisos amplios sobre tu Drive, así que nunca se hace sin que lo pidas.
+    - ``drive=True``: Google Drive (solo dentro de Colab; lo monta ahora y te pide permiso).
     - ``base``: la carpeta local donde crear ``<nombre>`` (por defecto ``./checkpoints``).
 
     Dice en español dónde quedan y comprueba ya que se puede escribir allí.
@@ -685,7 +685,7 @@ def carpeta_checkpoints(
 
     local = Path(base) if base is not None else Path.cwd() / "checkpoints"
     local = local / nombre
-    quiere_drive = en_colab() if drive is None else bool(drive)
+    quiere_drive = bool(drive)
     carpeta = CarpetaCheckpoints(ruta=local, local=local, en_drive=False, conservar=conservar)
     if quiere_drive:
         if not en_colab():

@@ -34,7 +34,7 @@ def en_colab() -> bool:
 
     Dentro de un notebook de Colab el kernel ya ha importado ``google.colab``; en un
     ``!python script.py`` lanzado desde él existe la variable de entorno ``COLAB_RELEASE_TAG``.
-    Tener el paquete ``google-colab`` instalado en tu ordenador no basta: hay que importarlo.
+    Tener el paquete ``google-colab`` instalado en tu computadora no basta: hay que importarlo.
     """
     return sys.modules.get("google.colab") is not None or bool(os.environ.get("COLAB_RELEASE_TAG"))
 

@@ -2,7 +2,7 @@
 
 - ``generar_dataset``: imágenes sintéticas de líneas verticales, horizontales y oblicuas.
 - ``lineas_dibujadas``: líneas como las que dibuja una persona en la cuadrícula (para probar).
-- ``generar_datos_tabulares``: dos columnas de números y una etiqueta 0/1 (calentamiento, 27.22).
+- ``generar_datos_tabulares``: dos columnas de números y una etiqueta 0/1 (el calentamiento).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import torch
 NOMBRES_CLASES = ("vertical", "horizontal", "oblicua")
 RECETAS = ("variada", "semilla")
 LADO = 8
-RUIDO = 0.10  # como en el texto base: imagen + 0.10·U(0, 1), recortada a [0, 1]
+RUIDO = 0.10  # imagen + 0.10·U(0, 1), recortada a [0, 1]
 
 
 def _validar_n(n, nombre: str) -> int:
@@ -34,7 +34,7 @@ def _generador(semilla) -> torch.Generator | None:
 
 
 def _entero(bajo: int, alto: int, g) -> int:
-    """Un entero al azar en [bajo, alto), con el mismo tipo de llamada que el texto base."""
+    """Un entero al azar en [bajo, alto), siempre con la misma llamada (así la receta «semilla» es reproducible)."""
     return int(torch.randint(bajo, alto, (1,), generator=g).item())
 
 
@@ -43,7 +43,7 @@ def _con_ruido(matriz: torch.Tensor, g) -> torch.Tensor:
 
 
 # ---------------------------------------------------------------------------
-# La receta del texto base (27.23): columnas y filas 1-6, las dos diagonales principales
+# La receta «semilla»: columnas y filas 1-6, las dos diagonales principales
 # ---------------------------------------------------------------------------
 
 def _semilla(clase: int, g) -> torch.Tensor:
@@ -109,9 +109,9 @@ def generar_dataset(n_por_clase: int, semilla: int | None = None, receta: str = 
     - ``receta="variada"`` (por defecto): líneas en cualquier fila o columna (también en
       los bordes), más cortas o con huecos, y diagonales desplazadas: lo que dibuja una
       persona en la cuadrícula.
-    - ``receta="semilla"``: la receta exacta del texto base (columnas y filas 1 a 6 y las
-      dos diagonales principales). Con ``semilla=s`` da los mismos tensores que el código
-      original tras ``torch.manual_seed(s)``.
+    - ``receta="semilla"``: la receta más sencilla (columnas y filas 1 a 6 y las
+      dos diagonales principales). Con ``semilla=s`` da siempre los mismos tensores,
+      los mismos que un bucle con ``torch.randint`` tras ``torch.manual_seed(s)``.
 
     Las dos suman ruido ``0.10·U(0, 1)`` y recortan a [0, 1]. Con ``semilla`` el resultado
     es siempre el mismo y no toca el generador global de torch.
@@ -212,7 +212,7 @@ def lineas_dibujadas():
 
 
 # ---------------------------------------------------------------------------
-# Calentamiento tabular (27.22)
+# Calentamiento tabular
 # ---------------------------------------------------------------------------
 
 def generar_datos_tabulares(n: int, semilla: int | None = None):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from . import ruedas_cuda
-from .nvidia_smi import consultar_nvidia_smi
+from .nvidia_smi import consultar_capacidades, consultar_nvidia_smi
 
 VARIABLE_ENTORNO = "CURSO_GPU_DISPOSITIVO"
 MENU_COLAB = "Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4"
@@ -95,16 +95,16 @@ def como_conseguir_gpu(tipo: str = "cuda") -> str:
     lineas = ["Para usar una GPU:", "- En Google Colab: menú " + MENU_COLAB + "."]
     if torch.version.cuda or getattr(torch.version, "hip", None):
         lineas.append(
-            f"- En tu ordenador: tu PyTorch ya trae CUDA {torch.version.cuda or ''}".rstrip()
+            f"- En tu computadora: tu PyTorch ya trae CUDA {torch.version.cuda or ''}".rstrip()
             + "; comprueba con nvidia-smi que la GPU y su driver están instalados."
         )
     else:
         try:
-            comando = ruedas_cuda.comando_instalacion(_cuda_del_driver())
-        except ValueError as error:  # driver demasiado antiguo para cualquier rueda
+            comando = ruedas_cuda.comando_instalacion(_cuda_del_driver(), consultar_capacidades(timeout_s=3))
+        except ValueError as error:  # ninguna rueda sirve a ese driver y esa GPU
             comando = str(error)
         lineas.append(
-            f"- En tu ordenador con una GPU NVIDIA: tu PyTorch ({torch.__version__}) es solo para CPU; "
+            f"- En tu computadora con una GPU NVIDIA: tu PyTorch ({torch.__version__}) es solo para CPU; "
             "reinstálalo con CUDA:\n    " + comando
         )
     lineas.append("Sin GPU todo el curso funciona igual en CPU: usa elegir_dispositivo('auto').")

@@ -28,7 +28,7 @@ from .dispositivo import (
     mps_disponible,
     xpu_disponible,
 )
-from .nvidia_smi import InformeNvidiaSmi, consultar_nvidia_smi_con_problema
+from .nvidia_smi import InformeNvidiaSmi, consultar_capacidades, consultar_nvidia_smi_con_problema
 from .presentacion import informe_html, informe_texto
 
 
@@ -109,9 +109,9 @@ def _cudnn() -> int | None:
 
 
 def _comando_o_aviso(cuda_del_driver: tuple[int, int] | None) -> str:
-    try:
-        return "\n    " + ruedas_cuda.comando_instalacion(cuda_del_driver)
-    except ValueError as error:  # driver demasiado antiguo: ninguna rueda sirve
+    try:  # la rueda tiene que servir al driver y a la arquitectura de la GPU
+        return "\n    " + ruedas_cuda.comando_instalacion(cuda_del_driver, consultar_capacidades(timeout_s=3))
+    except ValueError as error:  # ninguna rueda sirve a ese driver y esa GPU
         return " " + str(error)
 
 
@@ -152,7 +152,7 @@ def diagnosticar(informe: InformeEntorno) -> list[str]:
                      if visibles is not None else "")
             avisos.append(
                 f"nvidia-smi ve la GPU {smi.gpus[0].nombre}, pero tu PyTorch (con CUDA "
-                f"{informe.cuda_compilado}) no la ve.{pista} Reinicia el kernel (o el ordenador, "
+                f"{informe.cuda_compilado}) no la ve.{pista} Reinicia el kernel (o la computadora, "
                 "si acabas de instalar el driver) y vuelve a probar."
             )
         else:

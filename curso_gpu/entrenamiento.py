@@ -1,6 +1,6 @@
 """Entrenar, evaluar y predecir en cualquier dispositivo (CPU, CUDA, MPS). Lección 05.
 
-El bucle es el del texto base (27.23): Adam con todo el conjunto en cada paso, métricas
+El bucle es el de la lección 05: Adam con todo el conjunto en cada paso, métricas
 en la época 1 y cada 10, y el tiempo total. Lo que añade el curso: lotes con
 ``DataLoader`` (opcional), una barra de progreso, checkpoints para reanudar y errores
 claros cuando modelo y datos están en dispositivos distintos.
@@ -336,7 +336,7 @@ def _aciertos(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def calcular_accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
-    """Fracción de aciertos (de 0 a 1), como en el texto base. Lección 05."""
+    """Fracción de aciertos (de 0 a 1). Lección 05."""
     return float(_aciertos(logits, y).item())
 
 
@@ -528,7 +528,7 @@ def entrenar(
     """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
 
     - Mueve el modelo y los datos al dispositivo una sola vez. Sin ``tamano_lote``, cada
-      época es un paso de Adam con todo el conjunto (como el texto base); con
+      época es un paso de Adam con todo el conjunto (como el bucle a mano); con
       ``tamano_lote``, usa un ``DataLoader`` barajado (``pin_memory``/``non_blocking`` en CUDA).
     - Mide pérdida y accuracy de entrenamiento y validación en la época 1, cada 10 y la
       última; llama a ``al_registrar(registro)`` en esos puntos.

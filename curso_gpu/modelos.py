@@ -1,4 +1,4 @@
-"""Los modelos de la lección 05: la CNN pequeña del texto base y una red tabular mínima."""
+"""Los modelos de la lección 05: una CNN pequeña para líneas de 8×8 y una red tabular mínima."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from torch import nn
 
 
 class CNNPequena(nn.Module):
-    """La CNN del texto base (27.23) para imágenes de 8×8 con 3 clases. Lección 05.
+    """Una CNN pequeña para imágenes de 8×8 con 3 clases. Lección 05.
 
     conv 1→8 (3×3, padding 1) → ReLU → max-pool 2 → conv 8→16 (3×3, padding 1) → ReLU →
     max-pool 2 → aplanar (16·2·2 = 64) → lineal 64→16 → ReLU → lineal 16→3.
 
     ``canales`` y ``ocultas`` permiten una versión más grande (la misma forma, más ancha)
-    para ver cuándo compensa la GPU; por defecto es exactamente la del texto base.
+    para ver cuándo compensa la GPU; por defecto es la de la lección.
     """
 
     def __init__(self, canales: tuple[int, int] = (8, 16), ocultas: int = 16, clases: int = 3):
@@ -35,7 +35,7 @@ class CNNPequena(nn.Module):
 
 
 class MLPTabular(nn.Module):
-    """Una red pequeña para clasificación binaria tabular (27.22). Lección 05.
+    """Una red pequeña para clasificación binaria tabular. Lección 05.
 
     entradas → ocultas → ReLU → ocultas → ReLU → 1 logit (usa ``nn.BCEWithLogitsLoss``).
     """

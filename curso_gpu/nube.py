@@ -7,11 +7,51 @@ from dataclasses import dataclass
 from .numeros import leer_numero, mostrar_valor
 from .presentacion import formatear_numero
 
-PRECIO_HORA_MINIMO = 0.20  # $/h: una GPU modesta en un proveedor barato
-PRECIO_HORA_MAXIMO = 2.0  # $/h: una GPU grande (el precio varía según GPU y proveedor)
 HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
 HORAS_TOPE = 100 * 365 * 24  # cien años: más es un error de escritura
 PRECIO_HORA_TOPE = 1000.0  # $/h: muy por encima de cualquier máquina con GPU; más es un error
+
+
+@dataclass(frozen=True)
+class RangoPrecio:
+    """Lo que cuesta por hora, bajo demanda, una clase de GPU en la nube (dólares por hora)."""
+
+    clase: str
+    minimo: float
+    maximo: float
+    fuente: str
+
+
+# Precios bajo demanda (sin reserva ni instancias interrumpibles), en dólares por hora, de
+# una GPU suelta. Cambian cada mes: son rangos para hacer cuentas, no un presupuesto.
+PRECIOS_2026: tuple[RangoPrecio, ...] = (
+    RangoPrecio(
+        "Pequeña o de consumo, 16–24 GB (T4, L4, RTX 3090, RTX 4090)", 0.39, 2.10,
+        # RunPod bajo demanda: RTX 3090 0,39; RTX 4090 0,60; L4 0,78 (deploybase.ai,
+        # «RunPod GPU Pricing», datos de marzo de 2026). RTX 4090: 0,50–2,10 según proveedor
+        # (promptcost.org, «GPU rental pricing… 2026», abril de 2026). Leídos el 3-12-2026.
+        "RunPod (marzo de 2026) y promptcost.org (abril de 2026)",
+    ),
+    RangoPrecio(
+        "A100 de 80 GB", 0.80, 4.50,
+        # 0,80–3,00 de los proveedores pequeños a los grandes (mercatus-ai.com, «Cloud GPU
+        # pricing», mayo de 2026); 2,49–4,50 (promptcost.org, abril de 2026). Leídos el 3-12-2026.
+        "mercatus-ai.com (mayo de 2026) y promptcost.org (abril de 2026)",
+    ),
+    RangoPrecio(
+        "H100 de 80 GB", 1.99, 7.20,
+        # 1,99–5,00 (mercatus-ai.com, mayo de 2026); 4,29–7,20 (promptcost.org, abril de
+        # 2026); RunPod 3,51–4,76 (deploybase.ai, marzo de 2026). Leídos el 3-12-2026.
+        "mercatus-ai.com (mayo de 2026), promptcost.org (abril de 2026) y RunPod (marzo de 2026)",
+    ),
+    RangoPrecio(
+        "H200 de 141 GB", 2.50, 7.00,
+        # 2,50–7,00 (mercatus-ai.com, mayo de 2026); RunPod 6,35 (deploybase.ai, marzo de 2026).
+        "mercatus-ai.com (mayo de 2026) y RunPod (marzo de 2026)",
+    ),
+)
+PRECIO_HORA_MINIMO = min(rango.minimo for rango in PRECIOS_2026)  # 0,39 $/h: la GPU más modesta
+PRECIO_HORA_MAXIMO = max(rango.maximo for rango in PRECIOS_2026)  # 7,20 $/h: una H100 en un proveedor caro
 
 
 def _numero(valor, nombre: str, unidad: str, ejemplo: str, maximo: float, maximo_texto: str) -> float:

@@ -244,3 +244,34 @@ def _consultar(timeout_s: float) -> tuple[InformeNvidiaSmi | None, str]:
     if cuda is None:
         cuda = cuda_maxima_del_driver(driver, platform.system())
     return InformeNvidiaSmi(driver=driver, cuda_del_driver=cuda, cuda_de_cabecera=de_cabecera, gpus=gpus), cortada
+
+
+def analizar_capacidades(texto: str) -> list[tuple[int, int]]:
+    """Lee la salida de ``nvidia-smi --query-gpu=compute_cap --format=csv,noheader``: «7.5» por GPU.
+
+    Devuelve [] si alguna línea no es una capacidad (mejor no saber que adivinar mal).
+    """
+    capacidades = []
+    for linea in (texto or "").strip().splitlines():
+        encontrado = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", linea)
+        if not encontrado:
+            return []
+        capacidades.append((int(encontrado.group(1)), int(encontrado.group(2))))
+    return capacidades
+
+
+def consultar_capacidades(timeout_s: float = 3) -> list[tuple[int, int]]:
+    """La capacidad de cómputo de cada GPU NVIDIA, p. ej. [(7, 5)] en una T4. Lección 01.
+
+    Sirve para elegir una rueda de PyTorch que traiga kernels para tu GPU aunque tu
+    PyTorch sea solo para CPU. [] si no hay ``nvidia-smi`` o es tan antiguo que no
+    conoce el campo ``compute_cap``. Nunca lanza excepciones.
+    """
+    programa = shutil.which("nvidia-smi")
+    if programa is None:
+        return []
+    try:
+        salida = _ejecutar([programa, "--query-gpu=compute_cap", "--format=csv,noheader"], float(timeout_s))
+    except Exception:
+        return []
+    return analizar_capacidades(salida or "")

@@ -2,10 +2,12 @@
 
 El pico teórico es lo máximo que el fabricante dice que el chip puede calcular por segundo
 (TFLOP/s = billones de operaciones de coma flotante por segundo). Una multiplicación de
-matrices grande y bien medida llega, en la práctica, a una fracción de ese pico:
+matrices grande y bien medida llega, en la práctica, a una fracción de ese pico
+(``rango_porcentaje`` da el rango esperado de cada GPU; sus fuentes, en ``catalogo``):
 
-- una T4 de Colab: más o menos la mitad del pico en fp32 y unos dos tercios en fp16;
-- una GPU de centro de datos (A100, H100, H200): del 75 al 90 % en bf16/fp16.
+- una T4 de Colab: un 40–60 % en fp32 (unos 4 TFLOP/s) y solo un 30–40 % en fp16
+  (20–25 TFLOP/s de 65), porque su límite de potencia de 70 W le baja los relojes;
+- una GPU de centro de datos (A100, H100, H200): del 70 al 90 % en bf16/fp16.
 
 Si una medida supera el 100 %, la medida está mal (casi siempre falta sincronizar).
 
@@ -15,9 +17,9 @@ y con el reloj máximo (boost). Columnas:
 
 - ``fp32``: núcleos normales (CUDA cores), sin Tensor Cores.
 - ``tf32``: Tensor Cores con TF32 (Ampere y posteriores). PyTorch, por defecto, NO usa TF32
-  en las multiplicaciones fp32: ``torch.get_float32_matmul_precision()`` vale ``"highest"``
-  y ``torch.backends.cuda.matmul.allow_tf32`` es ``False``. Con
-  ``torch.set_float32_matmul_precision("high")`` lo permites.
+  en las multiplicaciones fp32 (sí en las convoluciones de cuDNN). Desde PyTorch 2.9 se
+  permite con ``torch.backends.cuda.matmul.fp32_precision = "tf32"`` (la API antigua,
+  ``allow_tf32`` y ``set_float32_matmul_precision``, sigue funcionando, pero se retirará).
 - ``fp16`` y ``bf16``: Tensor Cores, acumulando en fp32, que es lo que hace PyTorch. Las
   GeForce (RTX) acumulan fp16 en fp32 a *mitad* de velocidad que en fp16: la tabla da esa
   mitad, que es lo que verás con PyTorch.
@@ -30,7 +32,7 @@ from __future__ import annotations
 import torch
 
 # PicoGPU y tabla_picos se reexportan: la lección 03 las importa desde aquí.
-from .catalogo import MODOS_PICO, PicoGPU, picos_de, tabla_picos  # noqa: F401
+from .catalogo import MODOS_PICO, RANGOS_PORCENTAJE, PicoGPU, picos_de, tabla_picos  # noqa: F401
 from .precisiones import normalizar_precision
 
 MODOS = MODOS_PICO
@@ -52,3 +54,14 @@ def pico_teorico(nombre_gpu: str, dtype=torch.float32) -> float | None:
     modo = normalizar_modo(dtype)
     fila = picos_de(nombre_gpu)
     return None if fila is None else fila.pico(modo)
+
+
+def rango_porcentaje(nombre_gpu: str, dtype=torch.float32) -> tuple[float, float] | None:
+    """El % del pico que se alcanza de verdad en esa GPU y ese tipo de dato, o None. Lección 03.
+
+    Por ejemplo, ``rango_porcentaje("Tesla T4", "fp16")`` es ``(30.0, 40.0)``: una T4
+    sostiene 20–25 de sus 65 TFLOP/s teóricos. None si no hay una medida publicada.
+    """
+    modo = normalizar_modo(dtype)
+    fila = picos_de(nombre_gpu)
+    return None if fila is None else RANGOS_PORCENTAJE.get((fila.nombre, modo))

@@ -117,7 +117,7 @@ def selector_dispositivo(mostrar: bool = True) -> SelectorDispositivo:
     """Elegir dónde entrenar, sin cuadros de diálogo que bloqueen el notebook. Lección 05.
 
     Si hay GPU, muestra unos botones (GPU o CPU) con la GPU elegida por defecto (como
-    responder «sí» en el texto base); si no hay, dice que se usará la CPU. La variable
+    responder «sí» a «¿Deseas usar la GPU?»); si no hay, dice que se usará la CPU. La variable
     ``CURSO_GPU_DISPOSITIVO`` manda sobre el valor por defecto. Lee la elección con
     ``selector.dispositivo`` en la celda siguiente.
     """

@@ -78,7 +78,7 @@ def celda_arranque() -> str:
     """
     return (
         "# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.\n"
-        "# En tu ordenador esta celda no hace nada.\n"
+        "# En tu computadora esta celda no hace nada.\n"
         "import importlib.util, subprocess, sys\n"
         f'REPOSITORIO_CURSO = "{proyecto.URL_GITHUB}"\n'
         'if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:\n'

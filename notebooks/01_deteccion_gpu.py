@@ -17,7 +17,7 @@
 
 # %%
 # Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu ordenador esta celda no hace nada.
+# En tu computadora esta celda no hace nada.
 import importlib.util, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
 if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
@@ -182,12 +182,20 @@ else:
 # Cómo leerlo (con la T4 de Colab como ejemplo):
 #
 # - **Driver Version: 580.82.07**: la versión del driver de NVIDIA.
-# - **CUDA Version: 13.0**: la versión de CUDA **más alta que admite ese driver**. No es la
-#   CUDA que tienes instalada ni la que usa PyTorch. Un PyTorch compilado para CUDA 13.0 o
-#   anterior funciona; uno para CUDA 13.2 necesitaría un driver más nuevo.
+# - **CUDA Version: 13.0**: la versión de CUDA que **ese driver admite con seguridad**. No es la
+#   CUDA que tienes instalada ni la que usa PyTorch. Tómala como una **regla práctica**, un
+#   techo prudente: un PyTorch para CUDA 13.0 o anterior funciona seguro. No es un muro: por
+#   la *compatibilidad de versión menor* de CUDA, un driver de la rama 580 ejecuta también
+#   una rueda para CUDA 13.2 (misma versión mayor, 13), aunque alguna función muy nueva
+#   podría faltar. Lo que nunca funciona es saltar de versión mayor: una rueda CUDA 13 con
+#   un driver que solo llega a CUDA 12.
 # - **Tesla T4**: el modelo de GPU, con su índice `0` a la izquierda. Con varias GPU verías
 #   una fila por cada una (`0`, `1`…).
-# - **0MiB / 15360MiB**: memoria de la GPU (VRAM) usada y total. 15360 MiB son unos 16 GB.
+# - **0MiB / 15360MiB**: memoria de la GPU (VRAM) usada y total, en **MiB** (1 MiB = 2²⁰
+#   bytes). La T4 lleva 16 GiB de memoria física (16384 MiB), pero tiene activado el **ECC**
+#   (códigos que detectan y corrigen errores de memoria): en su memoria GDDR6 esos códigos
+#   ocupan 1/16 del total, así que quedan 16384 − 1024 = **15360 MiB** (15 GiB, unos 16,1 GB).
+#   Las GPU con memoria HBM (A100, H100) guardan el ECC aparte y muestran su tamaño completo.
 # - **38C, 9W / 70W, 0%**: temperatura, consumo y uso. En reposo, todo bajo.
 # - **Processes**: qué programas usan la GPU y cuánta memoria ocupan.
 #
@@ -222,7 +230,9 @@ if torch.cuda.is_available():
 #   `None`, tienes una versión **solo para CPU**: aunque tengas GPU, PyTorch no la usará.
 # - `torch.cuda.get_device_name(0)` da el nombre de la GPU número 0.
 # - `get_device_properties(0).total_memory` da la memoria en bytes; al dividir entre `1e9`
-#   queda en GB.
+#   queda en GB **decimales** (1 GB = 10⁹ bytes). Cuidado: `nvidia-smi` usa MiB binarios
+#   (2²⁰ bytes), macOS muestra GB decimales y Windows llama «GB» a los GiB binarios
+#   (2³⁰ bytes). El mismo disco o la misma GPU dan números distintos según quién cuente.
 #
 # En una T4 de Colab verías algo así:
 #
@@ -233,7 +243,10 @@ if torch.cuda.is_available():
 # Memoria: 15.8 GB
 # ```
 #
-# (15.8 GB y no 16: `nvidia-smi` cuenta toda la memoria y PyTorch solo la que puede usar.)
+# ¿Por qué 15.8 GB? La T4 tiene 16 GiB físicos; el ECC se queda 1/16 y `nvidia-smi` muestra
+# 15360 MiB (16,1 GB decimales). De esos, el driver reserva unos 250 MiB para sí mismo, y
+# PyTorch informa de lo que queda: unos 15100 MiB, que en GB decimales son 15.8. Los
+# «16 GB» de la ficha técnica son GiB de memoria física, no memoria que puedas usar.
 
 # %% [markdown]
 # ### 4. El concepto de dispositivo (*device*)
@@ -357,13 +370,18 @@ except RuntimeError as error:
     print("RuntimeError:", error)
 
 # %% [markdown]
-# En una GPU el mensaje sería:
-#
-# ```
-# RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
-# ```
-#
-# El arreglo: mover los datos al dispositivo del modelo.
+# En una GPU el mensaje es otro. Es el que da PyTorch para una capa `nn.Linear` en `cuda:0`
+# con datos en la CPU (leído de las cadenas de la propia librería de PyTorch; el curso lo
+# comprueba en una GPU de verdad):
+
+# %%
+from curso_gpu import mensajes_torch
+
+print("RuntimeError:", mensajes_torch.MEZCLA_LINEAL)
+
+# %% [markdown]
+# Léelo así: `mat1` (los datos de entrada) está en `cpu`, y los demás tensores (los pesos)
+# en `cuda:0`. El arreglo: mover los datos al dispositivo del modelo.
 
 # %%
 dispositivo_del_modelo = next(modelo_lejos.parameters()).device
@@ -401,10 +419,11 @@ print((x * mascara + ceros).device)
 # gradientes. Solo cambia el hardware que hace las cuentas, y por tanto la velocidad.
 #
 # Un ejemplo completo y pequeño: separar puntos por encima y por debajo de una recta.
+# Al final medimos la *accuracy*: la fracción de puntos bien clasificados (de 0 a 1).
 
 # %%
 def entrenar_y_evaluar(device, pasos=60):
-    """Entrena una red diminuta en `device` y devuelve (pérdida final, exactitud)."""
+    """Entrena una red diminuta en `device` y devuelve (pérdida final, accuracy)."""
     torch.manual_seed(24)
     X = torch.randn(256, 2)
     y = (X[:, 1] > 0.5 * X[:, 0]).long()
@@ -423,12 +442,12 @@ def entrenar_y_evaluar(device, pasos=60):
 
     modelo.eval()  # evaluar: eval() y no_grad(), como siempre
     with torch.no_grad():
-        exactitud = (modelo(X).argmax(dim=1) == y).float().mean().item()
-    return perdida.item(), exactitud
+        accuracy = (modelo(X).argmax(dim=1) == y).float().mean().item()
+    return perdida.item(), accuracy
 
 
-perdida, exactitud = entrenar_y_evaluar(elegir_dispositivo())
-print(f"Pérdida final: {perdida:.3f} | exactitud: {formatear_numero(100 * exactitud, 1, '%')}")
+perdida, accuracy = entrenar_y_evaluar(elegir_dispositivo())
+print(f"Pérdida final: {perdida:.3f} | accuracy: {formatear_numero(100 * accuracy, 1, '%')}")
 
 # %% [markdown]
 # `.item()` convierte un tensor de un solo número en un `float` de Python, esté donde esté.
@@ -438,12 +457,12 @@ print(f"Pérdida final: {perdida:.3f} | exactitud: {formatear_numero(100 * exact
 # ### 9. Código portable
 #
 # La función de arriba no sabe si hay GPU: recibe `device` y lo usa en todas partes. Ese
-# es el **código portable**: el mismo script funciona en tu portátil, en Colab y en una
+# es el **código portable**: el mismo script funciona en tu computadora portátil, en Colab y en una
 # máquina con varias GPU. Compruébalo: en CPU da el mismo resultado.
 
 # %%
-perdida_cpu, exactitud_cpu = entrenar_y_evaluar(torch.device("cpu"))
-print(f"En CPU: pérdida {perdida_cpu:.3f} | exactitud {formatear_numero(100 * exactitud_cpu, 1, '%')}")
+perdida_cpu, accuracy_cpu = entrenar_y_evaluar(torch.device("cpu"))
+print(f"En CPU: pérdida {perdida_cpu:.3f} | accuracy {formatear_numero(100 * accuracy_cpu, 1, '%')}")
 
 # %% [markdown]
 # (En GPU los números pueden diferir en los últimos decimales: el orden de las sumas en
@@ -461,7 +480,7 @@ informe
 
 # %% [markdown]
 # En una terminal, lo mismo en texto: `print(describir_entorno())`. Y sin abrir ningún
-# notebook, desde la terminal del ordenador (o con `!` en Colab):
+# notebook, desde la terminal de tu computadora (o con `!` en Colab):
 #
 # ```bash
 # python -m curso_gpu            # o bien: comprobar_gpu
@@ -473,31 +492,44 @@ informe
 # %% [markdown]
 # ### 11. Si PyTorch no ve tu GPU: reinstalarlo con CUDA
 #
-# El error clásico en un ordenador propio: `nvidia-smi` ve la GPU, pero
+# El error clásico en una computadora propia: `nvidia-smi` ve la GPU, pero
 # `torch.cuda.is_available()` da `False` y `torch.version.cuda` vale `None`. Instalaste la
 # versión de PyTorch **solo para CPU**. La solución es reinstalarla con CUDA. Un ejemplo
 # que circula mucho:
 #
 # ```bash
-# python -m pip uninstall -y torch torchvision torchaudio
+# python -m pip uninstall -y torch torchvision
 # python -m pip install --upgrade pip
-# python -m pip install --no-cache-dir --force-reinstall torch==2.7.1 torchvision torchaudio --index-url https://download.pytorch.org/whl/cu118
+# python -m pip install --no-cache-dir --force-reinstall torch==2.7.1 torchvision --index-url https://download.pytorch.org/whl/cu118
 # ```
 #
 # Qué hace cada parte:
 #
-# - `uninstall` quita la versión para CPU. `torchvision` y `torchaudio` van con ella porque
-#   cada versión suya está hecha para una versión concreta de `torch`.
+# - `uninstall` quita la versión para CPU. `torchvision` va con ella porque cada versión suya
+#   está hecha para una versión concreta de `torch`: pip elige la que encaja con ese `torch`.
+#   (Muchas recetas añaden `torchaudio`; hoy está en modo mantenimiento y ya no sale a la
+#   vez que cada `torch`: no lo instales si no lo usas.)
 # - `--index-url https://download.pytorch.org/whl/cu118` descarga de PyTorch las ruedas
 #   (*wheels*, los paquetes ya compilados) hechas con **CUDA 11.8**. Hay un índice por
-#   versión de CUDA: `cu118`, `cu126`, `cu130`…
+#   versión de CUDA: `cu118`, `cu126`, `cu130`, `cu132`…
 # - `torch==2.7.1` fija la versión porque 2.7.1 fue la **última** que se publicó para
 #   `cu118`: las versiones nuevas ya no salen para CUDA 11.8.
 # - `--force-reinstall` obliga a reinstalar: sin él, pip ve que ya hay un `torch` y no hace
 #   nada. `--no-cache-dir` evita reutilizar la versión para CPU que pip guardó.
 #
-# La rueda correcta **depende de tu driver**: la CUDA de la rueda no puede ser más nueva
-# que la que admite el driver (la «CUDA Version» de `nvidia-smi`). Esta es la tabla del curso:
+# La rueda correcta **depende de tu driver y de tu GPU**:
+#
+# - **El driver**: por prudencia, la CUDA de la rueda no debe ser más nueva que la «CUDA
+#   Version» de `nvidia-smi`.
+# - **La GPU**: cada rueda trae código compilado solo para ciertas arquitecturas, que se
+#   numeran por su **capacidad de cómputo** (*compute capability*): 6.0 una P100, 7.0 una
+#   V100, 7.5 una T4, 8.0 una A100, 8.9 una RTX 4090, 9.0 una H100, 12.0 una RTX 5090. Las
+#   ruedas CUDA 13 (`cu130`, `cu132`) ya no traen nada por debajo de 7.5: en una P100 de
+#   Kaggle o una V100 hace falta `cu126`. Y las anteriores a `cu128` no traen Blackwell (10.0,
+#   12.0): una RTX 5090 necesita `cu128` o más nueva. La tuya la da
+#   `nvidia-smi --query-gpu=compute_cap --format=csv` o `torch.cuda.get_device_capability()`.
+#
+# Esta es la tabla del curso:
 
 # %%
 print(f"{'CUDA':<6} {'driver Linux ≥':<15} {'rueda':<7} torch")
@@ -508,14 +540,20 @@ for fila in ruedas_cuda.VERSIONES_CUDA:
         print(f"{version:<6} {fila.driver_linux:<15} {fila.rueda:<7} {torch_rueda}")
 
 # %% [markdown]
-# `ruedas_cuda.comando_instalacion()` elige la rueda para una CUDA de driver y escribe el
-# comando. Prefiere las ruedas que siguen recibiendo versiones nuevas de PyTorch. Por ejemplo,
-# para la T4 de la salida de ejemplo (driver 580, CUDA 13.0) y para dos drivers más antiguos:
+# `ruedas_cuda.comando_instalacion(cuda_del_driver, capacidad)` elige, entre las ruedas que
+# admiten el driver y la GPU, la que trae el PyTorch más nuevo, y escribe el comando. Si
+# ninguna sirve, dice por qué. Por ejemplo, la T4 de la salida de ejemplo (driver 580,
+# CUDA 13.0), una P100 con el mismo driver y una RTX 5090 con dos drivers más antiguos:
 
 # %%
-for cuda_del_driver in [(13, 0), (12, 8), (12, 4)]:
-    print(f"Driver con CUDA {cuda_del_driver[0]}.{cuda_del_driver[1]}:")
-    print("   ", ruedas_cuda.comando_instalacion(cuda_del_driver))
+casos = [("T4", (13, 0), (7, 5)), ("P100", (13, 0), (6, 0)),
+         ("RTX 5090", (12, 8), (12, 0)), ("RTX 5090", (12, 6), (12, 0))]
+for gpu, cuda_del_driver, capacidad in casos:
+    print(f"{gpu} con un driver de CUDA {cuda_del_driver[0]}.{cuda_del_driver[1]}:")
+    try:
+        print("   ", ruedas_cuda.comando_instalacion(cuda_del_driver, capacidad))
+    except ValueError as error:
+        print("    Ninguna rueda sirve:", error)
 
 # %% [markdown]
 # Y `describir_entorno()` lo hace por ti con tu driver real: si detecta el error clásico, el
@@ -530,8 +568,10 @@ for aviso in informe.avisos:
 #
 # - **En Google Colab no reinstales PyTorch**: ya trae una versión con CUDA. Si no ves la
 #   GPU allí, es que el entorno de ejecución no tiene GPU (mira la sección siguiente).
-# - Si usas `torchvision` o `torchaudio`, añádelos al mismo comando para que encajen con
-#   el `torch` nuevo.
+# - Si usas `torchvision`, añádelo al mismo comando para que encaje con el `torch` nuevo.
+# - En Linux, `pip install torch` a secas (desde PyPI) trae desde torch 2.11 una versión con
+#   **CUDA 13**, que pide un driver **580 o más nuevo**. Con un driver más antiguo, usa el
+#   comando de la tabla, con su `--index-url` (por ejemplo `cu126` para un driver 560).
 
 # %% [markdown]
 # ## ¿Sin GPU? Sin problema
@@ -584,17 +624,18 @@ except (ValueError, DispositivoNoDisponible) as error:
 # ## Retos
 #
 # 1. Abre este notebook en Colab con una GPU T4 y compara la tabla de `describir_entorno()`
-#    con la de tu ordenador. ¿Qué filas cambian?
+#    con la de tu computadora. ¿Qué filas cambian?
 # 2. En Colab con GPU, vuelve a ejecutar la celda del error típico. Copia el mensaje
-#    exacto que da la GPU y compáralo con el de `meta`.
+#    exacto que da la GPU y compáralo con el que imprime `mensajes_torch.MEZCLA_LINEAL`.
 # 3. Escribe una función `predecir(modelo, x)` que funcione aunque `x` llegue en la CPU y el
 #    modelo esté en la GPU. Pista: `next(modelo.parameters()).device`.
 # 4. En una terminal, ejecuta `CURSO_GPU_DISPOSITIVO=cpu python -m curso_gpu` y después
 #    `python -m curso_gpu --dispositivo gpu`. ¿Qué código de salida da cada uno (`echo $?`)?
 # 5. Tu amiga tiene un driver `535.104.05`. Con `ruedas_cuda.cuda_maxima_del_driver` y
-#    `ruedas_cuda.comando_instalacion`, ¿qué comando le darías? ¿Por qué fija una versión de torch?
+#    `ruedas_cuda.comando_instalacion`, ¿qué comando le darías si su GPU es una T4 (7.5)?
+#    ¿Y si es una P100 (6.0)? ¿Por qué fija una versión de torch?
 # 6. Busca en la salida de ejemplo de `nvidia-smi` cuánta memoria tiene la T4 y pásala a GB.
-#    ¿Por qué PyTorch dice 15.8 GB?
+#    ¿Por qué PyTorch dice 15.8 GB y no 16? ¿Cuánto mostraría el Explorador de Windows (GiB)?
 
 # %% [markdown]
 # ## Qué debes recordar
@@ -609,7 +650,7 @@ except (ValueError, DispositivoNoDisponible) as error:
 #
 # - **GPU** (*Graphics Processing Unit*): procesador con miles de núcleos sencillos que
 #   hacen la misma operación sobre muchos datos a la vez.
-# - **CPU** (*Central Processing Unit*): el procesador general del ordenador, con pocos
+# - **CPU** (*Central Processing Unit*): el procesador general de la computadora, con pocos
 #   núcleos muy potentes.
 # - **Núcleo**: cada unidad que ejecuta instrucciones dentro de un procesador.
 # - **CUDA**: la plataforma de NVIDIA para hacer cálculos generales en sus GPU.
@@ -618,13 +659,16 @@ except (ValueError, DispositivoNoDisponible) as error:
 # - **XPU**: el dispositivo de PyTorch para las GPU de Intel.
 # - **Driver** (controlador): el software que deja al sistema operativo usar la GPU. Su
 #   versión limita la CUDA más nueva que puedes usar.
+# - **Capacidad de cómputo** (*compute capability*): el número de la arquitectura de una
+#   GPU NVIDIA (7.5 en una T4). Cada rueda de PyTorch trae código solo para algunas.
+# - **GB y GiB**: 1 GB = 10⁹ bytes; 1 GiB = 2³⁰ bytes (un 7,4 % más). `nvidia-smi` cuenta en MiB.
 # - **`nvidia-smi`**: la herramienta del driver de NVIDIA que muestra las GPU, su memoria y su uso.
 # - **Dispositivo** (*device*): dónde vive un tensor o un modelo: `cpu`, `cuda:0`, `mps`…
 # - **`meta`**: un dispositivo de PyTorch que guarda formas pero no datos. Útil para
 #   practicar errores de dispositivo sin GPU.
 # - **VRAM**: la memoria propia de la GPU.
 # - **Rueda** (*wheel*): un paquete de Python ya compilado. Las de PyTorch con CUDA están
-#   en índices como `https://download.pytorch.org/whl/cu126`.
+#   en índices como `https://download.pytorch.org/whl/cu130`.
 # - **Código portable**: código que funciona igual con GPU y sin ella, porque elige el
 #   dispositivo al principio y lo usa en todas partes.
-# - **T4**: la GPU NVIDIA (16 GB) que Google Colab ofrece gratis.
+# - **T4**: la GPU NVIDIA (16 GiB físicos, 15360 MiB usables con ECC) que Google Colab ofrece gratis.

@@ -17,7 +17,7 @@
 
 # %%
 # Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu ordenador esta celda no hace nada.
+# En tu computadora esta celda no hace nada.
 import importlib.util, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
 if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
@@ -57,7 +57,7 @@ print("Diez entrenamientos así: 80 horas (más de 3 días) en CPU, 100 minutos 
 #
 # | | 1. GPU NVIDIA local | 2. Google Colab (gratis) | 3. GPU en la nube |
 # |---|---|---|---|
-# | **Coste** | 0 € (ya la tienes) | 0 € | unos 0,20–2 $/hora (según GPU y proveedor) |
+# | **Coste** | 0 $ (ya la tienes) | 0 $ | de unos 0,40 $/h a más de 7 $/h (según GPU y proveedor) |
 # | **Preparación** | el driver de NVIDIA y PyTorch con CUDA (que ya trae CUDA y cuDNN) | ninguna: elegir GPU T4 en un menú | SSH + instalar PyTorch |
 # | **Ideal para** | uso habitual, datasets grandes | experimentos rápidos, si no tienes GPU en casa | entrenamientos serios, modelos grandes |
 # | **Ojo con** | que PyTorch sea la versión con CUDA | desconexiones y límites de uso | **apagar la máquina al terminar** |
@@ -98,8 +98,9 @@ else:
     print("nvidia-smi no está en esta máquina: no hay GPU NVIDIA, o falta su driver.")
 
 # %% [markdown]
-# Con una T4 verías una tabla con `Tesla T4`, unos `15360MiB` de memoria y, arriba a la
-# derecha, `CUDA Version: 12.x`: la versión más alta de CUDA que admite tu driver.
+# Con una T4 verías una tabla como la de la lección 01: `Tesla T4`, `15360MiB` de memoria
+# (16 GiB físicos menos lo que ocupa el ECC) y, arriba a la derecha, `CUDA Version: 13.0`
+# (con el driver 580): el techo prudente de CUDA que admite tu driver.
 #
 # Después, pregunta a PyTorch qué ve él:
 
@@ -153,37 +154,69 @@ print("¿Es la T4 gratuita?", informe.es_t4)
 # - **Duración**: una sesión dura como mucho unas 12 horas.
 # - **Límites de uso**: si usas mucho la GPU, Colab puede dejarte sin ella unas horas.
 # - **Al desconectarse se borra `/content`**: tus archivos, tus modelos y tus checkpoints.
-#
-# Por eso, guarda los checkpoints en **Google Drive**: sobreviven a la desconexión.
-#
-# #### Guardar checkpoints en Drive
-#
-# `montar_drive()` monta Drive (Colab te pide permiso la primera vez) y te devuelve la carpeta
-# del curso dentro de «Mi unidad»: `/content/drive/MyDrive/curso_gpu`. Fuera de Colab no hace
-# nada, devuelve `None` y te dice dónde irán los checkpoints:
+# - **CPU modesta**: 2 vCPU, que son **un solo núcleo** físico con dos hilos (lo que muestra
+#   `lscpu` en Colab gratis). Preparar datos en la CPU de Colab es lento. Compruébalo:
 
 # %%
-from curso_gpu.colab import montar_drive
+import os
 
-carpeta_drive = montar_drive()
-print("Carpeta en Drive:", carpeta_drive)
+print("CPU lógicas (vCPU) en esta máquina:", os.cpu_count())
 
 # %% [markdown]
+# Por eso, guarda los checkpoints en un sitio que sobreviva, como **Google Drive**. Pero
+# con cuidado:
+#
+# - **No escribas con `torch.save` directamente en Drive en cada época.** En Colab, Drive es
+#   un montaje por red que sincroniza tarde: un `torch.save` dentro del bucle puede quedarse
+#   colgado, y un corte a mitad deja un archivo a medias (hay casos documentados en el
+#   repositorio de Colab, `googlecolab/colabtools`, incidencias 2102, 2607 y 287).
+# - **Monta Drive solo si tú lo eliges.** Montarlo abre una ventana que pide permiso amplio
+#   sobre todo tu Drive. Si no vas a guardar allí, no hace falta.
+#
+# #### El patrón seguro, en PyTorch
+#
+# 1. Guarda el checkpoint **en el disco local** (rápido y fiable), **cada pocas épocas**.
+# 2. Escríbelo primero con un nombre temporal y renómbralo con `os.replace`: el archivo está
+#    entero o no está, nunca a medias.
+# 3. Si elegiste Drive, **copia** ese archivo a Drive, también con un nombre temporal y
+#    `os.replace`.
+#
 # Un checkpoint es un diccionario con todo lo necesario para seguir: el número de época, los
-# pesos del modelo y el estado del optimizador. Lo guardas al final de cada época con
-# `torch.save`. En este ejemplo usamos una carpeta temporal cuando no hay Drive, para no dejar
-# archivos en tu ordenador.
+# pesos del modelo y el estado del optimizador. Aquí guardamos en una carpeta temporal, para
+# no dejar archivos en tu computadora. En Colab, cambia `GUARDAR_EN_DRIVE` a `True` si
+# quieres la copia en Drive (Colab te pedirá permiso).
 
 # %%
+import shutil
 import tempfile
 from pathlib import Path
 
 from torch import nn
 
+from curso_gpu.colab import montar_drive
 from curso_gpu.presentacion import formatear_numero
 
-carpeta = carpeta_drive or Path(tempfile.mkdtemp(prefix="curso_gpu_"))
-ruta_checkpoint = carpeta / "leccion02_ultimo.pt"
+GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para que la copia sobreviva a una desconexión
+CADA_EPOCAS = 10  # guardar cada pocas épocas, no en todas
+
+carpeta_drive = montar_drive() if GUARDAR_EN_DRIVE else None  # solo si tú lo eliges
+carpeta_local = Path(tempfile.mkdtemp(prefix="curso_gpu_"))
+ruta_local = carpeta_local / "leccion02_ultimo.pt"
+
+
+def escribir_entero(escribir, destino):
+    """Escribe en un temporal junto a `destino` y lo renombra: o está entero o no está."""
+    temporal = destino.with_name(f".{destino.name}.{os.getpid()}.tmp")
+    escribir(temporal)
+    os.replace(temporal, destino)
+
+
+def guardar_checkpoint(epoca, modelo, optimizador):
+    estado = {"epoca": epoca, "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict()}
+    escribir_entero(lambda ruta: torch.save(estado, ruta), ruta_local)  # 1 y 2: en local
+    if carpeta_drive is not None:  # 3: una copia en Drive
+        escribir_entero(lambda ruta: shutil.copyfile(ruta_local, ruta), carpeta_drive / ruta_local.name)
+
 
 torch.manual_seed(0)
 x = torch.randn(256, 4)
@@ -191,17 +224,15 @@ y = x @ torch.tensor([[2.0], [-1.0], [0.5], [3.0]]) + 1.0  # una recta que el mo
 
 
 def entrenar(modelo, optimizador, desde_epoca, hasta_epoca):
-    """Entrena de una época a otra, guarda un checkpoint al final de cada una y devuelve las pérdidas."""
+    """Entrena de una época a otra, guarda un checkpoint cada CADA_EPOCAS y al final, y devuelve las pérdidas."""
     perdidas = []
     for epoca in range(desde_epoca, hasta_epoca):
         perdida = nn.functional.mse_loss(modelo(x), y)
         optimizador.zero_grad()
         perdida.backward()
         optimizador.step()
-        torch.save(
-            {"epoca": epoca, "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict()},
-            ruta_checkpoint,
-        )
+        if (epoca + 1) % CADA_EPOCAS == 0 or epoca == hasta_epoca - 1:
+            guardar_checkpoint(epoca, modelo, optimizador)
         perdidas.append(perdida.item())
     return perdidas
 
@@ -210,7 +241,8 @@ modelo = nn.Linear(4, 1)
 pesos_iniciales = {k: v.clone() for k, v in modelo.state_dict().items()}  # para comparar al final
 optimizador = torch.optim.SGD(modelo.parameters(), lr=0.1)
 perdidas_antes = entrenar(modelo, optimizador, 0, 30)
-print(f"Época 29, pérdida {formatear_numero(perdidas_antes[-1], cifras=3)}. Checkpoint guardado en {ruta_checkpoint}")
+print(f"Época 29, pérdida {formatear_numero(perdidas_antes[-1], cifras=3)}. Checkpoint en {ruta_local}")
+print("Copia en Drive:", carpeta_drive / ruta_local.name if carpeta_drive else "no (GUARDAR_EN_DRIVE = False)")
 
 # %% [markdown]
 # Ahora imagina que Colab se desconecta: se pierden el modelo y el optimizador de la memoria.
@@ -223,7 +255,8 @@ del modelo, optimizador  # la desconexión
 
 modelo = nn.Linear(4, 1)
 optimizador = torch.optim.SGD(modelo.parameters(), lr=0.1)
-checkpoint = torch.load(ruta_checkpoint, map_location="cpu", weights_only=True)
+origen = carpeta_drive / ruta_local.name if carpeta_drive else ruta_local  # tras una desconexión, la de Drive
+checkpoint = torch.load(origen, map_location="cpu", weights_only=True)
 modelo.load_state_dict(checkpoint["modelo"])
 optimizador.load_state_dict(checkpoint["optimizador"])
 siguiente = checkpoint["epoca"] + 1
@@ -242,7 +275,7 @@ from curso_gpu import graficos
 
 seguido = nn.Linear(4, 1)
 seguido.load_state_dict(pesos_iniciales)
-ruta_checkpoint = carpeta / "leccion02_sin_cortes.pt"
+ruta_local = carpeta_local / "leccion02_sin_cortes.pt"  # otro archivo: no pisar el de antes
 perdidas_seguido = entrenar(seguido, torch.optim.SGD(seguido.parameters(), lr=0.1), 0, 60)
 graficos.grafico_reanudacion(
     (range(60), perdidas_seguido), (range(30), perdidas_antes), (range(siguiente, 60), perdidas_despues),
@@ -250,24 +283,31 @@ graficos.grafico_reanudacion(
 
 # %% [markdown]
 # La pérdida sigue bajando desde donde estaba: no se perdió nada. En la lección 05,
-# `curso_gpu.checkpoints` hace esto por ti y usa Drive solo cuando guardas algo.
+# `curso_gpu.checkpoints` hace esto mismo por ti (local, cada pocas épocas, copia atómica a
+# Drive solo si lo pides con `drive=True`).
 
 # %% [markdown]
 # ### Opción 3: una GPU alquilada en la nube
 #
 # 1. **Crea una instancia con GPU** en el panel del proveedor (Lambda, RunPod, Vast.ai…). El
-#    precio va de unos 0,20 $/h a unos 2 $/h, según la GPU.
+#    precio depende sobre todo de la GPU (la tabla de abajo, con precios de 2026).
 # 2. **Entra por SSH** desde tu terminal:
 #
 #    ```bash
 #    ssh usuario@tu-instancia-gpu
 #    ```
 #
-# 3. **Instala PyTorch** (en Linux, la versión de PyPI ya trae CUDA):
+# 3. **Mira el driver** con `nvidia-smi` e **instala PyTorch**. En Linux, la versión de PyPI
+#    ya trae CUDA: desde torch 2.11 es una versión con **CUDA 13**, que pide un driver
+#    **580 o más nuevo**:
 #
 #    ```bash
-#    pip install torch torchvision torchaudio
+#    pip install torch torchvision
 #    ```
+#
+#    Con un driver más antiguo (por ejemplo 570 o 560, que solo llegan a CUDA 12.8 o 12.6)
+#    ese comando instala un PyTorch que no ve la GPU. Usa entonces el índice de una rueda
+#    que tu driver admita, con el comando que te da el paquete (abajo).
 #
 # 4. **Comprueba la GPU**:
 #
@@ -275,13 +315,14 @@ graficos.grafico_reanudacion(
 #    python -c "import torch; print(torch.cuda.get_device_name(0))"
 #    ```
 #
-# Si el driver de la instancia es antiguo, `nvidia-smi` te dice hasta qué CUDA admite y el
-# paquete te da el comando de instalación que encaja. Por ejemplo, con `CUDA Version: 12.4`:
+# Si el driver de la instancia es anterior al 580, `nvidia-smi` te dice hasta qué CUDA admite
+# y el paquete te da el comando que encaja con ese driver y con la GPU. Por ejemplo, una
+# A100 (capacidad de cómputo 8.0) con `CUDA Version: 12.8`:
 
 # %%
 from curso_gpu.ruedas_cuda import comando_instalacion
 
-print(comando_instalacion((12, 4)))
+print(comando_instalacion((12, 8), capacidad=(8, 0)))
 
 # %% [markdown]
 # Esta celda hace lo mismo que el comando del paso 4. Con GPU imprime su nombre (`Tesla T4`,
@@ -298,9 +339,19 @@ except (AssertionError, RuntimeError) as error:
 # #### Apaga la máquina al terminar
 #
 # Una GPU en la nube cobra **por hora encendida, la estés usando o no**. Cerrar la terminal o
-# el portátil no la apaga: apágala (o elimínala) en el panel del proveedor. Olvidarse es el
+# la computadora portátil no la apaga: apágala (o elimínala) en el panel del proveedor. Olvidarse es el
 # error más caro, y el más común, de quien empieza.
 #
+# Cuánto cuesta la hora depende de la GPU. Precios bajo demanda de 2026, en dólares (cambian
+# cada mes; cada rango dice de dónde sale):
+
+# %%
+from curso_gpu.nube import PRECIOS_2026
+
+for rango in PRECIOS_2026:
+    print(f"{rango.clase:<62} {rango.minimo:5.2f}–{rango.maximo:.2f} $/h  ({rango.fuente})")
+
+# %% [markdown]
 # La cuenta es sencilla: precio por hora × horas.
 
 # %%
@@ -394,7 +445,10 @@ except ValueError as error:
 # - **Reinstalar PyTorch en Colab** con `pip install torch==...`. Colab ya trae uno con CUDA;
 #   cambiarlo obliga a reiniciar y puede romperlo. La celda de arranque del curso no lo toca.
 # - **Dejar un entrenamiento largo sin checkpoints.** Si Colab se desconecta a mitad, empiezas
-#   de cero. Guarda uno al final de cada época.
+#   de cero. Guarda uno cada pocas épocas, en local, y cópialo a Drive.
+# - **`torch.save` directo a Drive en cada época.** Puede colgarse o dejar archivos a medias.
+# - **`pip install torch` con un driver anterior al 580.** La versión de PyPI trae CUDA 13;
+#   usa el `--index-url` de una rueda que tu driver admita.
 # - **Entrenar en la nube sin comprobar la GPU.** Ejecuta el comando del paso 4 antes de lanzar
 #   nada: si falla, estás pagando una GPU que PyTorch no usa.
 
@@ -406,11 +460,11 @@ except ValueError as error:
 # 2. En Colab, monta Drive, entrena el ejemplo de checkpoints y desconecta el entorno
 #    (*Entorno de ejecución › Desconectar y eliminar entorno de ejecución*). Vuelve a conectar
 #    y retoma desde el checkpoint: ¿en qué época sigues?
-# 3. Ejecuta la comparativa CPU frente a GPU de la lección 03 en tu ordenador y en Colab, y
+# 3. Ejecuta la comparativa CPU frente a GPU de la lección 03 en tu computadora y en Colab, y
 #    compara los tiempos.
 # 4. Con el precio real de una GPU en un proveedor: ¿cuánto cuesta una tarde de 4 horas?
 #    ¿Y un mes olvidada (30 × 24 = 720 horas)?
-# 5. La T4 tiene unos 16 GB de memoria. Con la regla rápida de 2 bytes por parámetro en fp16,
+# 5. La T4 tiene 15360 MiB usables (unos 16 GB). Con la regla rápida de 2 bytes por parámetro en fp16,
 #    ¿cuál es el modelo más grande que te cabría? (Lo verás a fondo en la lección 04.)
 
 # %% [markdown]
@@ -421,7 +475,7 @@ except ValueError as error:
 # - **`nvidia-smi`**: la herramienta del driver de NVIDIA que muestra las GPU, su memoria y su uso.
 # - **Google Colab**: notebooks de Jupyter en los servidores de Google, con GPU gratis (T4).
 # - **Entorno de ejecución**: la máquina de Colab en la que corre tu notebook.
-# - **T4**: la GPU NVIDIA del plan gratuito de Colab, con unos 16 GB de memoria.
+# - **T4**: la GPU NVIDIA del plan gratuito de Colab: 16 GiB físicos, 15360 MiB usables con el ECC activado.
 # - **VRAM**: la memoria de la GPU.
 # - **Google Drive / «Mi unidad» (MyDrive)**: tu espacio en la nube de Google; Colab lo monta en `/content/drive`.
 # - **Montar**: hacer que una unidad se vea como una carpeta más.

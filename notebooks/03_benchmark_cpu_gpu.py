@@ -17,7 +17,7 @@
 
 # %%
 # Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu ordenador esta celda no hace nada.
+# En tu computadora esta celda no hace nada.
 import importlib.util, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
 if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
@@ -111,7 +111,7 @@ if torch.cuda.is_available():
 # 1. **`time.time()`** es el reloj de pared del sistema: puede saltar (si el sistema ajusta la
 #    hora) y tiene poca resolución en algunos sistemas. Para medir duraciones se usa
 #    **`time.perf_counter()`**.
-# 2. **Una sola muestra.** Cualquier otra tarea del ordenador cambia el resultado. Hay que repetir
+# 2. **Una sola muestra.** Cualquier otra tarea de la computadora cambia el resultado. Hay que repetir
 #    y quedarse con la **mediana**.
 # 3. **Sin calentamiento.** La primera multiplicación en la GPU paga el arranque (el contexto de
 #    CUDA, la biblioteca cuBLAS, la reserva de memoria). Ese tiempo no es el de la operación.
@@ -122,24 +122,33 @@ if torch.cuda.is_available():
 # %% [markdown]
 # ## Paso 2: la primera llamada es distinta (calentamiento)
 #
-# Medimos la misma multiplicación varias veces seguidas con `perf_counter`, sincronizando, y
-# miramos cada tiempo. Usamos matrices nuevas, de otro tamaño, para que la primera sea de verdad
-# la primera.
+# Medimos la misma multiplicación varias veces seguidas con `perf_counter`, esperando a que
+# la GPU termine, y miramos cada tiempo. Usamos matrices nuevas, de otro tamaño, para que la
+# primera sea de verdad la primera. Todo en PyTorch puro: `esperar` llama a
+# `torch.cuda.synchronize()` en una GPU NVIDIA (o AMD) y a `torch.mps.synchronize()` en un Mac;
+# en la CPU no hace falta esperar.
 
 # %%
 import statistics
 
-from curso_gpu.medicion import sincronizar  # torch.cuda.synchronize() en cuda; nada en cpu
+
+def esperar(dispositivo):
+    """Espera a que el dispositivo termine todo lo encargado (en la CPU, nada que esperar)."""
+    if dispositivo.type == "cuda":
+        torch.cuda.synchronize()
+    elif dispositivo.type == "mps":
+        torch.mps.synchronize()
+
 
 M = N + 128
 a = torch.randn(M, M, device=dispositivo)
 b = torch.randn(M, M, device=dispositivo)
 tiempos = []
 for _ in range(6):
-    sincronizar(dispositivo)
+    esperar(dispositivo)  # punto de espera: la cola de la GPU, vacía antes de arrancar el reloj
     inicio = time.perf_counter()
     c = a @ b
-    sincronizar(dispositivo)
+    esperar(dispositivo)  # punto de espera: a @ b terminado antes de parar el reloj
     tiempos.append(time.perf_counter() - inicio)
 print("milisegundos:", [round(t * 1000, 2) for t in tiempos])
 primera, resto = tiempos[0], statistics.median(tiempos[1:])
@@ -173,21 +182,36 @@ graficos.grafico_muestras(medida);
 #
 # Las operaciones en GPU son **asíncronas**: Python encarga el cálculo a la GPU y sigue adelante
 # sin esperar. Si paras el reloj sin sincronizar, mides lo que se tarda en *encargar* el trabajo,
-# no en *hacerlo*. El patrón correcto, en PyTorch puro:
-#
-# ```python
-# torch.cuda.synchronize()          # la cola de la GPU, vacía
-# inicio = time.perf_counter()
-# c = a @ b
-# torch.cuda.synchronize()          # espera a que termine a @ b
-# segundos = time.perf_counter() - inicio
-# ```
-#
-# En un Mac es `torch.mps.synchronize()`. `sincronizar(dispositivo)` elige la buena.
-# Veamos cuánto se equivoca la medida sin sincronizar:
+# no en *hacerlo*. Compruébalo en PyTorch puro: la misma multiplicación, medida mal y bien.
 
 # %%
-from curso_gpu.medicion import medir_sin_sincronizar
+a3 = torch.randn(N, N, device=dispositivo)
+b3 = torch.randn(N, N, device=dispositivo)
+c3 = a3 @ b3  # calentamiento
+esperar(dispositivo)
+
+# Mal: se para el reloj sin esperar a la GPU.
+inicio = time.perf_counter()
+c3 = a3 @ b3
+mal = time.perf_counter() - inicio
+esperar(dispositivo)  # (vaciamos la cola antes de la medida buena)
+
+# Bien: torch.cuda.synchronize() antes de parar el reloj.
+inicio = time.perf_counter()
+c3 = a3 @ b3
+esperar(dispositivo)
+bien = time.perf_counter() - inicio
+
+print(f"sin sincronizar: {mal * 1000:9.3f} ms")
+print(f"sincronizando:   {bien * 1000:9.3f} ms   ({bien / mal:.1f} veces lo anterior)")
+
+# %% [markdown]
+# El paquete del curso trae esto mismo listo para reutilizar: `sincronizar(dispositivo)` es
+# nuestro `esperar`, y `medir_sin_sincronizar` repite las dos medidas varias veces y te da las
+# medianas:
+
+# %%
+from curso_gpu.medicion import medir_sin_sincronizar, sincronizar  # sincronizar = esperar
 
 medir_sin_sincronizar(N, dispositivo, repeticiones=5)
 
@@ -228,9 +252,9 @@ comparacion = comparar_cpu_gpu(N, dispositivo, repeticiones=5)
 comparacion
 
 # %% [markdown]
-# En una T4 de Colab con n=4096 en fp32, la CPU (2 núcleos) tarda uno o dos segundos y la T4
-# unos 35 ms: entre **30 y 60 veces** más rápida, y algo menos contando la copia (unos 10–20 ms
-# por el bus PCIe). Sin GPU solo ves la línea de la CPU.
+# En una T4 de Colab con n=4096 en fp32, la CPU (2 vCPU: un solo núcleo) tarda uno o dos
+# segundos y la T4 unos 30–40 ms (unos 4 TFLOP/s): entre **30 y 60 veces** más rápida, y algo
+# menos contando la copia (unos 10–20 ms por el bus PCIe). Sin GPU solo ves la línea de la CPU.
 
 # %% [markdown]
 # ## Paso 6: GFLOP/s y % del pico teórico
@@ -272,14 +296,43 @@ print("\nTesla T4 en bf16:", "sin cifra (no tiene bf16 en Tensor Cores)" if t4_b
 graficos.grafico_picos();
 
 # %% [markdown]
-# Qué es realista en una multiplicación grande y cuadrada:
-#
-# - Una **T4** de Colab llega a más o menos **la mitad** de su pico fp32 (unos 4 de 8,1 TFLOP/s)
-#   y a unos **dos tercios** de su pico fp16 (unos 40 de 65).
-# - Una GPU de centro de datos (A100, H100, H200) llega al **75–90 %** en bf16/fp16.
+# El pico teórico no se alcanza nunca. Qué es realista en una multiplicación grande y
+# cuadrada (`picos.rango_porcentaje` da cada rango; sus fuentes están en el código):
+
+# %%
+from curso_gpu.picos import rango_porcentaje
+
+for gpu, modo in [("Tesla T4", "fp32"), ("Tesla T4", "fp16"), ("NVIDIA A100-SXM4-80GB", "bf16"),
+                  ("NVIDIA H100 80GB HBM3", "bf16")]:
+    minimo, maximo = rango_porcentaje(gpu, modo)
+    pico = pico_teorico(gpu, modo)
+    print(f"{gpu:<24} {modo}: {minimo:.0f}–{maximo:.0f} % del pico = "
+          f"{pico * minimo / 100:.0f}–{pico * maximo / 100:.0f} de {pico:g} TFLOP/s")
+
+# %% [markdown]
+# - Una **T4** de Colab llega a unos **4 TFLOP/s en fp32** (la mitad de 8,1) y a solo
+#   **20–25 TFLOP/s en fp16**, un tercio de su pico de 65: unas **5 o 6 veces** más que en
+#   fp32, no diez. ¿Por qué tan lejos del pico? Por su **límite de potencia**.
+# - Una GPU de centro de datos (A100, H100, H200) llega al **70–90 %** en bf16/fp16.
 # - Las GeForce (RTX) acumulan fp16 en fp32 a **mitad de velocidad**: la tabla ya da esa cifra.
 # - **Más del 100 % es imposible**: la medida está mal, casi siempre por no sincronizar.
 #   `medir_matmul` te avisa con «¡Ojo!».
+#
+# ### El límite de potencia: por qué la T4 no llega a su pico
+#
+# El pico teórico se calcula con el **reloj máximo** (*boost*) de la GPU: núcleos ×
+# operaciones por ciclo × ciclos por segundo. En la T4, 1590 MHz. Pero cada GPU tiene además un
+# **límite de potencia**: la T4, pensada para servidores sin ventiladores propios, no puede
+# gastar más de **70 W** (`nvidia-smi` lo muestra como `9W / 70W`). Una multiplicación de
+# matrices larga pone a trabajar todos los Tensor Cores a la vez; para no pasar de 70 W, el
+# driver **baja el reloj** (*clock throttling*) muy por debajo del máximo, y con menos ciclos
+# por segundo salen menos operaciones por segundo. Una ráfaga corta puede ir más rápida;
+# una multiplicación sostenida, no. Las GPU grandes (300–700 W) también tienen límite, pero
+# llegan mucho más cerca de su pico.
+#
+# Puedes verlo en una T4: mientras corre una multiplicación larga, ejecuta en una terminal
+# `nvidia-smi --query-gpu=clocks.sm,power.draw,power.limit --format=csv -l 1` y mira cómo
+# el reloj (`clocks.sm`) baja cuando el consumo toca los 70 W.
 
 # %%
 if comparacion.acelerador is not None:
@@ -289,20 +342,38 @@ if comparacion.acelerador is not None:
     else:
         print(f"{g.nombre_dispositivo}: {g.gflops:.0f} GFLOP/s (no está en la tabla de picos)")
 else:
-    print("Sin GPU no hay pico que comparar. En una T4 verías algo como: 4000 GFLOP/s = 50 % del pico fp32.")
+    print("Sin GPU no hay pico que comparar. En una T4 verías algo como: 4000 GFLOP/s = 49 % del pico fp32.")
 
 # %% [markdown]
 # ### TF32: el modo que PyTorch deja apagado
 #
-# Las GPU NVIDIA desde Ampere (A100, RTX 30, L4, H100...) pueden hacer las multiplicaciones fp32
-# con **TF32** en los Tensor Cores: mucho más rápido, con menos precisión (10 bits de mantisa en
-# lugar de 23). **PyTorch lo deja desactivado por defecto** para las multiplicaciones. Mira el
-# ajuste en vigor; `medir_matmul` lo lee y dice qué modo midió (`modo`):
+# Las GPU NVIDIA desde Ampere (A100, RTX 30, L4, H100...) pueden hacer las cuentas fp32 con
+# **TF32** en los Tensor Cores: mucho más rápido, con menos precisión (10 bits de mantisa en
+# lugar de 23). PyTorch lo trata distinto según la operación:
+#
+# - **Multiplicaciones de matrices** (`@`, `nn.Linear`): TF32 **apagado** por defecto.
+# - **Convoluciones** (cuDNN, `nn.Conv2d`): TF32 **encendido** por defecto. Una CNN en fp32
+#   en una A100 ya usa TF32 sin que lo pidas.
+#
+# Desde PyTorch 2.9 el ajuste se escribe con `fp32_precision` (`"ieee"`: fp32 de verdad;
+# `"tf32"`: permite TF32; `"none"`: hereda el ajuste general). Los ajustes antiguos
+# (`allow_tf32`, `set_float32_matmul_precision`) siguen funcionando, pero PyTorch los va a
+# retirar (documentación de PyTorch, «CUDA semantics › TensorFloat-32», versiones 2.9 y
+# posteriores). Estos son los ajustes en vigor; `medir_matmul` los lee y dice qué modo midió
+# (`modo`):
 
 # %%
-print("torch.get_float32_matmul_precision():", torch.get_float32_matmul_precision())
-print("torch.backends.cuda.matmul.allow_tf32:", torch.backends.cuda.matmul.allow_tf32)
-# Para permitir TF32: torch.set_float32_matmul_precision("high")  (y "highest" para volver)
+print("matmul, API nueva:  torch.backends.cuda.matmul.fp32_precision =", repr(torch.backends.cuda.matmul.fp32_precision))
+print("conv., API nueva:   torch.backends.cudnn.conv.fp32_precision =", repr(torch.backends.cudnn.conv.fp32_precision))
+print("matmul, API antigua: torch.backends.cuda.matmul.allow_tf32 =", torch.backends.cuda.matmul.allow_tf32)
+print("conv., API antigua:  torch.backends.cudnn.allow_tf32 =", torch.backends.cudnn.allow_tf32)
+# Para permitir TF32 en las multiplicaciones: torch.backends.cuda.matmul.fp32_precision = "tf32"
+# (y "ieee" para volver a fp32 exacto).
+
+# %% [markdown]
+# Algo parecido pasa con fp16: por defecto cada multiplicación fp16 **acumula** (suma los
+# productos) en fp32, más lento pero más exacto. `torch.backends.cuda.matmul.allow_fp16_accumulation
+# = True` le deja acumular en fp16: más rápido en las GPU que lo aceptan, con más error.
 
 # %% [markdown]
 # ## Paso 7: ¿desde qué tamaño gana la GPU?
@@ -359,10 +430,11 @@ else:
 #
 # - **fp32**: unos 4 TFLOP/s, la mitad de su pico de 8,1.
 # - **tf32**: lo mismo que fp32, con un aviso: la T4 no tiene TF32 (llegó con Ampere).
-# - **fp16**: unos 40 TFLOP/s, dos tercios de su pico de 65: **10 veces** más que fp32.
+# - **fp16**: 20–25 TFLOP/s sostenidos, un 30–40 % de su pico de 65 (el límite de 70 W baja
+#   el reloj): unas **5 o 6 veces** más que fp32.
 # - **bf16**: como fp32 o más lento: la T4 no tiene bf16 en sus Tensor Cores.
 #
-# En una A100 o H100, bf16 y fp16 llegan al 75–90 % del pico, y TF32 multiplica varias veces la
+# En una A100 o H100, bf16 y fp16 llegan al 70–90 % del pico, y TF32 multiplica varias veces la
 # velocidad de fp32.
 
 # %% [markdown]
@@ -433,12 +505,13 @@ except MemoriaInsuficiente as error:
 # ## Retos
 #
 # 1. Ejecuta este notebook en Google Colab con una GPU T4 y compara la aceleración con la de tu
-#    ordenador. ¿Cuánto cambia al contar la copia de datos?
+#    computadora. ¿Cuánto cambia al contar la copia de datos?
 # 2. Con `medir_matmul`, busca el tamaño n más pequeño en el que la GPU gana a la CPU contando la
 #    copia (`segundos_con_transferencia`).
 # 3. Mide con `torch.set_num_threads(1)` y compara: ¿cuánto más «rápida» parece la GPU frente a
 #    una CPU de un solo hilo? Vuelve a dejarlo como estaba con `torch.set_num_threads(...)`.
-# 4. En una GPU Ampere o posterior, mide fp32 con y sin `torch.set_float32_matmul_precision("high")`.
+# 4. En una GPU Ampere o posterior, mide fp32 con `torch.backends.cuda.matmul.fp32_precision`
+#    en `"ieee"` y en `"tf32"`.
 #    ¿Cambia el resultado de `a @ b`? Compáralo con `torch.allclose`.
 # 5. Escribe tu propio cronómetro con `torch.cuda.Event(enable_timing=True)` y compáralo con
 #    `cronometrar`.
@@ -451,6 +524,8 @@ except MemoriaInsuficiente as error:
 # - **cuBLAS**: la biblioteca de NVIDIA que hace las multiplicaciones de matrices en la GPU.
 # - **FLOP/s**: operaciones de coma flotante por segundo (GFLOP/s = 10⁹; TFLOP/s = 10¹²).
 # - **fp32, fp16, bf16**: números de 32 y 16 bits; bf16 tiene el rango de fp32 con menos precisión.
+# - **Límite de potencia** (*power cap*): los vatios que una GPU no puede superar (70 W la T4);
+#   para respetarlo, el driver baja el reloj (*clock throttling*).
 # - **Mediana**: el valor del medio de las muestras ordenadas.
 # - **Pico teórico**: el máximo de FLOP/s que el fabricante da para un chip y un tipo de dato.
 # - **Rango intercuartílico**: la distancia entre el cuartil 1 y el 3; mide la dispersión.
@@ -458,4 +533,5 @@ except MemoriaInsuficiente as error:
 # - **Tensor Cores**: unidades de las GPU NVIDIA (desde Volta) especializadas en multiplicar
 #   matrices en fp16, bf16, TF32...
 # - **TF32**: modo de los Tensor Cores (desde Ampere) para acelerar multiplicaciones fp32 con
-#   menos precisión. PyTorch lo deja apagado por defecto.
+#   menos precisión. PyTorch lo deja apagado en las multiplicaciones de matrices y encendido
+#   en las convoluciones de cuDNN.

@@ -17,7 +17,7 @@
 
 # %%
 # Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu ordenador esta celda no hace nada.
+# En tu computadora esta celda no hace nada.
 import importlib.util, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
 if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
@@ -32,14 +32,14 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # - La regla rápida: **memoria de los pesos = número de parámetros × bytes por parámetro**.
 # - Cuánto más hace falta para **usar** un modelo (+20 %) y para **entrenarlo** (~16 bytes por parámetro).
 # - La pregunta inversa: **¿qué modelo me cabe** en mi GPU?
-# - Por qué una T4 «de 16 GB» muestra unos 15 GiB en `nvidia-smi` (GB frente a GiB).
+# - Por qué una T4 «de 16 GB» muestra 15360 MiB en `nvidia-smi` (GB frente a GiB, y el ECC).
 # - Usar una calculadora interactiva de VRAM.
 # - Comprobar la regla con un modelo real de PyTorch, del tamaño de GPT-2.
 #
 # ## Por qué importa
 #
 # El error más común con modelos grandes no es de código: es `CUDA out of memory`.
-# La memoria de la GPU (la **VRAM**) es fija: una T4 de Colab tiene 16 GB y no hay más.
+# La memoria de la GPU (la **VRAM**) es fija: una T4 de Colab tiene «16 GB» en su ficha y no hay más.
 # Si el modelo no cabe, no arranca. Con la regla de esta lección sabrás, antes de empezar,
 # si un modelo cabe, en qué precisión, y si puedes entrenarlo o solo usarlo.
 
@@ -203,11 +203,14 @@ for nombre in ["NVIDIA T4", "NVIDIA RTX 3060", "NVIDIA RTX 4090", "NVIDIA A100 8
 #
 # Hay dos «gigas» distintos:
 #
-# - **GB** (gigabyte) = 10⁹ = 1 000 000 000 bytes. Lo usan los fabricantes (y este curso).
-# - **GiB** (gibibyte) = 2³⁰ = 1 073 741 824 bytes. Lo usan `nvidia-smi` y los sistemas operativos,
-#   aunque a veces lo escriban «GB». Sus «MiB» son 2²⁰ = 1 048 576 bytes.
+# - **GB** (gigabyte) = 10⁹ = 1 000 000 000 bytes. Lo usan los discos, macOS y las cuentas de
+#   este curso.
+# - **GiB** (gibibyte) = 2³⁰ = 1 073 741 824 bytes. Lo usan `nvidia-smi` (en MiB = 2²⁰ bytes),
+#   PyTorch cuando imprime `MB` y Windows, que los escribe «GB».
 #
-# Un GiB es un 7,4 % más grande que un GB. En una T4 de Colab, `nvidia-smi` dice **15 360 MiB**:
+# Un GiB es un 7,4 % más grande que un GB. Y la memoria de una GPU se fabrica en potencias de
+# dos: los «16 GB» de la ficha de la T4 son **16 GiB físicos** (17,2 GB). En una T4 de Colab,
+# `nvidia-smi` dice **15 360 MiB**:
 
 # %%
 mib_t4 = 15360
@@ -215,17 +218,23 @@ bytes_t4 = mib_t4 * 2**20
 print(f"{mib_t4} MiB = {a_gib(bytes_t4):.1f} GiB = {a_gb(bytes_t4):.1f} GB")
 
 # %% [markdown]
-# 15 GiB son 16,1 GB: los «16 GB» del anuncio están ahí, solo que medidos en otra unidad.
-# (El driver reserva además una parte de la memoria física, por ejemplo para la corrección
-# de errores, ECC.) Y no todo eso es para ti:
+# 15 GiB, no 16: falta 1 GiB. Es el **ECC** (corrección de errores de memoria): la memoria
+# GDDR6 de la T4 no tiene chips aparte para él, así que con el ECC activado (lo está en las
+# GPU de centro de datos, y en Colab) se guardan los códigos en la propia memoria y se quedan
+# **1/16** de ella: 16 384 MiB − 1 024 MiB = 15 360 MiB. Las GPU con memoria **HBM** (A100,
+# H100) llevan el ECC aparte y `nvidia-smi` muestra su tamaño completo. Que 15 GiB sean 16,1 GB
+# es solo una casualidad de unidades. Y no todo eso es para ti:
 #
 # - Al primer uso de la GPU, PyTorch crea el **contexto de CUDA** (el código de CUDA, de cuDNN y
 #   de cuBLAS cargado en la GPU). Ocupa **unos cientos de MB** que verás en `nvidia-smi` aunque
 #   no hayas creado ningún tensor.
-# - PyTorch dice que la T4 tiene unos **15,8 GB** (`total_memory`), algo menos que lo que enseña
-#   `nvidia-smi`.
+# - PyTorch dice que la T4 tiene unos **15,8 GB** (`total_memory`: unos 15 100 MiB, según la
+#   versión del driver), algo menos que los 15 360 MiB de `nvidia-smi`: el driver se queda el resto.
 #
-# Por eso la regla deja margen: no cuentes con los 16 GB enteros.
+# El curso hace sus cuentas con la cifra de la ficha («16 GB») tomada como GB decimales. En
+# casi todas las GPU eso es prudente (la ficha cuenta GiB, que son más). En la T4, con el ECC,
+# es un poco optimista (16 GB frente a los 15,8 GB que ve PyTorch): el margen del +20 % lo
+# cubre de sobra. Por eso la regla deja margen: no cuentes con los 16 GB enteros.
 #
 # ¿Qué dice tu máquina? Esta celda pregunta a `nvidia-smi` (si existe) y a PyTorch:
 
@@ -338,8 +347,27 @@ print(f"Con LoRA:       {congelados_gb:.1f} GB congelados + {lora_gb:.1f} GB de 
       " (más las activaciones)")
 
 # %% [markdown]
-# Con los pesos congelados en int4 (la idea de QLoRA) bajaría a unos 4 GB más LoRA y
-# activaciones: por eso se pueden ajustar modelos de 8B en una T4.
+# Con los pesos congelados en int4 (la idea de **QLoRA**) baja mucho, pero no a 8B × 0,5 bytes
+# = 4 GB: QLoRA cuantiza solo las capas lineales de los bloques del Transformer. La tabla de
+# *embeddings* (la entrada) y la capa de salida (`lm_head`) se quedan en 16 bits, y en Llama 3
+# son grandes por su vocabulario de 128 256 palabras:
+
+# %%
+# Forma de Llama 3 8B: config.json de meta-llama/Meta-Llama-3-8B en Hugging Face
+# (vocab_size 128256, hidden_size 4096, tie_word_embeddings false; leído el 3-12-2026).
+vocabulario, dimension = 128_256, 4096
+en_16_bits = 2 * vocabulario * dimension          # embeddings + lm_head, sin compartir
+en_4_bits = n - en_16_bits                          # las capas lineales, cuantizadas en NF4
+constantes = en_4_bits * 0.127 / 8                  # escalas por bloque: ~0,127 bits por parámetro
+#   con doble cuantización (Dettmers et al., «QLoRA», 2023, sección 3)
+qlora_gb = a_gb(en_16_bits * 2 + en_4_bits * 0.5 + constantes)
+print(f"En 16 bits: {en_16_bits / 1e9:.2f} mil millones de parámetros → {a_gb(en_16_bits * 2):.1f} GB")
+print(f"En 4 bits:  {en_4_bits / 1e9:.2f} mil millones → {a_gb(en_4_bits * 0.5 + constantes):.1f} GB")
+print(f"Pesos de QLoRA: unos {qlora_gb:.1f} GB, más LoRA y activaciones")
+
+# %% [markdown]
+# Unos **5,5–6 GB** de pesos, no 4: aun así caben de sobra en una T4, y por eso se pueden
+# ajustar modelos de 8B en Colab gratis.
 
 # %% [markdown]
 # ## Pruébalo
@@ -515,7 +543,9 @@ except ValueError as error:
 #    Cuenta sus parámetros: ¿te sale la cifra publicada de 355M?
 # 4. Contar sin reservar memoria: dentro de `with torch.device("meta"):`, PyTorch crea los
 #    tensores con su forma pero sin datos. Construye ahí un `GPT2Pequeno` de 48 capas y
-#    `dimension=1600` (la forma de GPT-2 XL) y cuenta sus parámetros sin gastar RAM.
+#    `dimension=1600` y `cabezas=25` (la forma de GPT-2 XL: 1600 no se divide entre 12, y cada
+#    cabeza necesita la misma dimensión, 64) y cuenta sus parámetros sin gastar RAM. ¿Te sale
+#    la cifra publicada de 1 558 millones?
 # 5. En Colab con una T4: repite la medida de la GPU con 128, 512 y 1 024 tokens. ¿Cómo crece el
 #    pico de memoria? ¿Cuándo supera el +20 %?
 # 6. Con 16 bytes por parámetro, ¿qué modelo del catálogo podrías entrenar entero en una H100 de 80 GB?

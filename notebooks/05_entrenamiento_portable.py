@@ -17,7 +17,7 @@
 
 # %%
 # Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu ordenador esta celda no hace nada.
+# En tu computadora esta celda no hace nada.
 import importlib.util, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
 if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
@@ -40,7 +40,7 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 #
 # En las lecciones anteriores viste qué es una GPU, cómo conseguir una y cómo medirla.
 # Ahora toca lo que harás siempre: entrenar un modelo con código que funciona **igual** en
-# tu portátil sin GPU, en una T4 de Colab o en un Mac. Si aprendes bien este patrón, lo
+# tu computadora portátil sin GPU, en una T4 de Colab o en un Mac. Si aprendes bien este patrón, lo
 # reutilizarás en cualquier proyecto.
 #
 # No necesitas una GPU: todo corre en CPU en pocos segundos, y donde la GPU cambia algo,
@@ -50,7 +50,7 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 import torch
 from torch import nn
 
-from curso_gpu import graficos
+from curso_gpu import graficos, mensajes_torch
 from curso_gpu.checkpoints import carpeta_checkpoints
 from curso_gpu.datos import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.dispositivo import elegir_dispositivo
@@ -85,8 +85,8 @@ print("Dispositivo:", device)
 # El paquete del curso tiene la versión completa: `elegir_dispositivo()` también reconoce
 # la GPU de un Mac (`mps`) y la variable de entorno `CURSO_GPU_DISPOSITIVO`.
 #
-# El texto base preguntaba con un cuadro de diálogo «¿Deseas usar la GPU?». En un notebook
-# un cuadro así bloquearía la ejecución, así que usamos unos botones: solo aparecen si hay
+# Una aplicación de escritorio preguntaría con un cuadro de diálogo «¿Deseas usar la GPU?».
+# En un notebook un cuadro así bloquearía la ejecución, así que usamos unos botones: solo aparecen si hay
 # GPU, y ya traen la GPU elegida. Si cambias la elección, vuelve a ejecutar las celdas
 # siguientes.
 
@@ -100,7 +100,7 @@ print("Vamos a entrenar en:", dispositivo)
 # %% [markdown]
 # ## Paso a paso
 #
-# ### 1. Calentamiento: un problema tabular con una red pequeña (27.22)
+# ### 1. Calentamiento: un problema tabular con una red pequeña
 #
 # No hace falta un modelo gigante para aprender a usar la GPU. Empezamos con datos
 # tabulares: cada fila tiene dos números (las coordenadas de un punto) y la etiqueta dice
@@ -134,7 +134,7 @@ for epoca in range(1, 201):                                  # paso 5: entrenar 
 
 # %% [markdown]
 # El mismo patrón sirve para cualquier modelo. Ahora lo aplicamos a la aplicación final
-# del texto base: una CNN que reconoce líneas dibujadas.
+# de la lección: una CNN que reconoce líneas dibujadas.
 #
 # ### 2. Los datos: líneas de 8×8
 #
@@ -145,7 +145,7 @@ for epoca in range(1, 201):                                  # paso 5: entrenar 
 #
 # Hay dos recetas:
 #
-# - `receta="semilla"`: la del texto base. Solo columnas y filas de la 1 a la 6 y las dos
+# - `receta="semilla"`: la más sencilla. Solo columnas y filas de la 1 a la 6 y las dos
 #   diagonales principales.
 # - `receta="variada"` (por defecto): también líneas en los bordes, más cortas, con huecos
 #   y diagonales desplazadas. Es lo que de verdad dibuja una persona.
@@ -162,12 +162,12 @@ graficos.muestras_por_clase(X_ent, y_ent, por_clase=6, titulo="Receta «variada�
 
 # %%
 X_sem, y_sem = generar_dataset(120, semilla=1, receta="semilla")
-graficos.muestras_por_clase(X_sem, y_sem, por_clase=6, titulo="Receta «semilla» (la del texto base)");
+graficos.muestras_por_clase(X_sem, y_sem, por_clase=6, titulo="Receta «semilla» (la más sencilla)");
 
 # %% [markdown]
 # ### 3. El modelo: una CNN pequeña
 #
-# La misma arquitectura del texto base:
+# Una arquitectura clásica en miniatura:
 #
 # | capa | entrada → salida | forma tras la capa |
 # |---|---|---|
@@ -178,18 +178,37 @@ graficos.muestras_por_clase(X_sem, y_sem, por_clase=6, titulo="Receta «semilla�
 # | `fc2` | 16 → 3 | `[N, 3]` (un *logit* por clase) |
 
 # %%
-torch.manual_seed(24)  # la semilla del texto base
+torch.manual_seed(24)  # una semilla fija: los mismos pesos iniciales en cada ejecución
 modelo = CNNPequena()
 print(modelo)
 print("Parámetros entrenables:", contar_parametros_entrenables(modelo))
 print("Salida para 2 imágenes:", tuple(modelo(X_ent[:2]).shape))
 
 # %% [markdown]
-# ### 4. Entrenar en el dispositivo elegido
+# ### 4. Entrenar en el dispositivo elegido, primero a mano
 #
-# `entrenar(...)` hace los pasos 3 a 5 por ti, como el texto base: mueve el modelo y los
-# datos **una sola vez** al dispositivo, y en cada época da un paso de Adam (`lr=0.01`) con
-# todo el conjunto. En la época 1 y cada 10 mide la pérdida y la *accuracy* de
+# El bucle de la CNN es el mismo del calentamiento tabular: modelo y datos al dispositivo
+# **una sola vez**, y en cada época un paso de Adam (`lr=0.01`) con todo el conjunto. Esta
+# vez la pérdida es `CrossEntropyLoss` (tres clases). Lo escribimos a mano una vez:
+
+# %%
+torch.manual_seed(24)                                        # los mismos pesos iniciales que `modelo`
+cnn_a_mano = CNNPequena().to(dispositivo)                    # paso 3: el modelo
+X_ent_d, y_ent_d = X_ent.to(dispositivo), y_ent.to(dispositivo)  # paso 4: los datos, una vez
+criterio = nn.CrossEntropyLoss()
+optimizador = torch.optim.Adam(cnn_a_mano.parameters(), lr=0.01)
+
+for epoca in range(1, 121):                                  # paso 5: entrenar
+    cnn_a_mano.train()
+    perdida = criterio(cnn_a_mano(X_ent_d), y_ent_d)
+    optimizador.zero_grad()
+    perdida.backward()
+    optimizador.step()
+    if epoca == 1 or epoca % 40 == 0:                        # .item() espera a la GPU: solo a veces
+        print(f"época {epoca:3d}: pérdida de entrenamiento {perdida.item():.4f}")
+
+# %% [markdown]
+# `entrenar(...)` hace exactamente esto por ti (pasos 3 a 5), y además mide la validación. En la época 1 y cada 10 mide la pérdida y la *accuracy* de
 # entrenamiento y de validación. Entre esos puntos no le pide ningún número a la GPU
 # (nada de `.item()`), así la GPU nunca espera a Python.
 #
@@ -207,6 +226,16 @@ historial = entrenar(modelo, (X_ent, y_ent), (X_val, y_val), dispositivo, epocas
 
 # %%
 historial
+
+# %% [markdown]
+# ¿Hace `entrenar` lo mismo que nuestro bucle? Partieron de los mismos pesos (semilla 24),
+# con los mismos datos y el mismo optimizador: los pesos finales deben coincidir (en una GPU,
+# hasta los últimos decimales, porque la GPU puede sumar en otro orden).
+
+# %%
+iguales = all(torch.allclose(p_mano, p_entrenar, atol=1e-5)
+              for p_mano, p_entrenar in zip(cnn_a_mano.parameters(), modelo.parameters()))
+print("¿Los mismos pesos que el bucle a mano?", "sí" if iguales else "no")
 
 # %% [markdown]
 # ### 5. Las curvas
@@ -268,7 +297,7 @@ else:
 #
 # Un modelo solo aprende lo que ve. Vamos a probar dos modelos con 35 líneas «dibujadas a
 # mano»: en los bordes, cortas, con huecos y diagonales desplazadas (sin ruido, como las
-# de la cuadrícula). Uno se entrena con la receta del texto base y el otro con la variada.
+# de la cuadrícula). Uno se entrena con la receta «semilla» y el otro con la variada.
 
 # %%
 X_mano, y_mano = lineas_dibujadas()
@@ -298,15 +327,15 @@ with torch.no_grad():
 graficos.dibujos_fallados(X_mano, y_mano, predichas);
 
 # %% [markdown]
-# Los dos modelos sacan casi un 100 % en su propia validación, pero el de la receta del
-# texto base falla más con lo que dibuja una persona: nunca vio una línea en el borde ni
+# Los dos modelos sacan casi un 100 % en su propia validación, pero el de la receta
+# «semilla» falla más con lo que dibuja una persona: nunca vio una línea en el borde ni
 # una diagonal desplazada. **Una validación buena no sirve si los datos de validación no se
 # parecen a los de verdad.** Por eso la pizarra usa el modelo de la receta variada.
 #
 # ### 8. La pizarra: dibuja una línea
 #
-# La cuadrícula se crea desactivada: como en el texto base, se activa cuando termina el
-# entrenamiento. Haz clic en las celdas para pintarlas (otro clic las borra) y pulsa
+# La cuadrícula se crea desactivada y se activa cuando termina el entrenamiento: así nadie
+# pide una predicción a un modelo a medio entrenar. Haz clic en las celdas para pintarlas (otro clic las borra) y pulsa
 # «Predecir». «Limpiar» vacía la cuadrícula.
 
 # %%
@@ -336,11 +365,12 @@ diagonal = torch.eye(8).flip(1)  # la diagonal secundaria
 predecir(modelo, diagonal, dispositivo)
 
 # %% [markdown]
-# ### 9. Laboratorio: los cinco errores comunes (27.24)
+# ### 9. Laboratorio: los cinco errores comunes
 #
 # Cada error se provoca **de verdad** y después se arregla. Con GPU usamos `cuda`; sin GPU
 # usamos el dispositivo `meta` de PyTorch, que es un dispositivo de verdad distinto de la
-# CPU (sus tensores tienen forma pero no datos) y da exactamente el mismo error.
+# CPU (sus tensores tienen forma pero no datos). El error es del mismo tipo, pero PyTorch lo
+# escribe con otras palabras: debajo te enseñamos también el texto exacto que verías en una GPU.
 
 # %%
 otro = torch.device("cuda") if torch.cuda.is_available() else torch.device("meta")
@@ -366,6 +396,9 @@ modelo_cpu = CNNPequena()                # se nos olvidó .to(otro)
 X_otro = X_val[:4].to(otro)
 provocar("Modelo en cpu, datos en " + str(otro), lambda: modelo_cpu(X_otro))
 provocar("Arreglado: modelo.to(otro)", lambda: tuple(modelo_cpu.to(otro)(X_otro).shape))
+if otro.type == "meta":
+    print("\nEn una GPU el error sería:\n  → RuntimeError:", mensajes_torch.MEZCLA_CONVOLUCION_MODELO_EN_CPU)
+    print("Y al revés (modelo en la GPU, datos en la CPU):\n  → RuntimeError:", mensajes_torch.MEZCLA_CONVOLUCION)
 
 # %% [markdown]
 # Dentro del paquete, `evaluar` y `predecir` comprueban el dispositivo antes de calcular y
@@ -382,6 +415,8 @@ provocar("evaluar() con el modelo en " + str(otro), lambda: evaluar(modelo_cpu, 
 a = torch.ones(3)
 b = torch.ones(3, device=otro)
 provocar("cpu + " + str(otro), lambda: a + b)
+if otro.type == "meta":
+    print("En una GPU:\n  → RuntimeError:", mensajes_torch.MEZCLA_SUMA)
 provocar("Arreglado: a.to(b.device) + b", lambda: (a.to(b.device) + b).device)
 
 # %% [markdown]
@@ -398,9 +433,16 @@ provocar("Arreglado: elegir_dispositivo()", lambda: torch.zeros(3, device=elegir
 
 # %% [markdown]
 # En una máquina con GPU la primera línea funciona, y por eso el error pasa desapercibido
-# hasta que alguien ejecuta tu notebook sin GPU. Sin GPU verías
-# `AssertionError: Torch not compiled with CUDA enabled` (o `RuntimeError: No CUDA GPUs are
-# available` en Colab sin GPU).
+# hasta que alguien ejecuta tu notebook sin GPU. Sin GPU, según tu PyTorch:
+
+# %%
+print("PyTorch solo para CPU:          AssertionError:", mensajes_torch.SIN_CUDA_COMPILADA)
+print("PyTorch con CUDA y sin driver:  RuntimeError:", mensajes_torch.SIN_DRIVER)
+
+# %% [markdown]
+# El segundo es el de Colab con un entorno de ejecución sin GPU: su PyTorch trae CUDA, pero
+# la máquina no tiene GPU ni driver de NVIDIA.
+#
 #
 # **Error 5: crear tensores nuevos durante el flujo sin moverlos al dispositivo.** Aquí las
 # etiquetas se crean «sobre la marcha» con `torch.tensor(...)`, que las deja en la CPU.
@@ -416,7 +458,7 @@ provocar("Arreglado: torch.tensor(..., device=logits.device)",
          lambda: nn.functional.cross_entropy(logits_otro, etiquetas_bien).device)
 
 # %% [markdown]
-# ### 10. CPU frente a GPU: ¿cuándo compensa? (27.5 y 27.18)
+# ### 10. CPU frente a GPU: ¿cuándo compensa?
 #
 # La diferencia se nota más cuando el modelo es más grande, hay más datos, el lote es más
 # grande y hay muchas convoluciones o multiplicaciones de matrices. Medimos el tiempo por
@@ -468,9 +510,10 @@ else:
 # optimizador, la época, el historial y el estado de los generadores aleatorios) cada pocas
 # épocas en un sitio que sobreviva, como **Google Drive**, y reanudar desde el último.
 #
-# `carpeta_checkpoints(nombre)` elige el sitio: en Colab, Google Drive; fuera, la carpeta
-# local `checkpoints/`. Montar Drive pide permisos amplios sobre tu Drive, así que solo se
-# hace si tú lo eliges: cambia `GUARDAR_EN_DRIVE` a `True` en Colab.
+# `carpeta_checkpoints(nombre)` elige el sitio: por defecto, la carpeta local
+# `checkpoints/<nombre>`; con `drive=True` (solo en Colab), además Google Drive. Montar Drive
+# pide permisos amplios sobre tu Drive, así que solo se hace si tú lo eliges: cambia
+# `GUARDAR_EN_DRIVE` a `True` en Colab.
 
 # %%
 GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para que los checkpoints sobrevivan a una desconexión
@@ -558,7 +601,7 @@ graficos.grafico_reanudacion(
 # Los checkpoints se cargan con `torch.load(..., weights_only=True, map_location=dispositivo)`:
 # `weights_only=True` impide que un archivo ejecute código al cargarse, y `map_location`
 # pone los tensores en el dispositivo actual, así que un checkpoint guardado en la T4 de
-# Colab se carga en tu portátil sin GPU, y al revés.
+# Colab se carga en tu computadora portátil sin GPU, y al revés.
 
 # %%
 ultimo = carpeta.cargar_ultimo(torch.device("cpu"))
@@ -576,15 +619,16 @@ print("Época:", ultimo["epoca"], "· dispositivo de los pesos:", ultimo["modelo
 #
 # | error | qué pasa | cómo se arregla |
 # |---|---|---|
-# | Olvidar mover el modelo | `Tensor on device cpu is not on the expected device cuda:0` | `modelo.to(dispositivo)` |
-# | Mezclar tensores de CPU y GPU | `Expected all tensors to be on the same device` | `.to(dispositivo)` en los dos |
+# | Olvidar mover el modelo (una CNN) | `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same` | `modelo.to(dispositivo)` |
+# | Olvidar mover los datos (una CNN) | `Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same` | `datos.to(dispositivo)` |
+# | Mezclar tensores de CPU y GPU | `Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!` | `.to(dispositivo)` en los dos |
 # | Suponer que la GPU siempre acelera | un modelo diminuto no va más rápido | mide: la GPU gana con modelos y lotes grandes |
-# | Usar `"cuda"` sin comprobar | `Torch not compiled with CUDA enabled` | `torch.cuda.is_available()` o `elegir_dispositivo()` |
+# | Usar `"cuda"` sin comprobar | `Torch not compiled with CUDA enabled` o `Found no NVIDIA driver on your system` | `torch.cuda.is_available()` o `elegir_dispositivo()` |
 # | Crear tensores nuevos en la CPU | el mismo error de dispositivos, a mitad del bucle | `torch.tensor(..., device=dispositivo)` |
 # | Volver a ejecutar la celda de entrenar queriendo empezar de cero | sigue desde el último checkpoint | `reanudar=False` (los viejos van a `anteriores/`) |
 # | Un `lr` tan alto que la pérdida se vuelve NaN | `PerdidaNoFinita`: se para en esa época | baja el `lr` o normaliza los datos; lo entrenado está en `error.historial` |
 #
-# ## Buenas prácticas (27.25)
+# ## Buenas prácticas
 #
 # - Define el `device` **una vez**, al principio del programa.
 # - Mueve **siempre** el modelo y los tensores a ese mismo dispositivo.
@@ -593,7 +637,7 @@ print("Época:", ultimo["epoca"], "· dispositivo de los pesos:", ultimo["modelo
 # - Guarda checkpoints cuando un entrenamiento dure más que unos minutos.
 # - Recuerda que la GPU acelera el cálculo, pero no sustituye entender el modelo.
 #
-# ## Qué debes recordar (27.26)
+# ## Qué debes recordar
 #
 # - La GPU puede acelerar mucho el entrenamiento de modelos de *deep learning*.
 # - En PyTorch se trabaja con la idea de **device** (dispositivo).

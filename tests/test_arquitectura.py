@@ -17,6 +17,7 @@ PAQUETE = Path(curso_gpu.__file__).resolve().parent
 CAPAS = {
     # 0. Datos y formato: tablas con sus fuentes, vocabulario, texto/HTML. Sin torch.cuda.
     "proyecto": 0, "ruedas_cuda": 0, "precisiones": 0, "catalogo": 0, "picos": 0, "nube": 0,
+    "mensajes_torch": 0,
     "presentacion": 0, "numeros": 0, "terminal": 0,
     # 1. El dispositivo: primitivas, nvidia-smi, Colab y el informe del entorno.
     "nvidia_smi": 1, "dispositivo": 1, "colab": 1, "entorno": 1,

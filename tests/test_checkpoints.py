@@ -77,8 +77,8 @@ def test_fuera_de_colab_usa_la_carpeta_local_checkpoints(tmp_path, monkeypatch, 
     assert "carpeta local" in capsys.readouterr().out
 
 
-def test_en_colab_guarda_en_google_drive_y_lo_monta(en_colab, tmp_path, capsys):
-    carpeta = carpeta_checkpoints("cnn_lineas", base=tmp_path / "local")
+def test_en_colab_con_drive_true_guarda_en_google_drive_y_lo_monta(en_colab, tmp_path, capsys):
+    carpeta = carpeta_checkpoints("cnn_lineas", drive=True, base=tmp_path / "local")
     assert en_colab.montajes == ["/content/drive"]
     assert carpeta.en_drive and carpeta.ruta == en_colab.mi_drive / "checkpoints" / "cnn_lineas"
     assert carpeta.local == tmp_path / "local" / "cnn_lineas"
@@ -100,7 +100,13 @@ def test_drive_fuera_de_colab_da_error_claro(monkeypatch, tmp_path):
 def test_si_drive_no_se_monta_avisa_y_guarda_en_local(en_colab, monkeypatch, tmp_path):
     monkeypatch.setattr(colab, "montar_drive", lambda punto="/content/drive", **opciones: None)
     with pytest.warns(AvisoCheckpoint, match="No se pudo montar Google Drive"):
-        carpeta = carpeta_checkpoints("x", base=tmp_path, silenciosa=True)
+        carpeta = carpeta_checkpoints("x", drive=True, base=tmp_path, silenciosa=True)
+    assert not carpeta.en_drive and carpeta.ruta == tmp_path / "x"
+
+
+def test_en_colab_no_monta_drive_si_no_lo_pides(en_colab, monkeypatch, tmp_path):
+    monkeypatch.setattr(colab, "montar_drive", lambda *a, **k: pytest.fail("montó Drive sin pedirlo"))
+    carpeta = carpeta_checkpoints("x", base=tmp_path, silenciosa=True)
     assert not carpeta.en_drive and carpeta.ruta == tmp_path / "x"
 
 

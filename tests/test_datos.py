@@ -8,7 +8,7 @@ import torch
 from curso_gpu.datos import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
 
 
-# La receta del texto base (27.23), copiada tal cual: la referencia con la que comparar.
+# La receta «semilla», escrita aparte tal cual: la referencia con la que comparar.
 def _vertical_original():
     col = torch.randint(1, 7, (1,)).item()
     matriz = [[0 for _ in range(8)] for _ in range(8)]
@@ -70,7 +70,7 @@ def test_forma_tipo_y_rango(receta):
     assert X.shape == (21, 1, 8, 8) and X.dtype == torch.float32
     assert y.shape == (21,) and y.dtype == torch.long
     assert X.min() >= 0 and X.max() <= 1
-    assert y.tolist() == [0, 1, 2] * 7  # clases intercaladas, como en el texto base
+    assert y.tolist() == [0, 1, 2] * 7  # clases intercaladas
 
 
 @pytest.mark.parametrize("receta", ["variada", "semilla"])
@@ -160,7 +160,7 @@ def test_lineas_dibujadas_como_las_de_la_pizarra():
     assert [int((y == c).sum()) for c in range(3)] == [11, 11, 13]
     assert (X.sum(dim=(1, 2, 3)) >= 3).all()
     bordes = X[y == 0][:, 0, :, 0].sum() + X[y == 0][:, 0, :, 7].sum()
-    assert bordes > 0  # hay verticales en los bordes, que la receta del texto base nunca genera
+    assert bordes > 0  # hay verticales en los bordes, que la receta «semilla» nunca genera
 
 
 def test_datos_tabulares_binarios():

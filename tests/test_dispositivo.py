@@ -176,7 +176,7 @@ def test_pedir_cuda_sin_gpu_explica_colab_y_el_comando_de_reinstalacion():
     assert "Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4" in mensaje
     assert "solo para CPU" in mensaje
     # Sin nvidia-smi no sabemos el driver: la rueda más prudente de las actuales.
-    assert f"python -m pip install --force-reinstall torch --index-url {INDICE}/cu126" in mensaje
+    assert f"python -m pip install --force-reinstall torch --index-url {INDICE}/cu130" in mensaje
     assert "funciona igual en CPU" in mensaje
 
 
@@ -185,7 +185,20 @@ def test_el_comando_del_error_sirve_para_el_driver_que_ve_nvidia_smi(nvidia_smi_
     nvidia_smi_falso("0, Tesla T4, 550.54.15, 15360, 0, 15101\n", cabecera_con("550.54.15", "12.4"), path_minimo=True)
     with pytest.raises(DispositivoNoDisponible) as error:
         elegir_dispositivo("cuda")
-    assert f"torch==2.6.0 --index-url {INDICE}/cu124" in str(error.value)
+    assert f"torch==2.7.1 --index-url {INDICE}/cu118" in str(error.value)
+
+
+@requiere_bash
+def test_el_comando_del_error_mira_tambien_la_arquitectura_de_la_gpu(nvidia_smi_falso):
+    # Una P100 (6.0) con driver de CUDA 13: las ruedas cu13x no traen kernels para ella.
+    nvidia_smi_falso("0, Tesla P100-PCIE-16GB, 580.82.07, 16384, 0, 16280\n", cabecera_con("580.82.07", "13.0"),
+                     path_minimo=True)
+    tabla = nvidia_smi_falso.carpeta / "gpus.tsv"  # el falso responde también compute_cap
+    cabecera, fila = tabla.read_text().splitlines()
+    tabla.write_text(f"{cabecera}\tcompute_cap\n{fila}\t6.0\n")
+    with pytest.raises(DispositivoNoDisponible) as error:
+        elegir_dispositivo("cuda")
+    assert f"torch==2.14.1 --index-url {INDICE}/cu126" in str(error.value)
 
 
 def test_pedir_cuda_con_pytorch_cuda_pero_sin_gpu_no_manda_reinstalar(monkeypatch):
@@ -245,13 +258,13 @@ def test_dispositivos_disponibles_lista_cada_gpu_y_siempre_cpu(maquina):
 @pytest.mark.parametrize(
     ("driver", "cuda", "comando"),
     [
-        ("560.35.03", "12.6", f"python -m pip install --force-reinstall torch --index-url {INDICE}/cu126"),
-        ("575.57.08", "12.9", f"python -m pip install --force-reinstall torch --index-url {INDICE}/cu126"),
+        ("560.35.03", "12.6", f"python -m pip install --force-reinstall torch==2.14.1 --index-url {INDICE}/cu126"),
+        ("575.57.08", "12.9", f"python -m pip install --force-reinstall torch==2.14.1 --index-url {INDICE}/cu126"),
         ("580.95.05", "13.0", f"python -m pip install --force-reinstall torch --index-url {INDICE}/cu130"),
-        ("550.54.15", "12.4", f"python -m pip install --force-reinstall torch==2.6.0 --index-url {INDICE}/cu124"),
+        ("550.54.15", "12.4", f"python -m pip install --force-reinstall torch==2.7.1 --index-url {INDICE}/cu118"),
         ("525.147.05", "12.0", f"python -m pip install --force-reinstall torch==2.7.1 --index-url {INDICE}/cu118"),
     ],
-    ids=["driver-560-cu126", "driver-575-cu126", "driver-580-cu130", "driver-550-cu124", "driver-525-cu118"],
+    ids=["driver-560-cu126", "driver-575-cu126", "driver-580-cu130", "driver-550-cu118", "driver-525-cu118"],
 )
 def test_gpu_nvidia_con_pytorch_solo_cpu_da_el_comando_de_la_rueda_del_driver(nvidia_smi_falso, tmp_path, monkeypatch, driver, cuda, comando):
     nvidia_smi_falso(f"0, Tesla T4, {driver}, 15360, 0, 15101\n", cabecera_con(driver, cuda), path_minimo=True)
@@ -303,7 +316,7 @@ def test_driver_que_no_llega_a_la_cuda_de_pytorch():
     smi = InformeNvidiaSmi("535.104.05", (12, 2), True, [GPUNvidiaSmi(0, "Tesla T4", 15360, 0, 15101)])
     avisos = diagnosticar(_informe(cuda_compilado="12.8", nvidia_smi=smi))
     assert "solo admite hasta CUDA 12.2" in avisos[0]
-    assert avisos[0].endswith(f"torch==2.5.1 --index-url {INDICE}/cu121")
+    assert avisos[0].endswith(f"torch==2.7.1 --index-url {INDICE}/cu118")
 
 
 def test_nvidia_smi_ve_la_gpu_pero_cuda_visible_devices_la_oculta(monkeypatch):

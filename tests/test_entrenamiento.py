@@ -156,7 +156,7 @@ def test_la_misma_funcion_entrena_la_red_tabular_binaria():
 
 
 def test_receta_variada_acierta_mas_lineas_dibujadas_que_la_del_texto_base():
-    """Por qué importa la receta: la del texto base nunca vio bordes, líneas cortas ni diagonales desplazadas."""
+    """Por qué importa la receta: la receta «semilla» nunca vio bordes, líneas cortas ni diagonales desplazadas."""
     X, y = lineas_dibujadas()
     accuracy = {}
     for receta in ("semilla", "variada"):

@@ -278,7 +278,7 @@ def test_en_colab_sin_el_curso_lo_instala_desde_github_sin_nombrar_torch(codigo,
 
 
 @pytest.mark.parametrize("codigo", [c for _, c in ARRANQUES], ids=[n for n, _ in ARRANQUES])
-def test_en_tu_ordenador_la_celda_de_arranque_no_hace_nada(codigo, monkeypatch):
+def test_en_tu_computadora_la_celda_de_arranque_no_hace_nada(codigo, monkeypatch):
     assert _ejecutar_arranque(codigo, monkeypatch, colab=False, instalado=False) == []
 
 

@@ -1,4 +1,4 @@
-"""Lección 05: la CNN pequeña del texto base y la red tabular."""
+"""Lección 05: la CNN pequeña y la red tabular."""
 
 from __future__ import annotations
 

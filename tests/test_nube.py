@@ -26,12 +26,12 @@ def test_un_fin_de_semana_olvidada_va_del_viernes_a_las_18_al_lunes_a_las_9():
     assert HORAS_FIN_DE_SEMANA == (24 - 18) + 24 + 24 + 9
 
 
-def test_olvidar_la_gpu_mas_cara_un_fin_de_semana_cuesta_126_dolares():
-    assert calcular_coste(PRECIO_HORA_MAXIMO, HORAS_FIN_DE_SEMANA).total == pytest.approx(126.0)
+def test_olvidar_la_gpu_mas_cara_un_fin_de_semana_cuesta_mas_de_450_dolares():
+    assert calcular_coste(PRECIO_HORA_MAXIMO, HORAS_FIN_DE_SEMANA).total == pytest.approx(7.20 * 63)
 
 
-def test_el_rango_de_precios_de_la_leccion_es_de_020_a_2_dolares_la_hora():
-    assert (PRECIO_HORA_MINIMO, PRECIO_HORA_MAXIMO) == (0.20, 2.0)
+def test_el_rango_de_precios_de_la_leccion_va_de_039_a_720_dolares_la_hora():
+    assert (PRECIO_HORA_MINIMO, PRECIO_HORA_MAXIMO) == (0.39, 7.20)
 
 
 def test_olvidarse_cuesta_mucho_mas_que_usarla():
@@ -69,6 +69,16 @@ def test_lo_que_no_es_un_numero_finito_es_un_error_claro(valor):
         calcular_coste(valor, 3)
     with pytest.raises(ValueError, match="Número de horas no válido"):
         calcular_coste(0.8, valor)
+
+
+def test_cada_clase_de_gpu_tiene_un_rango_con_su_fuente():
+    from curso_gpu.nube import PRECIOS_2026
+    assert len(PRECIOS_2026) >= 4
+    for rango in PRECIOS_2026:
+        assert 0 < rango.minimo < rango.maximo, rango
+        assert "2026" in rango.fuente
+    por_clase = {r.clase.split(" ")[0]: r for r in PRECIOS_2026}
+    assert por_clase["H100"].minimo > por_clase["A100"].minimo  # una H100 nunca es la más barata
 
 
 @pytest.mark.parametrize("precio, horas, pista", [

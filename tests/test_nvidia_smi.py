@@ -170,6 +170,14 @@ def test_analizar_cabecera(texto, esperado):
     assert analizar_cabecera(texto) == esperado
 
 
+def test_capacidades_de_computo_una_por_gpu():
+    from curso_gpu.nvidia_smi import analizar_capacidades
+    assert analizar_capacidades("7.5\n12.0\n") == [(7, 5), (12, 0)]
+    assert analizar_capacidades("") == []
+    # Un nvidia-smi antiguo que no conoce el campo: mejor no saber que adivinar.
+    assert analizar_capacidades("Field \"compute_cap\" is not a valid field to query.\n") == []
+
+
 # --- respuestas hostiles: basura, enormes, un nieto que no suelta la salida --------------------
 
 @pytest.mark.parametrize("basura", [

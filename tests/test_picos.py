@@ -76,3 +76,33 @@ def test_el_catalogo_une_memoria_picos_y_capacidad_de_computo():
     for fila in catalogo.tabla_picos():
         if fila.capacidad_computo and fila.capacidad_computo < (8, 0):
             assert fila.tf32 is None, fila.nombre
+
+
+@pytest.mark.parametrize("nombre", [
+    "NVIDIA GeForce RTX 3090 Ti",  # otra tarjeta, con otro pico
+    "NVIDIA GeForce RTX 4090 D",   # la versión con menos núcleos
+    "NVIDIA GH200 480GB",          # Grace Hopper no es una H200
+    "NVIDIA GH100",
+])
+def test_los_patrones_no_atrapan_otras_tarjetas(nombre):
+    assert picos_de(nombre) is None
+
+
+def test_los_picos_de_apple_dicen_como_se_calcularon():
+    for nombre, nucleos, reloj in [("Apple M1", 8, 1.278), ("Apple M1 Max", 32, 1.278),
+                                   ("Apple M2", 10, 1.398), ("Apple M2 Ultra", 76, 1.398)]:
+        fila = picos_de(nombre)
+        assert fila.fuente.startswith(f"cálculo: {nucleos} núcleos × 128 ALU × 2")
+        # núcleos × 128 ALU × 2 operaciones × reloj (GHz) = GFLOP/s; la tabla redondea a 0,1 TFLOP/s
+        assert fila.fp32 == pytest.approx(nucleos * 128 * 2 * reloj / 1000, abs=0.15)
+
+
+def test_la_t4_sostiene_mucho_menos_que_su_pico_en_fp16():
+    from curso_gpu.picos import rango_porcentaje
+
+    minimo, maximo = rango_porcentaje("Tesla T4", torch.float16)
+    assert (minimo * 65 / 100, maximo * 65 / 100) == pytest.approx((19.5, 26.0))  # 20–25 TFLOP/s
+    assert rango_porcentaje("Tesla T4", "fp32") == (40.0, 60.0)  # unos 4 de 8,1
+    assert rango_porcentaje("NVIDIA H100 80GB HBM3", "bf16") == (70.0, 90.0)
+    assert rango_porcentaje("NVIDIA GeForce RTX 4090", "fp16") is None  # sin medida publicada
+    assert rango_porcentaje("GPU inventada", "fp16") is None

@@ -1,0 +1,378 @@
+"""Comprueba en una GPU CUDA de verdad lo que las lecciones dicen de las GPU.
+
+Para quien mantiene el curso: ejecútalo cada vez que tengas una máquina con GPU NVIDIA.
+
+    python benchmarks/validar_en_gpu.py            # todas las comprobaciones (unos minutos)
+    python benchmarks/validar_en_gpu.py --rapido   # matrices y épocas más pequeñas
+
+Imprime una línea por afirmación, con la cifra medida y PASS o FAIL. Sale con 0 si todas
+pasan y con 1 si alguna falla. Sin GPU CUDA lo dice en una línea y sale con 0.
+
+Los textos y rangos que se comprueban salen de los mismos sitios que leen las lecciones
+(``curso_gpu.mensajes_torch``, ``curso_gpu.picos``): si una comprobación falla, se corrige
+el dato allí y la lección cambia sola.
+
+Las lecciones 06, 07 y 08 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
+``comprobar_leccion_07``, ``comprobar_leccion_08``): cada uno llama a la comprobación en GPU
+de su lección (``comprobar_en_gpu``) y convierte sus líneas en resultados.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+RAIZ = Path(__file__).resolve().parent.parent
+if str(RAIZ) not in sys.path:  # para ejecutarlo sin instalar el paquete
+    sys.path.insert(0, str(RAIZ))
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+SIN_GPU = "Sin GPU CUDA: nada que validar aquí (torch.cuda.is_available() es False)."
+
+
+# ---------------------------------------------------------------------------
+# Resultados (funciones puras: las prueba tests/test_validar_en_gpu.py en CPU)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Resultado:
+    """Una afirmación de una lección, lo que se midió y si se cumple."""
+
+    leccion: str
+    afirmacion: str
+    medido: str
+    pasa: bool
+
+    def linea(self) -> str:
+        return f"{'PASS' if self.pasa else 'FAIL'}  [{self.leccion}] {self.afirmacion}: {self.medido}"
+
+
+def dentro(valor: float, rango: tuple[float, float]) -> bool:
+    """¿Está ``valor`` en el rango cerrado ``(mínimo, máximo)``?"""
+    minimo, maximo = rango
+    return minimo <= valor <= maximo
+
+
+def porcentaje(valor: float, pico: float) -> float:
+    """``valor`` como % de ``pico`` (los dos en las mismas unidades)."""
+    if pico <= 0:
+        raise ValueError(f"el pico debe ser positivo; recibí {pico!r}")
+    return 100.0 * valor / pico
+
+
+def tflops_matmul(n: int, segundos: float) -> float:
+    """TFLOP/s de una multiplicación n×n por n×n (2·n³ operaciones) que tardó ``segundos``."""
+    if segundos <= 0:
+        raise ValueError(f"los segundos deben ser positivos; recibí {segundos!r}")
+    return 2 * n**3 / segundos / 1e12
+
+
+def informe(resultados: list[Resultado]) -> tuple[str, int]:
+    """El texto de todas las líneas más un resumen, y el código de salida (0 si todo pasa)."""
+    lineas = [r.linea() for r in resultados]
+    fallos = sum(not r.pasa for r in resultados)
+    lineas.append(f"{len(resultados) - fallos} de {len(resultados)} afirmaciones se cumplen.")
+    return "\n".join(lineas), 1 if fallos else 0
+
+
+def desde_lineas(leccion: str, lineas: list[str]) -> list[Resultado]:
+    """Convierte líneas «PASS texto» / «FAIL texto» de otra comprobación en resultados.
+
+    Las líneas «SKIP …» (algo que no aplica en esta máquina) no cuentan.
+    """
+    resultados = []
+    for linea in lineas:
+        estado, _, texto = linea.strip().partition(" ")
+        if estado in ("PASS", "FAIL"):
+            afirmacion, _, medido = texto.partition(": ")
+            resultados.append(Resultado(leccion, afirmacion, medido or "-", estado == "PASS"))
+    return resultados
+
+
+def clase_del_notebook(ruta: Path, nombre: str):
+    """Carga una clase definida en un notebook (su ``.py`` de jupytext) sin ejecutar el resto."""
+    arbol = ast.parse(ruta.read_text(encoding="utf-8"))
+    for nodo in arbol.body:
+        if isinstance(nodo, ast.ClassDef) and nodo.name == nombre:
+            espacio = {"torch": torch, "nn": nn}
+            exec(compile(ast.Module([nodo], []), str(ruta), "exec"), espacio)  # noqa: S102
+            return espacio[nombre]
+    raise LookupError(f"{ruta.name} no define la clase {nombre}")
+
+
+def _error_de(funcion) -> str:
+    try:
+        funcion()
+    except Exception as error:  # queremos el texto del error, sea cual sea
+        return str(error)
+    return "(sin error)"
+
+
+def _medir(funcion, repeticiones: int = 5) -> float:
+    """Mediana de segundos de ``funcion()``, con calentamiento y sincronizando la GPU."""
+    funcion()
+    torch.cuda.synchronize()
+    muestras = []
+    for _ in range(repeticiones):
+        torch.cuda.synchronize()
+        inicio = time.perf_counter()
+        funcion()
+        torch.cuda.synchronize()
+        muestras.append(time.perf_counter() - inicio)
+    return statistics.median(muestras)
+
+
+# ---------------------------------------------------------------------------
+# Comprobaciones (necesitan una GPU CUDA)
+# ---------------------------------------------------------------------------
+
+def comprobar_mensajes(gpu: torch.device) -> list[Resultado]:
+    """Los errores de dispositivo que imprimen las lecciones 01 y 05 son los de PyTorch."""
+    from curso_gpu import mensajes_torch as m
+    from curso_gpu.modelos import CNNPequena
+
+    x_cpu = torch.randn(2, 1, 8, 8)
+    casos = [
+        ("01", "nn.Linear en la GPU con datos en la CPU", m.MEZCLA_LINEAL,
+         lambda: nn.Linear(4, 2).to(gpu)(torch.randn(3, 4))),
+        ("05", "CNN en la GPU con datos en la CPU", m.MEZCLA_CONVOLUCION,
+         lambda: CNNPequena().to(gpu)(x_cpu)),
+        ("05", "CNN en la CPU con datos en la GPU", m.MEZCLA_CONVOLUCION_MODELO_EN_CPU,
+         lambda: CNNPequena()(x_cpu.to(gpu))),
+        ("05", "suma de un tensor de la CPU y uno de la GPU", m.MEZCLA_SUMA,
+         lambda: torch.ones(3) + torch.ones(3, device=gpu)),
+    ]
+    resultados = []
+    for leccion, caso, esperado, funcion in casos:
+        real = _error_de(funcion)
+        resultados.append(Resultado(leccion, f"mensaje: {caso}", repr(real.splitlines()[0][:160]),
+                                    m.coincide(real, esperado)))
+    return resultados
+
+
+def comprobar_matmul(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """% del pico por tipo de dato, dentro de los rangos que citan la lección 03 y ``picos``."""
+    from curso_gpu import picos
+
+    nombre = torch.cuda.get_device_name(gpu)
+    n = 4096 if rapido else 8192
+    resultados = []
+    for modo, dtype in (("fp32", torch.float32), ("fp16", torch.float16), ("bf16", torch.bfloat16)):
+        pico = picos.pico_teorico(nombre, modo)
+        rango = picos.rango_porcentaje(nombre, modo)
+        if pico is None or rango is None:
+            continue  # esta GPU no tiene ese modo, o la lección no cita un rango para ella
+        a = torch.randn(n, n, device=gpu, dtype=dtype)
+        b = torch.randn(n, n, device=gpu, dtype=dtype)
+        segundos = _medir(lambda: a @ b)
+        medido = tflops_matmul(n, segundos)
+        por_ciento = porcentaje(medido, pico)
+        resultados.append(Resultado(
+            "03", f"matmul {modo} n={n} en {nombre} entre el {rango[0]:g} y el {rango[1]:g} % del pico",
+            f"{medido:.1f} TFLOP/s = {por_ciento:.0f} % de {pico:g}", dentro(por_ciento, rango)))
+        del a, b
+    torch.cuda.empty_cache()
+    return resultados
+
+
+def comprobar_sin_sincronizar(gpu: torch.device) -> list[Resultado]:
+    """Sin sincronizar, la medida sale muchísimo más corta (la lección 03 habla de miles de veces)."""
+    from curso_gpu.medicion import medir_sin_sincronizar
+
+    r = medir_sin_sincronizar(4096, gpu, repeticiones=5)
+    mal, bien = r.sin_sincronizar.mediana, r.con_sincronizar.mediana
+    razon = bien / max(mal, 1e-9)
+    return [Resultado("03", "medir sin sincronizar da un tiempo al menos 10 veces menor",
+                      f"{mal * 1e3:.3f} ms frente a {bien * 1e3:.2f} ms ({razon:.0f}x)", razon >= 10)]
+
+
+def comprobar_memoria_leccion04(gpu: torch.device) -> list[Resultado]:
+    """Los pesos fp16 medidos = la estimación; y el pico con 1024 tokens, frente al +20 %."""
+    from curso_gpu.memoria import memoria_inferencia, memoria_pesos
+
+    GPT2Pequeno = clase_del_notebook(RAIZ / "notebooks" / "04_estimar_vram.py", "GPT2Pequeno")
+    torch.manual_seed(0)
+    modelo = GPT2Pequeno().to(gpu, torch.float16).eval()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    pesos = torch.cuda.memory_allocated()
+    with torch.no_grad():
+        modelo(torch.randint(0, 50257, (1, 1024), device=gpu))
+    torch.cuda.synchronize()
+    pico = torch.cuda.max_memory_allocated()
+    estimado_pesos = memoria_pesos(modelo, "fp16")
+    estimado_uso = memoria_inferencia(modelo, "fp16")
+    del modelo
+    torch.cuda.empty_cache()
+    return [
+        Resultado("04", "los pesos fp16 de GPT2Pequeno ocupan lo que dice memoria_pesos (±2 %)",
+                  f"medido {pesos / 1e6:.0f} MB, estimado {estimado_pesos / 1e6:.0f} MB",
+                  abs(pesos - estimado_pesos) <= 0.02 * estimado_pesos),
+        Resultado("04", "con 1024 tokens el pico supera los pesos: en un modelo pequeño las activaciones pesan",
+                  f"pico {pico / 1e6:.0f} MB = {pico / pesos:.2f} × los pesos; estimación +20 %: "
+                  f"{estimado_uso / 1e6:.0f} MB", pico > pesos),
+    ]
+
+
+def comprobar_tiempos_leccion05(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """El modelo pequeño apenas gana en la GPU; el ampliado gana del orden de 10 veces."""
+    from curso_gpu.datos import generar_dataset
+    from curso_gpu.entrenamiento import entrenar
+    from curso_gpu.modelos import CNNPequena
+
+    def por_epoca(crear, ent, val, donde, epocas):
+        torch.manual_seed(0)
+        return entrenar(crear(), ent, val, donde, epocas=epocas, silencioso=True).segundos / epocas
+
+    def ampliado():
+        return CNNPequena(canales=(64, 128), ocultas=256)
+
+    pequeno = (generar_dataset(120, semilla=1), generar_dataset(60, semilla=2))
+    grande = (generar_dataset(400, semilla=5), generar_dataset(40, semilla=6))
+    epocas = 10 if rapido else 30
+    acel_pequeno = por_epoca(CNNPequena, *pequeno, "cpu", epocas) / por_epoca(CNNPequena, *pequeno, gpu, epocas)
+    acel_grande = por_epoca(ampliado, *grande, "cpu", 3) / por_epoca(ampliado, *grande, gpu, epocas)
+    return [
+        Resultado("05", "el modelo pequeño no va mucho más rápido en la GPU (menos de 3x)",
+                  f"{acel_pequeno:.1f}x (CPU de {torch.get_num_threads()} hilos)", acel_pequeno < 3),
+        Resultado("05", "el modelo ampliado va del orden de 10 veces más rápido o más (al menos 5x)",
+                  f"{acel_grande:.1f}x (CPU de {torch.get_num_threads()} hilos)", acel_grande >= 5),
+    ]
+
+
+def comprobar_checkpoints_leccion05(gpu: torch.device) -> list[Resultado]:
+    """Un checkpoint escrito en la GPU se carga en la CPU; cortar y reanudar da el mismo modelo."""
+    from curso_gpu.checkpoints import carpeta_checkpoints
+    from curso_gpu.datos import generar_dataset
+    from curso_gpu.entrenamiento import entrenar
+    from curso_gpu.modelos import CNNPequena
+
+    ent, val = generar_dataset(60, semilla=1), generar_dataset(20, semilla=2)
+
+    class Corte(Exception):
+        pass
+
+    def cortar_en_7(registro):
+        if registro.epoca >= 7:
+            raise Corte
+
+    with tempfile.TemporaryDirectory() as temporal:
+        carpeta = carpeta_checkpoints("validar", base=temporal, silenciosa=True)
+        torch.manual_seed(24)
+        entero = CNNPequena()
+        entrenar(entero, ent, val, gpu, epocas=20, lr=0.01, silencioso=True, semilla=24)
+
+        torch.manual_seed(24)
+        cortado = CNNPequena()
+        try:
+            entrenar(cortado, ent, val, gpu, epocas=20, lr=0.01, silencioso=True, semilla=24,
+                     checkpoints=carpeta, cada_checkpoint=5, reanudar=False, al_registrar=cortar_en_7)
+        except Corte:
+            pass
+        en_cpu = carpeta.cargar_ultimo(torch.device("cpu"))
+        dispositivos = {t.device.type for t in en_cpu["modelo"].values()} if en_cpu else set()
+
+        torch.manual_seed(24)
+        reanudado = CNNPequena()
+        entrenar(reanudado, ent, val, gpu, epocas=20, lr=0.01, silencioso=True, semilla=24,
+                 checkpoints=carpeta, cada_checkpoint=5, reanudar=True)
+    diferencia = max((a - b).abs().max().item() for a, b in zip(entero.parameters(), reanudado.parameters()))
+    return [
+        Resultado("05", "un checkpoint escrito en la GPU se carga en la CPU",
+                  f"tensores en {sorted(dispositivos) or 'ninguno'}", dispositivos == {"cpu"}),
+        Resultado("05", "cortar y reanudar en CUDA da el mismo modelo que sin cortar",
+                  f"diferencia máxima de pesos {diferencia:.2e}", diferencia <= 1e-5),
+    ]
+
+
+def _comprobacion_de_benchmark(archivo: str):
+    """La función ``comprobar_en_gpu`` de otro guion de ``benchmarks/`` (líneas PASS/FAIL)."""
+    import importlib.util
+
+    ruta = RAIZ / "benchmarks" / archivo
+    spec = importlib.util.spec_from_file_location(ruta.stem, ruta)
+    modulo = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = modulo  # las dataclasses del guion lo buscan ahí
+    spec.loader.exec_module(modulo)
+    return modulo.comprobar_en_gpu
+
+
+# --- GANCHO lección 06: rendimiento y precisión mixta -------------------------------------
+def comprobar_leccion_06(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """GANCHO de la lección 06: ganancia de la precisión mixta y del cargador de datos.
+
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/rendimiento_benchmark.py``.
+    """
+    comprobar = _comprobacion_de_benchmark("rendimiento_benchmark.py")
+    return desde_lineas("06", comprobar(gpu, segundos=1.0 if rapido else 2.0))
+
+
+# --- GANCHO lección 07: memoria al entrenar ---------------------------------------------------
+def comprobar_leccion_07(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """GANCHO de la lección 07: la memoria de entrenar medida frente al pico real y ``lote_maximo``.
+
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/memoria_entrenamiento_benchmark.py``.
+    """
+    comprobar = _comprobacion_de_benchmark("memoria_entrenamiento_benchmark.py")
+    return desde_lineas("07", comprobar(str(gpu)))
+
+
+# --- GANCHO lección 08: varias GPU --------------------------------------------------------------
+def comprobar_leccion_08(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """GANCHO de la lección 08: DDP con el backend ``nccl`` (con una o varias GPU).
+
+    Llama a ``curso_gpu.entrenar_ddp.comprobar_en_gpu`` (``torchrun`` con tiempo límite).
+    """
+    from curso_gpu.entrenar_ddp import comprobar_en_gpu
+
+    return desde_lineas("08", comprobar_en_gpu(timeout_s=300))
+
+
+def comprobaciones(rapido: bool):
+    """Las comprobaciones en orden: (nombre, función que recibe el dispositivo)."""
+    return [
+        ("mensajes de error", comprobar_mensajes),
+        ("matmul y % del pico", lambda g: comprobar_matmul(g, rapido)),
+        ("medir sin sincronizar", comprobar_sin_sincronizar),
+        ("memoria de la lección 04", comprobar_memoria_leccion04),
+        ("CPU frente a GPU de la lección 05", lambda g: comprobar_tiempos_leccion05(g, rapido)),
+        ("checkpoints de la lección 05", comprobar_checkpoints_leccion05),
+        ("lección 06", lambda g: comprobar_leccion_06(g, rapido)),
+        ("lección 07", lambda g: comprobar_leccion_07(g, rapido)),
+        ("lección 08", lambda g: comprobar_leccion_08(g, rapido)),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Comprueba en una GPU CUDA lo que dicen las lecciones.")
+    parser.add_argument("--rapido", action="store_true", help="matrices y épocas más pequeñas")
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        print(SIN_GPU)
+        return 0
+    gpu = torch.device("cuda:0")
+    print(f"GPU: {torch.cuda.get_device_name(gpu)} · torch {torch.__version__} · CUDA {torch.version.cuda}")
+    resultados: list[Resultado] = []
+    for nombre, funcion in comprobaciones(args.rapido):
+        try:
+            nuevos = funcion(gpu)
+        except Exception as error:  # una comprobación rota es un FAIL, no el fin de las demás
+            nuevos = [Resultado("--", f"{nombre} no se pudo ejecutar", f"{type(error).__name__}: {error}", False)]
+        for r in nuevos:
+            print(r.linea(), flush=True)
+        resultados += nuevos
+    texto, codigo = informe(resultados)
+    print(texto.splitlines()[-1])
+    return codigo
+
+
+if __name__ == "__main__":
+    sys.exit(main())

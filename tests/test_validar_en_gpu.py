@@ -1,0 +1,85 @@
+"""benchmarks/validar_en_gpu.py: sin GPU dice una línea y sale con 0; sus cuentas, en CPU."""
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RAIZ = Path(__file__).resolve().parent.parent
+GUION = RAIZ / "benchmarks" / "validar_en_gpu.py"
+
+
+def _modulo():
+    spec = importlib.util.spec_from_file_location("validar_en_gpu", GUION)
+    modulo = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = modulo  # las dataclasses lo buscan ahí
+    spec.loader.exec_module(modulo)
+    return modulo
+
+
+validar = _modulo()
+
+
+def test_sin_gpu_dice_una_linea_y_sale_con_0():
+    resultado = subprocess.run(
+        [sys.executable, str(GUION)], capture_output=True, text=True, timeout=120,
+        env={"CUDA_VISIBLE_DEVICES": "", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(RAIZ)},
+    )
+    assert resultado.returncode == 0, resultado.stderr
+    assert resultado.stdout.strip().splitlines() == [validar.SIN_GPU]
+
+
+def test_tflops_de_una_matmul():
+    # 2·4096³ operaciones en 34,4 ms: unos 4 TFLOP/s (la T4 en fp32).
+    assert validar.tflops_matmul(4096, 0.0344) == pytest.approx(4.0, rel=0.01)
+    with pytest.raises(ValueError):
+        validar.tflops_matmul(4096, 0)
+
+
+def test_porcentaje_y_rango():
+    assert validar.porcentaje(24, 65) == pytest.approx(36.9, abs=0.1)
+    assert validar.dentro(36.9, (30, 40)) and not validar.dentro(41, (30, 40))
+    with pytest.raises(ValueError):
+        validar.porcentaje(1, 0)
+
+
+def test_el_informe_da_una_linea_por_afirmacion_y_falla_si_alguna_falla():
+    bien = validar.Resultado("03", "algo que se cumple", "1 ms", True)
+    mal = validar.Resultado("05", "algo que no", "2x", False)
+    texto, codigo = validar.informe([bien, mal])
+    lineas = texto.splitlines()
+    assert lineas[0] == "PASS  [03] algo que se cumple: 1 ms"
+    assert lineas[1] == "FAIL  [05] algo que no: 2x"
+    assert codigo == 1
+    assert validar.informe([bien])[1] == 0
+
+
+def test_carga_el_modelo_de_la_leccion_04_desde_el_notebook():
+    import torch
+
+    GPT2Pequeno = validar.clase_del_notebook(RAIZ / "notebooks" / "04_estimar_vram.py", "GPT2Pequeno")
+    with torch.device("meta"):
+        modelo = GPT2Pequeno()
+    assert sum(p.numel() for p in modelo.parameters()) == 124_439_808
+    with pytest.raises(LookupError):
+        validar.clase_del_notebook(RAIZ / "notebooks" / "04_estimar_vram.py", "NoExiste")
+
+
+def test_los_ganchos_de_las_lecciones_06_a_08_existen():
+    for nombre in ("comprobar_leccion_06", "comprobar_leccion_07", "comprobar_leccion_08"):
+        assert callable(getattr(validar, nombre))
+    nombres = [nombre for nombre, _ in validar.comprobaciones(rapido=True)]
+    assert nombres[-3:] == ["lección 06", "lección 07", "lección 08"]
+
+
+def test_las_lineas_de_las_lecciones_07_y_08_se_convierten_en_resultados():
+    resultados = validar.desde_lineas("08", [
+        "PASS torchrun con nccl en 1 GPU termina bien (3.1 s)",
+        "FAIL GPT-2 pequeño, 8 × 1024: medido 10.0 MB, pico real 12.0 MB",
+        "SKIP entrenar_ddp con nccl: no hay GPU con CUDA",
+    ])
+    assert [(r.leccion, r.pasa) for r in resultados] == [("08", True), ("08", False)]
+    assert resultados[1].afirmacion == "GPT-2 pequeño, 8 × 1024"
+    assert resultados[1].medido == "medido 10.0 MB, pico real 12.0 MB"
