@@ -386,12 +386,3 @@ def test_buscar_gpu_acepta_el_nombre_corto_y_explica_si_no_existe():
     assert catalogo.buscar_gpu("RTX 4090").memoria_gb == 24
     with pytest.raises(ValueError, match="GPU desconocida 'T5'; usa una de: NVIDIA P100"):
         catalogo.buscar_gpu("T5")
-
-
-def test_import_curso_gpu_memoria_no_carga_matplotlib():
-    import subprocess
-    import sys
-
-    codigo = "import sys, curso_gpu.memoria, curso_gpu.calculadora; print('matplotlib' in sys.modules, 'ipywidgets' in sys.modules)"
-    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, check=True).stdout
-    assert salida.split() == ["False", "False"]
