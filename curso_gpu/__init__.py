@@ -12,6 +12,8 @@ Datos y formato (tablas con su fuente; nada de esto habla con la GPU):
 - ``picos``: picos teóricos en TFLOP/s por GPU y precisión, para el «% del pico» (lección 03).
 - ``nube``: cuánto cuesta una GPU alquilada y olvidarse de apagarla (lección 02).
 - ``presentacion``: cómo se ven informes y tablas en la terminal y en el notebook (todas).
+- ``numeros``: leer los números que escribes: ``3``, ``np.int64(3)``, ``Decimal("0.8")`` (lecciones 02 y 04).
+- ``terminal``: la ayuda en español y una salida que no falla en consolas sin UTF-8 (órdenes).
 
 El dispositivo:
 
@@ -32,12 +34,15 @@ Medir, estimar memoria y entrenar:
 - ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
 - ``checkpoints``: guardar y reanudar, también en Google Drive (lección 05).
 - ``entrenamiento``: ``entrenar``, ``evaluar`` y ``predecir`` en cualquier dispositivo (lección 05).
+- ``precision_mixta``: ``autocast`` y ``GradScaler`` según lo que pueda cada dispositivo (lección 06).
+- ``conjuntos``: imágenes con el aumento de datos hecho en la CPU, para el ``DataLoader`` (lección 06).
+- ``rendimiento``: ¿datos, lanzamientos o cálculo? ``diagnosticar`` y ``comparar_cargadores`` (lección 06).
 - ``distribuido``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce, para DDP (lección 08).
 - ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos (lección 08).
 
 Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
 
-- ``graficos``: las figuras de las lecciones 03, 04 y 05.
+- ``graficos``: las figuras de las lecciones 03 a 07.
 - ``widgets``: la pizarra y el selector de dispositivo (lección 05).
 - ``calculadora``: la calculadora de VRAM (lección 04).
 
@@ -47,13 +52,26 @@ Lecciones, línea de órdenes y app:
 - ``app_lineas``: la app de escritorio (Tk) de la pizarra (lección 05).
 - ``entrenar_ddp``: ``python -m curso_gpu.entrenar_ddp``, la CNN de líneas con DDP (lección 08).
 
-``import curso_gpu`` no carga matplotlib, ipywidgets ni tqdm. Las herramientas de quien mantiene
-el curso (las insignias de Colab) viven fuera del paquete, en ``herramientas/``.
+``import curso_gpu`` no carga matplotlib, ipywidgets ni tqdm, ni torch hasta que lo usas. Las
+herramientas de quien mantiene el curso (las insignias de Colab) viven fuera del paquete, en
+``herramientas/``.
 """
 
-from .dispositivo import DispositivoNoDisponible, dispositivos_disponibles, elegir_dispositivo
-from .entorno import InformeEntorno, describir_entorno
-from .nvidia_smi import consultar_nvidia_smi
+from __future__ import annotations
+
+import importlib
+import os
+
+# Los nombres de abajo se importan al usarlos (PEP 562): así ``python -m curso_gpu --help``
+# responde sin cargar torch, y ``from curso_gpu import elegir_dispositivo`` funciona igual.
+_REEXPORTADOS = {
+    "DispositivoNoDisponible": "dispositivo",
+    "InformeEntorno": "entorno",
+    "describir_entorno": "entorno",
+    "dispositivos_disponibles": "dispositivo",
+    "elegir_dispositivo": "dispositivo",
+    "consultar_nvidia_smi": "nvidia_smi",
+}
 
 __version__ = "0.1.0"
 
@@ -66,3 +84,17 @@ __all__ = [
     "elegir_dispositivo",
     "__version__",
 ]
+
+
+def __getattr__(nombre: str):
+    if nombre in _REEXPORTADOS:
+        valor = getattr(importlib.import_module(f".{_REEXPORTADOS[nombre]}", __name__), nombre)
+        globals()[nombre] = valor  # la próxima vez, sin pasar por aquí
+        return valor
+    if not nombre.startswith("_") and os.path.isfile(os.path.join(os.path.dirname(__file__), f"{nombre}.py")):
+        return importlib.import_module(f".{nombre}", __name__)  # curso_gpu.memoria sin importarlo antes
+    raise AttributeError(f"module {__name__!r} has no attribute {nombre!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_REEXPORTADOS))

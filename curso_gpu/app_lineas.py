@@ -25,6 +25,7 @@ import torch
 
 from .datos import LADO, NOMBRES_CLASES, generar_dataset
 from .dispositivo import VARIABLE_ENTORNO, DispositivoNoDisponible, elegir_dispositivo
+from .terminal import AnalizadorArgumentos, ejecutar_orden
 from .widgets import LogicaPizarra
 
 TITULO = "Entrenamiento y predicción de líneas con PyTorch"
@@ -282,7 +283,7 @@ class AplicacionLineas:
 # ---------------------------------------------------------------------------
 
 def crear_analizador() -> argparse.ArgumentParser:
-    analizador = argparse.ArgumentParser(
+    analizador = AnalizadorArgumentos(
         prog="python -m curso_gpu.app_lineas",
         description="Entrena la CNN de líneas de la lección 05 y dibuja líneas para que las clasifique.",
     )
@@ -295,6 +296,10 @@ def crear_analizador() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Punto de entrada de ``python -m curso_gpu.app_lineas``. Devuelve el código de salida."""
+    return ejecutar_orden(_abrir, argv)
+
+
+def _abrir(argv: list[str] | None) -> int:
     args = crear_analizador().parse_args(argv)
     if args.epocas < 1:
         print(f"Error: --epocas debe ser un entero mayor o igual que 1; recibí {args.epocas}. "

@@ -9,48 +9,21 @@ import json
 import math
 import sys
 
+from .terminal import AnalizadorArgumentos, ejecutar_orden, sabe_escribir
+
 DESCRIPCION = (
     "Comprueba tu GPU para el curso: qué dispositivo tienes (NVIDIA, AMD, Apple o solo CPU), "
     "qué dicen PyTorch y nvidia-smi, cuánto más rápida es que la CPU y qué modelo te cabe."
 )
 
 
-class FormatoAyuda(argparse.RawDescriptionHelpFormatter):
-    """La ayuda de argparse con «uso:» en vez de «usage:»."""
-
-    def add_usage(self, usage, actions, groups, prefix=None):
-        return super().add_usage(usage, actions, groups, prefix="uso: ")
-
-
-_TRADUCCIONES = (  # los mensajes de argparse que puede ver quien usa el curso
-    ("unrecognized arguments:", "argumentos que no conozco:"),
-    ("expected one argument", "falta su valor"),
-    ("ignored explicit argument", "no admite valor"),
-    ("ambiguous option:", "opción ambigua:"),
-    ("could match", "puede ser"),
-    ("argument ", "la opción "),
-)
-
-
-class AnalizadorEspanol(argparse.ArgumentParser):
-    """Un ``argparse.ArgumentParser`` que explica los errores en español."""
-
-    def error(self, message):  # argparse habla inglés: lo decimos en español
-        for ingles, espanol in _TRADUCCIONES:
-            message = message.replace(ingles, espanol)
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error en los argumentos ({message}). Usa --help para ver las opciones.\n")
-
-
 def crear_analizador() -> argparse.ArgumentParser:
     """Las opciones de la línea de órdenes, con la ayuda en español."""
-    analizador = AnalizadorEspanol(
-        prog="python -m curso_gpu", description=DESCRIPCION, formatter_class=FormatoAyuda, add_help=False,
+    analizador = AnalizadorArgumentos(
+        prog="python -m curso_gpu", description=DESCRIPCION,
         epilog="Ejemplos:\n  python -m curso_gpu\n  python -m curso_gpu --rapido --json\n"
                "  python -m curso_gpu --dispositivo cpu",
     )
-    analizador._optionals.title = "opciones"
-    analizador.add_argument("-h", "--help", action="help", help="muestra esta ayuda y termina")
     analizador.add_argument("--json", action="store_true", help="imprime el mismo informe en JSON")
     analizador.add_argument(
         "--dispositivo", metavar="X", default="auto",
@@ -182,7 +155,15 @@ SECCIONES = [("entorno", seccion_entorno), ("velocidad", seccion_velocidad), ("m
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Punto de entrada de ``python -m curso_gpu``. Devuelve el código de salida."""
+    """Punto de entrada de ``python -m curso_gpu``. Devuelve el código de salida.
+
+    La ayuda y los errores de argumentos salen sin importar torch; la salida se adapta a
+    una consola sin UTF-8 y termina en silencio si se cierra la tubería (``| head``).
+    """
+    return ejecutar_orden(_informe, argv)
+
+
+def _informe(argv: list[str] | None) -> int:
     args = crear_analizador().parse_args(argv)
     from .dispositivo import DispositivoNoDisponible, elegir_dispositivo
 
@@ -199,7 +180,10 @@ def main(argv: list[str] | None = None) -> int:
             print(texto)
             print()
     if args.json:
-        print(json.dumps(datos, ensure_ascii=False, indent=2, default=str))
+        texto = json.dumps(datos, ensure_ascii=False, indent=2, default=str)
+        if not sabe_escribir(texto):  # consola sin UTF-8: JSON válido con \u00e1 en vez de «á»
+            texto = json.dumps(datos, ensure_ascii=True, indent=2, default=str)
+        print(texto)
     return 0
 
 

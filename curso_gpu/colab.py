@@ -35,11 +35,26 @@ def en_colab() -> bool:
     return sys.modules.get("google.colab") is not None or bool(os.environ.get("COLAB_RELEASE_TAG"))
 
 
+def _validar_punto(punto) -> Path:
+    ruta = os.fspath(punto) if isinstance(punto, (str, os.PathLike)) else None
+    if not isinstance(ruta, str) or "\0" in ruta or not ruta.strip():
+        raise ValueError(
+            f"Punto de montaje no válido: {punto!r}. Escribe una ruta de carpeta sin caracteres nulos, "
+            f"como {PUNTO_DRIVE!r} (la de Colab)."
+        )
+    return Path(punto)
+
+
 def _validar_carpeta(carpeta: str) -> str:
     if not isinstance(carpeta, str) or not carpeta.strip():
         raise ValueError(
             f"Carpeta del curso no válida: {carpeta!r}. Escribe un nombre de carpeta, "
             f"por ejemplo {CARPETA_CURSO!r}."
+        )
+    if "\0" in carpeta:
+        raise ValueError(
+            f"Carpeta del curso no válida: {carpeta!r}. Tiene un carácter nulo (\\x00), que ningún "
+            f"sistema admite en un nombre de carpeta. Escribe un nombre normal, por ejemplo {CARPETA_CURSO!r}."
         )
     partes = Path(carpeta).parts
     if Path(carpeta).is_absolute() or ".." in partes:
@@ -61,6 +76,7 @@ def montar_drive(punto: str | os.PathLike = PUNTO_DRIVE, carpeta: str = CARPETA_
     checkpoints irán a la carpeta local ``checkpoints/``. También devuelve ``None`` (y te dice
     por qué) si en Colab no se pudo montar Drive.
     """
+    punto = _validar_punto(punto)
     carpeta = _validar_carpeta(carpeta)
     local = Path.cwd() / CARPETA_LOCAL
     if not en_colab():
@@ -145,6 +161,7 @@ def comprobar_entorno_colab(punto: str | os.PathLike = PUNTO_DRIVE) -> InformeCo
     uso, y recomienda guardar los checkpoints en Google Drive (``montar_drive()``). Fuera de
     Colab te lo dice y te remite a ``describir_entorno()`` (lección 01).
     """
+    punto = _validar_punto(punto)
     colab = en_colab()
     gpu = info_gpu(0)
     nombre, memoria = (gpu.nombre, gpu.memoria_total_bytes / 1e9) if gpu else (None, None)

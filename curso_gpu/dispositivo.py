@@ -21,7 +21,7 @@ from .nvidia_smi import consultar_nvidia_smi
 VARIABLE_ENTORNO = "CURSO_GPU_DISPOSITIVO"
 MENU_COLAB = "Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4"
 OPCIONES_VALIDAS = ("auto", "cpu", "cuda", "cuda:N", "mps", "xpu", "xpu:N")
-_PATRON = re.compile(r"^(cpu|cuda|mps|xpu)(?::(\d+))?$")
+_PATRON = re.compile(r"^(cpu|cuda|mps|xpu)(?::([0-9]+))?$")  # solo cifras ASCII: «cpu:٠» no
 
 
 class DispositivoNoDisponible(RuntimeError):
@@ -131,6 +131,8 @@ def _normalizar(preferencia, origen: str) -> str:
     texto = preferencia.strip().lower()
     if texto != "auto" and not _PATRON.match(texto):
         pista = " Para la GPU escribe 'cuda' (NVIDIA/AMD) o 'mps' (Mac)." if texto == "gpu" else ""
+        if not texto.isascii():
+            pista = " Escribe el nombre y el número con letras y cifras normales (0-9), p. ej. 'cuda:0'."
         raise ValueError(
             f"{origen} no válido: {preferencia!r}. "
             f"Usa uno de: {', '.join(OPCIONES_VALIDAS)}.{pista}"

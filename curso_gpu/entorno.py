@@ -28,7 +28,7 @@ from .dispositivo import (
     mps_disponible,
     xpu_disponible,
 )
-from .nvidia_smi import InformeNvidiaSmi, consultar_nvidia_smi
+from .nvidia_smi import InformeNvidiaSmi, consultar_nvidia_smi_con_problema
 from .presentacion import informe_html, informe_texto
 
 
@@ -50,6 +50,7 @@ class InformeEntorno:
     nvidia_smi: InformeNvidiaSmi | None = None
     dispositivo: str = "cpu"  # el que elegiría elegir_dispositivo("auto")
     avisos: list[str] = field(default_factory=list)
+    problema_nvidia_smi: str = ""  # p. ej. «nvidia-smi respondió algo que no se entiende»
 
     def filas(self) -> list[tuple[str, str]]:
         """El informe como pares (qué, valor), para presentarlo como tabla."""
@@ -73,7 +74,7 @@ class InformeEntorno:
             cc = f", capacidad {gpu.capacidad_computo[0]}.{gpu.capacidad_computo[1]}" if gpu.capacidad_computo else ""
             filas.append((f"GPU {gpu.indice}", f"{gpu.nombre} ({gpu.memoria_total_bytes / 1e9:.1f} GB{cc})"))
         if self.nvidia_smi is None:
-            filas.append(("nvidia-smi", "no encontrado o sin respuesta"))
+            filas.append(("nvidia-smi", self.problema_nvidia_smi or "no encontrado o sin respuesta"))
         else:
             smi = self.nvidia_smi
             cuda = ".".join(map(str, smi.cuda_del_driver)) if smi.cuda_del_driver else "desconocida"
@@ -121,6 +122,10 @@ def diagnosticar(informe: InformeEntorno) -> list[str]:
     smi_ve_gpu = bool(smi and smi.gpus)
     torch_sin_gpu = informe.cuda_compilado is None and informe.rocm_compilado is None
 
+    if informe.problema_nvidia_smi:  # sin informe: no sacamos conclusiones de una respuesta rara
+        avisos.append(informe.problema_nvidia_smi + ("" if smi else (
+            " No saco conclusiones de esa respuesta: ejecuta nvidia-smi en una terminal y mira si "
+            "aparece tu GPU y la versión del driver.")))
     if smi_ve_gpu and torch_sin_gpu:
         nombres = ", ".join(g.nombre for g in smi.gpus)
         cuda = ".".join(map(str, smi.cuda_del_driver)) if smi.cuda_del_driver else "desconocida"
@@ -196,6 +201,7 @@ def describir_entorno(consultar_smi: bool = True) -> InformeEntorno:
             str(error).splitlines()[0]
             + f" Borra la variable {VARIABLE_ENTORNO} (o ponla en 'auto') para que el curso elija solo."
         )
+    smi, problema_smi = consultar_nvidia_smi_con_problema() if consultar_smi else (None, "")
     informe = InformeEntorno(
         sistema=platform.platform(),
         python=sys.version.split()[0],
@@ -208,8 +214,9 @@ def describir_entorno(consultar_smi: bool = True) -> InformeEntorno:
         xpu_disponible=xpu_disponible(),
         en_colab=en_colab(),
         gpus=gpus_cuda(),
-        nvidia_smi=consultar_nvidia_smi() if consultar_smi else None,
+        nvidia_smi=smi,
         dispositivo=dispositivo,
+        problema_nvidia_smi=problema_smi,
     )
     informe.avisos = diagnosticar(informe)
     if aviso_variable:

@@ -26,6 +26,7 @@ from .datos import NOMBRES_CLASES
 from .dispositivo import como_dispositivo as _como_dispositivo
 from .dispositivo import sincronizar
 from .modelos import dispositivo_del_modelo
+from .precision_mixta import preparar_precision
 
 CADA_REGISTRO = 10
 
@@ -330,6 +331,7 @@ def entrenar(
     reanudar: bool = False,
     criterio: nn.Module | None = None,
     acumular: int = 1,
+    precision: str = "fp32",
 ) -> Historial:
     """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
 
@@ -348,6 +350,8 @@ def entrenar(
     - ``acumular=k`` (con ``tamano_lote``): suma los gradientes de k micro-lotes antes de cada
       paso de Adam. Da lo mismo que un lote de k·tamano_lote con la memoria de uno de
       tamano_lote (lección 07); supone un ``criterio`` que promedia (el de por defecto).
+    - ``precision``: ``"fp32"`` (por defecto), ``"fp16"`` (autocast + ``GradScaler``, cuyo
+      estado va en el checkpoint) o ``"bf16"`` (autocast, sin escalador). Lección 06.
     """
     from .checkpoints import como_carpeta, estado_aleatorio, restaurar_estado_aleatorio
 
@@ -364,6 +368,7 @@ def entrenar(
     X_ent, y_ent = _validar_datos(datos_entrenamiento, "datos_entrenamiento")
     X_val, y_val = _validar_datos(datos_validacion, "datos_validacion")
     dispositivo = _como_dispositivo(dispositivo)
+    autocast, escalador = preparar_precision(precision, dispositivo)
     carpeta = None
     if checkpoints is not None:
         carpeta = como_carpeta(checkpoints)
@@ -401,6 +406,8 @@ def entrenar(
                 raise ValueError(
                     f"El checkpoint {estado['ruta']} no corresponde a este modelo ({error}). "
                     "Usa otra carpeta o reanudar=False para empezar de cero.") from None
+            if estado.get("escalador"):
+                escalador.load_state_dict(estado["escalador"])
             restaurar_estado_aleatorio(estado["aleatorio"])
             historial = Historial.desde_dict(estado["historial"])
             historial.epocas_totales, historial.dispositivo = epocas, str(dispositivo)
@@ -427,6 +434,7 @@ def entrenar(
             "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
             "historial": historial.a_dict(), "aleatorio": estado_aleatorio(),
             "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote, "acumular": acumular,
+            "precision": precision, "escalador": escalador.state_dict(),
         }, epoca)
 
     # 3. El bucle.
@@ -440,23 +448,27 @@ def entrenar(
         for epoca in range(inicio, epocas + 1):
             modelo.train()
             if cargador is None:
-                perdida = criterio(modelo(X_ent), y_ent)
+                with autocast():
+                    perdida = criterio(modelo(X_ent), y_ent)
                 optimizador.zero_grad(set_to_none=True)
-                perdida.backward()
-                optimizador.step()
+                escalador.scale(perdida).backward()
+                escalador.step(optimizador)
+                escalador.update()
             else:
                 generador.manual_seed(semilla_lotes + epoca)  # mismo orden de lotes al reanudar
                 for i, (xb, yb) in enumerate(cargador):
                     xb = xb.to(dispositivo, non_blocking=True)
                     yb = yb.to(dispositivo, non_blocking=True)
-                    perdida = criterio(modelo(xb), yb)
+                    with autocast():
+                        perdida = criterio(modelo(xb), yb)
                     if i % acumular == 0:
                         optimizador.zero_grad(set_to_none=True)
                     if acumular > 1:  # cada micro-lote pesa lo que sus ejemplos en el grupo
                         perdida = perdida * (xb.shape[0] / _ejemplos_del_grupo(i, tamano_lote, acumular, len(X_ent)))
-                    perdida.backward()
+                    escalador.scale(perdida).backward()
                     if (i + 1) % acumular == 0 or i + 1 == len(cargador):
-                        optimizador.step()
+                        escalador.step(optimizador)
+                        escalador.update()
 
             if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == epocas:
                 with _modo_evaluacion(modelo):

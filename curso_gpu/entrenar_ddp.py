@@ -31,6 +31,7 @@ from . import distribuido
 from .checkpoints import como_carpeta, estado_aleatorio, guardar_atomico, restaurar_estado_aleatorio
 from .datos import generar_dataset
 from .modelos import CNNPequena
+from .terminal import AnalizadorArgumentos
 
 EJEMPLOS_POR_CLASE = 64   # 192 imágenes: divisible por el lote global 32 y por 1, 2, 3, 4, 6 y 8 procesos
 LR = 0.01                 # Adam, como en la lección 05
@@ -194,16 +195,11 @@ def _entero_positivo(texto: str) -> int:
 
 
 def _analizador() -> argparse.ArgumentParser:
-    from .cli import AnalizadorEspanol, FormatoAyuda  # argparse en español, como python -m curso_gpu
-
-    analizador = AnalizadorEspanol(
-        prog="python -m curso_gpu.entrenar_ddp", formatter_class=FormatoAyuda,
+    analizador = AnalizadorArgumentos(  # argparse en español, como python -m curso_gpu
+        prog="python -m curso_gpu.entrenar_ddp",
         description="Entrena la CNN de líneas de la lección 05 con varios procesos (DistributedDataParallel). "
                     "Lánzalo con: torchrun --nproc_per_node=2 -m curso_gpu.entrenar_ddp. "
-                    "Solo, es un mundo de un proceso.",
-        add_help=False)
-    analizador._optionals.title = "opciones"
-    analizador.add_argument("-h", "--help", action="help", help="muestra esta ayuda y termina")
+                    "Solo, es un mundo de un proceso.")
     analizador.add_argument("--epocas", type=_entero_positivo, default=10, help="épocas de entrenamiento (10)")
     analizador.add_argument("--tamano-lote", type=_entero_positivo, default=16,
                             help="ejemplos por paso en CADA proceso (16); el lote global es este × procesos")

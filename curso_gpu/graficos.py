@@ -208,3 +208,26 @@ def grafico_memoria_entrenamiento(desgloses, titulo: str = "Memoria para entrena
     ax.legend(loc="upper left")
     figura.tight_layout()
     return figura
+
+
+# --- Lección 06: rendimiento -----------------------------------------------------------------
+
+def grafico_cargadores(comparacion, titulo: str | None = None):
+    """Muestras por segundo frente a ``num_workers``, una línea por ``pin_memory``. Lección 06.
+
+    Recibe la ``ComparacionCargadores`` de ``rendimiento.comparar_cargadores``.
+    """
+    plt = _pyplot()
+    figura, ejes = plt.subplots(figsize=(6.5, 3.8))
+    for fijada in sorted({m.pin_memory for m in comparacion.mediciones}):
+        puntos = sorted((m.num_workers, m.muestras_por_segundo) for m in comparacion.mediciones if m.pin_memory == fijada)
+        ejes.plot([n for n, _ in puntos], [v for _, v in puntos], marker="o", label=f"pin_memory={fijada}")
+    ejes.set_xticks(sorted({m.num_workers for m in comparacion.mediciones}))
+    ejes.set_xlabel("num_workers (procesos que preparan lotes)")
+    ejes.set_ylabel("muestras por segundo")
+    ejes.set_ylim(bottom=0)
+    ejes.set_title(titulo or f"DataLoader, lotes de {comparacion.tamano_lote} hacia {comparacion.dispositivo}")
+    ejes.grid(True, alpha=0.3)
+    ejes.legend()
+    figura.tight_layout()
+    return figura

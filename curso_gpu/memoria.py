@@ -16,7 +16,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 import torch
 
@@ -31,6 +31,7 @@ from .dispositivo import (  # noqa: F401
     mps_disponible,
     xpu_disponible,
 )
+from .numeros import leer_numero, mostrar_valor
 from .precisiones import PRECISIONES
 
 PRECISIONES_MODELO = ("fp32", "fp16", "bf16", "int8", "int4")
@@ -56,6 +57,18 @@ GIB = 2**30
 MINIMO_SIN_SUFIJO = 1000
 """Un número sin sufijo menor que esto casi siempre es un error («8» en vez de «8B»)."""
 
+PARAMETROS_MAXIMOS = 10**15
+"""Más parámetros que esto (mil billones) es un error de escritura («1e9999B»), no un modelo."""
+
+VRAM_MAXIMA_GB = 10**6
+"""Más memoria que esto (un millón de GB) es un error de escritura, no una GPU."""
+
+MARGEN_MAXIMO = 100
+"""Un margen mayor (×100) es un error de escritura: el habitual es 1.2."""
+
+BYTES_POR_PARAMETRO_MAXIMO = 1000
+"""Más bytes por parámetro que esto es un error de escritura: entrenar con Adam pide unos 16."""
+
 _SUFIJOS = {"": 0, "k": 3, "m": 6, "b": 9, "t": 12}
 _PATRON_NUMERO = re.compile(r"^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e([+-]?[0-9]+))?\s*([kmbt]?)$")
 
@@ -80,23 +93,19 @@ def bytes_por_parametro(precision: str | torch.dtype) -> float:
 
 def _error_parametros(valor, motivo: str) -> ValueError:
     return ValueError(
-        f"número de parámetros no válido: {valor!r} ({motivo}). Escribe un número con sufijo "
+        f"número de parámetros no válido: {mostrar_valor(valor)} ({motivo}). Escribe un número con sufijo "
         "como '124M', '8B' o '1.5B' (K = mil, M = millón, B = mil millones), un número entero "
         "de parámetros como 124000000, un modelo de PyTorch o un modelo del catálogo (p. ej. 'Llama 3 8B')."
     )
 
 
 def _desde_numero(valor, original) -> int:
-    if isinstance(valor, bool):
-        raise _error_parametros(original, "es un booleano, no un número")
     try:
-        numero = float(valor)
-    except (TypeError, ValueError, OverflowError):
-        raise _error_parametros(original, "no es un número") from None
-    if math.isnan(numero):
-        raise _error_parametros(original, "es NaN")
-    if math.isinf(numero):
-        raise _error_parametros(original, "es infinito")
+        numero = leer_numero(valor)
+    except ValueError as error:
+        raise _error_parametros(original, str(error)) from None
+    if numero > PARAMETROS_MAXIMOS:
+        raise _error_parametros(original, "es demasiado grande: el máximo es 10¹⁵, mil billones de parámetros")
     if numero <= 0:
         raise _error_parametros(original, "debe ser mayor que cero")
     if numero < MINIMO_SIN_SUFIJO:
@@ -123,9 +132,12 @@ def _desde_texto(texto: str) -> int:
             raise _error_parametros(texto, "no sé leer las comas; escribe el número sin separadores de miles")
         raise _error_parametros(texto, "no lo entiendo")
     cifra, exponente, sufijo = encontrado.groups()
+    if exponente is not None and len(exponente.lstrip("+-0")) > 3:  # «1e9999B»: ni un número razonable
+        motivo = "es menos de un parámetro" if exponente.startswith("-") else "es demasiado grande"
+        raise _error_parametros(texto, f"{motivo}: el máximo es 10¹⁵, mil billones de parámetros")
     try:
         valor = Decimal(cifra).scaleb(int(exponente or 0) + _SUFIJOS[sufijo])
-    except (InvalidOperation, ValueError):
+    except (ArithmeticError, ValueError):
         raise _error_parametros(texto, "no lo entiendo") from None
     if not sufijo:
         return _desde_numero(float(valor), texto)
@@ -133,6 +145,8 @@ def _desde_texto(texto: str) -> int:
         raise _error_parametros(texto, "debe ser mayor que cero")
     if valor < 1:
         raise _error_parametros(texto, "es menos de un parámetro")
+    if valor > PARAMETROS_MAXIMOS:
+        raise _error_parametros(texto, "es demasiado grande: el máximo es 10¹⁵, mil billones de parámetros")
     return int(valor.to_integral_value())
 
 
@@ -157,7 +171,7 @@ def contar_parametros(parametros) -> int:
         return parametros.parametros
     if isinstance(parametros, str):
         return _desde_texto(parametros)
-    if isinstance(parametros, numbers.Real):
+    if isinstance(parametros, (numbers.Real, Decimal)):
         return _desde_numero(parametros, parametros)
     raise _error_parametros(parametros, f"es de tipo {type(parametros).__name__}")
 
@@ -174,35 +188,54 @@ def nombre_del_modelo(parametros) -> str:
 
 
 def _validar_margen(margen) -> float:
-    if isinstance(margen, bool) or not isinstance(margen, numbers.Real) or not math.isfinite(margen):
-        raise ValueError(f"margen no válido: {margen!r}. Usa un número como 1.2 (+20 %) o 1.0 (sin margen).")
-    if margen < 1:
+    try:
+        valor = leer_numero(margen)
+    except ValueError as error:
+        raise ValueError(f"margen no válido: {mostrar_valor(margen)} ({error}). Usa un número como 1.2 (+20 %) o 1.0 (sin margen).") from None
+    if valor > MARGEN_MAXIMO:
+        raise ValueError(
+            f"margen no válido: {mostrar_valor(margen)} (es demasiado grande: el máximo es {MARGEN_MAXIMO}). "
+            "Usa un número como 1.2 (+20 %) o 1.0 (sin margen)."
+        )
+    if valor < 1:
         raise ValueError(
             f"margen no válido: {margen!r}. Debe ser 1 o más: es un factor que multiplica la "
             "memoria de los pesos (1.2 = +20 % para activaciones y caché de atención)."
         )
-    return float(margen)
+    return valor
 
 
 def _validar_vram(vram_gb) -> float:
-    if isinstance(vram_gb, bool) or not isinstance(vram_gb, numbers.Real) or not math.isfinite(vram_gb):
-        raise ValueError(f"vram_gb no válido: {vram_gb!r}. Da la memoria de la GPU en GB, p. ej. 16 para una T4.")
-    if vram_gb <= 0:
+    try:
+        valor = leer_numero(vram_gb)
+    except ValueError as error:
+        raise ValueError(
+            f"vram_gb no válido: {mostrar_valor(vram_gb)} ({error}). Da la memoria de la GPU en GB, p. ej. 16 para una T4."
+        ) from None
+    if valor > VRAM_MAXIMA_GB:
+        raise ValueError(
+            f"vram_gb no válido: {mostrar_valor(vram_gb)} (es demasiado grande: el máximo es {VRAM_MAXIMA_GB:,} GB)."
+            .replace(",", " ") + " Da la memoria de la GPU en GB, p. ej. 16 para una T4 u 80 para una H100."
+        )
+    if valor <= 0:
         raise ValueError(
             f"vram_gb no válido: {vram_gb!r}. La memoria de la GPU debe ser mayor que 0 GB "
             "(p. ej. 16 para una T4)."
         )
-    return float(vram_gb)
+    return valor
 
 
 def _validar_bytes(bytes_por_param) -> float:
-    if (isinstance(bytes_por_param, bool) or not isinstance(bytes_por_param, numbers.Real)
-            or not math.isfinite(bytes_por_param) or bytes_por_param <= 0):
+    try:
+        valor = leer_numero(bytes_por_param)
+        if not 0 < valor <= BYTES_POR_PARAMETRO_MAXIMO:
+            raise ValueError(f"debe estar entre 0 y {BYTES_POR_PARAMETRO_MAXIMO}")
+    except ValueError as error:
         raise ValueError(
-            f"bytes_por_parametro no válido: {bytes_por_param!r}. Debe ser un número mayor que 0 "
+            f"bytes_por_parametro no válido: {mostrar_valor(bytes_por_param)} ({error}). Debe ser un número mayor que 0 "
             "(16 para entrenar con Adam y precisión mixta)."
-        )
-    return float(bytes_por_param)
+        ) from None
+    return valor
 
 
 # ---------------------------------------------------------------------------
@@ -247,8 +280,20 @@ def a_gib(n_bytes: float) -> float:
     return n_bytes / GIB
 
 
+def _cantidad(valor, nombre: str, ejemplo: str) -> float:
+    """Un número mayor o igual que 0 para los formatos, o un ``ValueError`` que lo explica."""
+    try:
+        numero = leer_numero(valor)
+        if numero < 0:
+            raise ValueError("es negativo")
+    except ValueError as error:
+        raise ValueError(f"{nombre} no válido: {mostrar_valor(valor)} ({error}). Da un número mayor o igual que 0, p. ej. {ejemplo}.") from None
+    return numero
+
+
 def formatear_bytes(n_bytes: float) -> str:
     """Bytes en texto corto: "19.2 GB" desde 1 GB, "298 MB" por debajo (GB y MB de 10⁹ y 10⁶). Lección 04."""
+    n_bytes = _cantidad(n_bytes, "Número de bytes", "19.2e9")
     if n_bytes >= GB:
         return f"{n_bytes / GB:.1f} GB"
     return f"{n_bytes / 10**6:.0f} MB"
@@ -256,6 +301,7 @@ def formatear_bytes(n_bytes: float) -> str:
 
 def formatear_parametros(n: int) -> str:
     """Un número de parámetros corto: 124000000 → "124M", 8030000000 → "8.03B". Lección 04."""
+    n = _cantidad(n, "Número de parámetros", "124000000")
     for exponente, sufijo in ((12, "T"), (9, "B"), (6, "M"), (3, "K")):
         if n >= 10**exponente:
             return f"{n / 10**exponente:.3g}{sufijo}"
@@ -323,7 +369,7 @@ class TablaVRAM:
         quien = self.nombre or f"Un modelo de {formatear_parametros(self.parametros)} parámetros"
         frase = f"{quien} en {fila.precision} necesita {formatear_bytes(fila.necesaria_bytes)}: {fila.veredicto} en {self.vram_gb:g} GB"
         if fila.cabe:
-            frase += f" (sobran {formatear_bytes(self.vram_gb * GB - fila.necesaria_bytes)})"
+            frase += f" (sobran {formatear_bytes(max(self.vram_gb * GB - fila.necesaria_bytes, 0))})"
         return frase
 
     def _filas_texto(self) -> list[tuple[str, str, str]]:

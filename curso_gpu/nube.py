@@ -2,28 +2,36 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+
+from .numeros import leer_numero, mostrar_valor
 
 PRECIO_HORA_MINIMO = 0.20  # $/h: una GPU modesta en un proveedor barato
 PRECIO_HORA_MAXIMO = 2.0  # $/h: una GPU grande (el precio varía según GPU y proveedor)
 HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
+HORAS_TOPE = 100 * 365 * 24  # cien años: más es un error de escritura
+PRECIO_HORA_TOPE = 1000.0  # $/h: muy por encima de cualquier máquina con GPU; más es un error
 
 
-def _numero(valor, nombre: str, unidad: str, ejemplo: str) -> float:
-    if isinstance(valor, bool) or not isinstance(valor, (int, float)):
+def _numero(valor, nombre: str, unidad: str, ejemplo: str, maximo: float, maximo_texto: str) -> float:
+    try:
+        numero = leer_numero(valor)
+    except ValueError as error:
         raise ValueError(
-            f"{nombre} no válido: {valor!r} (de tipo {type(valor).__name__}). "
-            f"Escribe un número en {unidad}, por ejemplo {ejemplo}."
-        )
-    if math.isnan(valor) or math.isinf(valor):
-        raise ValueError(f"{nombre} no válido: {valor!r}. Escribe un número finito en {unidad}, por ejemplo {ejemplo}.")
-    if valor < 0:
+            f"{nombre} no válido: {mostrar_valor(valor)} ({error}). "
+            f"Escribe un número finito en {unidad}, por ejemplo {ejemplo}."
+        ) from None
+    if numero < 0:
         raise ValueError(
-            f"{nombre} no puede ser negativo: recibí {valor!r}. Escribe un número en {unidad} "
+            f"{nombre} no puede ser negativo: recibí {mostrar_valor(valor)}. Escribe un número en {unidad} "
             f"mayor o igual que 0, por ejemplo {ejemplo}."
         )
-    return float(valor)
+    if numero > maximo:
+        raise ValueError(
+            f"{nombre} no válido: {mostrar_valor(valor)} (es demasiado grande: el máximo es {maximo_texto}). "
+            f"Escribe un número en {unidad}, por ejemplo {ejemplo}."
+        )
+    return numero
 
 
 def _dolares(valor: float) -> str:
@@ -55,8 +63,8 @@ def calcular_coste(precio_hora: float, horas: float) -> CosteNube:
     ``calcular_coste(0.80, HORAS_FIN_DE_SEMANA)`` es una máquina olvidada un fin de semana.
     """
     return CosteNube(
-        _numero(precio_hora, "Precio por hora", "dólares por hora", "0.8"),
-        _numero(horas, "Número de horas", "horas", "2.5"),
+        _numero(precio_hora, "Precio por hora", "dólares por hora", "0.8", PRECIO_HORA_TOPE, "1000 $/h"),
+        _numero(horas, "Número de horas", "horas", "2.5", HORAS_TOPE, "876 000 h, cien años"),
     )
 
 

@@ -144,11 +144,19 @@ class LogicaPizarra:
         self.celdas = [[0] * LADO for _ in range(LADO)]
 
     def habilitar(self, modelo, dispositivo=None) -> None:
-        """Activa la predicción con un modelo ya entrenado (en ``dispositivo``)."""
+        """Activa la predicción con un modelo ya entrenado (en ``dispositivo``).
+
+        ``dispositivo`` acepta lo mismo que ``elegir_dispositivo`` ('cpu', 'cuda:0', 'mps'...);
+        un nombre que no existe ('gpu') da un ``ValueError`` con las opciones válidas.
+        """
         from .modelos import dispositivo_del_modelo
 
+        if dispositivo is None:
+            dispositivo = dispositivo_del_modelo(modelo)
+        elif not isinstance(dispositivo, torch.device):
+            dispositivo = elegir_dispositivo(dispositivo)
         self.modelo = modelo
-        self.dispositivo = torch.device(dispositivo) if dispositivo is not None else dispositivo_del_modelo(modelo)
+        self.dispositivo = dispositivo
 
     def como_tensor(self) -> torch.Tensor:
         """La cuadrícula como tensor float32 de 8×8 (0 vacío, 1 pintado)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # para usarla sin instalar el paquete
 from curso_gpu import proyecto  # noqa: E402
-from curso_gpu.cli import AnalizadorEspanol, FormatoAyuda  # noqa: E402
+from curso_gpu.terminal import AnalizadorArgumentos  # noqa: E402
 from curso_gpu.dispositivo import MENU_COLAB  # noqa: E402
 
 RAIZ = Path(__file__).resolve().parent.parent  # la raíz del repositorio: esta herramienta vive en herramientas/
@@ -209,12 +209,10 @@ def comprobar(carpeta: str | Path = NOTEBOOKS, archivo: str | Path = ARCHIVO_INS
 
 def main(argv: list[str] | None = None) -> int:
     """``python herramientas/insignias.py [--comprobar]``. Devuelve el código de salida."""
-    analizador = AnalizadorEspanol(
-        prog="python herramientas/insignias.py", add_help=False, formatter_class=FormatoAyuda,
+    analizador = AnalizadorArgumentos(
+        prog="python herramientas/insignias.py",
         description="Escribe colab_badges.md (una insignia «Abrir en Colab» por notebook) a partir de notebooks/.",
     )
-    analizador._optionals.title = "opciones"
-    analizador.add_argument("-h", "--help", action="help", help="muestra esta ayuda y termina")
     analizador.add_argument("--comprobar", action="store_true",
                             help="no escribe nada; termina con error si algo está mal o desactualizado")
     analizador.add_argument("--notebooks", metavar="CARPETA", default=str(NOTEBOOKS), help="carpeta de los notebooks")

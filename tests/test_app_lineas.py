@@ -278,6 +278,30 @@ def test_epocas_invalidas_se_explican():
     assert "--epocas debe ser un entero mayor o igual que 1; recibí 0" in resultado.stderr
 
 
+@pytest.mark.parametrize("argumentos, motivo", [
+    (["--epocas", "abc"], "la opción --epocas: no es un número entero: 'abc'"),
+    (["--semilla", "1.5"], "la opción --semilla: no es un número entero: '1.5'"),
+    (["--epocas"], "la opción --epocas: falta su valor"),
+    (["--ventana"], "argumentos que no conozco: --ventana"),
+])
+def test_los_errores_de_argumentos_salen_en_espanol_como_en_la_orden_principal(argumentos, motivo, capsys):
+    with pytest.raises(SystemExit) as salida:
+        app_lineas.main(argumentos)
+    assert salida.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("uso: python -m curso_gpu.app_lineas")
+    assert motivo in error and "Usa --help para ver las opciones." in error
+    assert "invalid" not in error and "argument " not in error and "usage" not in error
+
+
+def test_la_ayuda_de_la_aplicacion_esta_en_espanol(capsys):
+    with pytest.raises(SystemExit) as salida:
+        app_lineas.main(["--help"])
+    assert salida.value.code == 0
+    ayuda = capsys.readouterr().out
+    assert "opciones:" in ayuda and "muestra esta ayuda y termina" in ayuda and "épocas" in ayuda
+
+
 # ---------------------------------------------------------------------------
 # La pregunta por la GPU
 # ---------------------------------------------------------------------------

@@ -18,12 +18,13 @@ PAQUETE = Path(curso_gpu.__file__).resolve().parent
 CAPAS = {
     # 0. Datos y formato: tablas con sus fuentes, vocabulario, texto/HTML. Sin torch.cuda.
     "proyecto": 0, "ruedas_cuda": 0, "precisiones": 0, "catalogo": 0, "picos": 0, "nube": 0,
-    "presentacion": 0,
+    "presentacion": 0, "numeros": 0, "terminal": 0,
     # 1. El dispositivo: primitivas, nvidia-smi, Colab y el informe del entorno.
     "nvidia_smi": 1, "dispositivo": 1, "colab": 1, "entorno": 1,
     # 2. Medir, estimar memoria y entrenar.
     "cronometro": 2, "memoria_libre": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
     "modelos": 2, "checkpoints": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
+    "precision_mixta": 2, "conjuntos": 2, "rendimiento": 2,
     "distribuido": 2, "lanzador": 2,
     # 3. Presentación interactiva: gráficas y widgets.
     "graficos": 3, "widgets": 3, "calculadora": 3,

@@ -5,6 +5,7 @@ la vez al empezar el módulo, para que las pruebas sigan siendo rápidas; el res
 ``main()`` en el mismo proceso.
 """
 
+import io
 import json
 import os
 import subprocess
@@ -20,22 +21,32 @@ RAIZ = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIN_VARIABLES = {k: v for k, v in os.environ.items() if k not in ("CURSO_GPU_DISPOSITIVO", "COLAB_RELEASE_TAG")}
 COMPROBAR_IMPORTS = (
     "import sys, curso_gpu; "
-    "print(sorted(m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'ipywidgets')))"
+    "print(sorted(m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'ipywidgets', 'torch')))"
 )
 
 
 @pytest.fixture(scope="module")
 def procesos():
-    """Lanza los dos subprocesos en paralelo y devuelve sus resultados."""
+    """Lanza los subprocesos en paralelo y devuelve sus resultados.
+
+    «tuberia» escribe en una tubería cuyo lector ya se fue, como ``python -m curso_gpu | head -1``.
+    """
     ordenes = {
         "texto": [sys.executable, "-m", "curso_gpu"],
         "import": [sys.executable, "-c", COMPROBAR_IMPORTS],
+        "tuberia": [sys.executable, "-m", "curso_gpu", "--rapido", "--dispositivo", "cpu"],
     }
-    lanzados = {
-        nombre: subprocess.Popen(orden, cwd=RAIZ, env=SIN_VARIABLES, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, encoding="utf-8")
-        for nombre, orden in ordenes.items()
-    }
+    leer, cerrada = os.pipe()
+    os.close(leer)
+    try:
+        lanzados = {
+            nombre: subprocess.Popen(orden, cwd=RAIZ, env=SIN_VARIABLES,
+                                     stdout=cerrada if nombre == "tuberia" else subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, encoding="utf-8")
+            for nombre, orden in ordenes.items()
+        }
+    finally:
+        os.close(cerrada)
     resultados = {}
     for nombre, proceso in lanzados.items():
         salida, error = proceso.communicate(timeout=60)
@@ -156,3 +167,109 @@ def test_un_nvidia_smi_en_el_path_sale_en_el_informe(sin_gpu, nvidia_smi_falso, 
     assert "560.35.03 (admite CUDA hasta 12.6)" in salida
     assert "solo para CPU" in salida
     assert "--index-url https://download.pytorch.org/whl/cu126" in salida
+
+
+# --- la ayuda sin torch, consolas sin UTF-8 y tuberías cerradas ---------------------------------
+
+def _orden(*argumentos, env=SIN_VARIABLES, stdout=subprocess.PIPE, **opciones):
+    return subprocess.run([sys.executable, *argumentos], cwd=RAIZ, env=env, stdout=stdout,
+                          stderr=subprocess.PIPE, timeout=60, **opciones)
+
+
+def _modulos_importados(importtime: str) -> set[str]:
+    """Los módulos que lista ``python -X importtime`` («import time: ... | torch»)."""
+    return {linea.rsplit("|", 1)[1].strip() for linea in importtime.splitlines() if linea.startswith("import time:")}
+
+
+@pytest.mark.parametrize("argumentos, codigo, texto", [
+    (["--help"], 0, "uso: python -m curso_gpu"),
+    (["--no-existe"], 2, "argumentos que no conozco: --no-existe"),
+])
+def test_la_ayuda_y_los_errores_de_argumentos_no_importan_torch(argumentos, codigo, texto):
+    resultado = _orden("-X", "importtime", "-m", "curso_gpu", *argumentos, text=True)
+    assert resultado.returncode == codigo, resultado.stderr[-2000:]
+    assert texto in resultado.stdout + resultado.stderr
+    modulos = _modulos_importados(resultado.stderr)
+    assert "curso_gpu.cli" in modulos, "la medida de importtime no funcionó"
+    assert "torch" not in modulos and "numpy" not in modulos
+
+
+def test_from_curso_gpu_import_sigue_funcionando_sin_importar_torch_antes():
+    import curso_gpu
+    from curso_gpu import DispositivoNoDisponible, InformeEntorno, describir_entorno, elegir_dispositivo  # noqa: F401
+    from curso_gpu.dispositivo import elegir_dispositivo as original
+
+    assert elegir_dispositivo is original
+    assert set(curso_gpu.__all__) <= set(dir(curso_gpu))
+    for nombre in curso_gpu.__all__:
+        assert getattr(curso_gpu, nombre) is not None
+    assert curso_gpu.memoria.GB == 10**9  # un submódulo, sin importarlo antes
+    with pytest.raises(AttributeError, match="no_existe"):
+        curso_gpu.no_existe  # noqa: B018
+
+
+def test_la_ayuda_en_una_consola_ascii_no_falla_y_se_lee():
+    resultado = _orden("-m", "curso_gpu", "--help", env={**SIN_VARIABLES, "PYTHONIOENCODING": "ascii"})
+    assert resultado.returncode == 0, resultado.stderr.decode("utf-8", "replace")
+    ayuda = resultado.stdout.decode("ascii")  # falla si se coló un byte que no es ASCII
+    assert "Comprueba tu GPU para el curso: que dispositivo tienes" in ayuda
+    assert "mide con matrices mas pequenas" in ayuda
+    assert resultado.stderr == b""
+
+
+def test_con_la_tuberia_cerrada_termina_en_silencio(procesos):
+    """``python -m curso_gpu | head -1``: quien lee se va y el informe termina sin traza."""
+    resultado = procesos["tuberia"]
+    assert resultado.returncode == 141  # 128 + SIGPIPE, como `yes | head`
+    assert resultado.stderr == ""
+
+
+def _consola(monkeypatch, codificacion: str) -> io.TextIOWrapper:
+    consola = io.TextIOWrapper(io.BytesIO(), encoding=codificacion, errors="strict")
+    monkeypatch.setattr(sys, "stdout", consola)
+    return consola
+
+
+def _escrito(consola: io.TextIOWrapper, codificacion: str) -> str:
+    consola.flush()
+    return consola.buffer.getvalue().decode(codificacion)
+
+
+def test_el_informe_en_una_consola_ascii_cambia_cada_caracter_por_el_mas_parecido(sin_gpu, monkeypatch):
+    consola = _consola(monkeypatch, "ascii")
+    assert cli.main(["--dispositivo", "cpu", "--rapido"]) == 0
+    texto = _escrito(consola, "ascii")
+    assert "Diagnostico:" in texto and "No hay GPU: sin problema" in texto
+    assert "Entorno de ejecucion > Cambiar tipo de entorno de ejecucion > GPU T4" in texto
+    assert "?" not in texto.replace("¿", "")
+
+
+def test_el_json_en_una_consola_ascii_sigue_siendo_json_valido_y_completo(sin_gpu, monkeypatch):
+    consola = _consola(monkeypatch, "ascii")
+    assert cli.main(["--dispositivo", "cpu", "--rapido", "--json"]) == 0
+    texto = _escrito(consola, "ascii")
+    datos = json.loads(texto)
+    assert "\\u00f3" in texto  # «ó» escrita como \u00f3, no cambiada por «o»
+    assert any("Entorno de ejecución › Cambiar tipo" in aviso for aviso in datos["entorno"]["avisos"])
+
+
+def test_una_consola_latin_1_conserva_los_acentos_y_cambia_lo_demas(sin_gpu, monkeypatch):
+    consola = _consola(monkeypatch, "latin-1")
+    assert cli.main(["--dispositivo", "cpu", "--rapido"]) == 0
+    texto = _escrito(consola, "latin-1")
+    assert "Diagnóstico:" in texto and "Entorno de ejecución > Cambiar tipo" in texto
+
+
+class TuberiaCerrada(io.TextIOBase):
+    """Una salida cuyo lector se fue: cada escritura da ``BrokenPipeError``."""
+
+    encoding = "utf-8"
+
+    def write(self, texto):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_el_informe_con_la_tuberia_cerrada_sale_con_141_sin_traza(sin_gpu, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdout", TuberiaCerrada())
+    assert cli.main(["--dispositivo", "cpu", "--rapido"]) == 141
+    assert capsys.readouterr().err == ""

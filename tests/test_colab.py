@@ -195,3 +195,18 @@ def test_describir_entorno_usa_la_misma_deteccion_de_colab(colab_falso):
     from curso_gpu.entorno import describir_entorno
 
     assert describir_entorno(consultar_smi=False).en_colab is True
+
+
+def test_una_carpeta_con_un_caracter_nulo_es_un_error_claro(colab_falso, tmp_path):
+    with pytest.raises(ValueError, match=r"Carpeta del curso no válida: 'a\\x00b'\. Tiene un carácter nulo"):
+        montar_drive(tmp_path / "drive", carpeta="a\0b")
+    assert colab_falso.montajes == []
+
+
+@pytest.mark.parametrize("punto", ["/content/dri\0ve", 5, b"/content/drive", ""])
+def test_un_punto_de_montaje_que_no_es_una_ruta_es_un_error_claro(colab_falso, punto):
+    for llamada in (lambda: montar_drive(punto), lambda: comprobar_entorno_colab(punto)):
+        with pytest.raises(ValueError, match="Punto de montaje no válido") as error:
+            llamada()
+        assert repr(punto) in str(error.value)
+    assert colab_falso.montajes == []

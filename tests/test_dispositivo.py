@@ -438,3 +438,27 @@ def test_la_memoria_de_la_cpu_es_la_ram(monkeypatch, tmp_path):
     monkeypatch.setattr(modulo, "RUTA_MEMINFO", str(meminfo))
     memoria = modulo.memoria_dispositivo("cpu")
     assert (memoria.total_bytes, memoria.libre_bytes) == (16_384_000_000, 8_192_000_000)
+
+
+@pytest.mark.parametrize("nombre", ["cpu:٠", "cuda:١", "cuda:１", "xpu:²"])
+def test_solo_cifras_ascii_en_el_numero_del_dispositivo(nombre):
+    with pytest.raises(ValueError, match=r"no válido.*cifras normales \(0-9\)"):
+        elegir_dispositivo(nombre)
+
+
+@requiere_bash
+@pytest.mark.parametrize("basura", [
+    "0, ¡hola!, mundo, x, y, z\n",  # seis campos, pero ni driver ni memorias
+    "0, Tesla T4, 580.82.07, mucha, poca, nada\n",
+    "²,Tesla T4, 580.82.07, 15360, 0, 15101\n",  # un índice que no es una cifra ASCII
+])
+def test_un_nvidia_smi_que_responde_basura_no_manda_reinstalar_pytorch(nvidia_smi_falso, basura):
+    nvidia_smi_falso(basura, SALIDA_EJEMPLO_T4, path_minimo=True)
+    informe = describir_entorno()
+    assert informe.nvidia_smi is None
+    texto = str(informe)
+    assert "Reinstala" not in texto and "pip install" not in texto
+    assert "nvidia-smi respondió algo que no se entiende" in informe.avisos[0]
+    assert "No saco conclusiones" in informe.avisos[0]
+    assert "sin problema" not in texto  # tampoco «no hay GPU»: no lo sabemos
+    assert informe.a_dict()["problema_nvidia_smi"].startswith("nvidia-smi respondió algo")

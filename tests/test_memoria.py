@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -17,6 +20,8 @@ from curso_gpu.memoria import (
     a_gib,
     bytes_por_parametro,
     contar_parametros,
+    formatear_bytes,
+    formatear_parametros,
     memoria_entrenamiento,
     memoria_inferencia,
     memoria_pesos,
@@ -386,3 +391,56 @@ def test_buscar_gpu_acepta_el_nombre_corto_y_explica_si_no_existe():
     assert catalogo.buscar_gpu("RTX 4090").memoria_gb == 24
     with pytest.raises(ValueError, match="GPU desconocida 'T5'; usa una de: NVIDIA P100"):
         catalogo.buscar_gpu("T5")
+
+
+# --- entradas absurdas o de otro tipo: error en español, nunca OverflowError ni «-0 MB» ---------
+
+@pytest.mark.parametrize("llamada, pista", [
+    (lambda: tabla_vram("8B", 1e300), "vram_gb no válido: 1e+300 (es demasiado grande"),
+    (lambda: modelo_mas_grande(1e300), "vram_gb no válido"),
+    (lambda: tabla_vram("1e9999B", 16), "'1e9999B' (es demasiado grande"),
+    (lambda: contar_parametros("1e99999999999B"), "es demasiado grande"),
+    (lambda: contar_parametros("1e-9999B"), "es menos de un parámetro"),
+    (lambda: contar_parametros(10**400), "un entero de unas 401 cifras (es demasiado grande"),
+    (lambda: contar_parametros(10**5000), "(es demasiado grande"),
+    (lambda: contar_parametros(1e300), "es demasiado grande"),
+    (lambda: memoria_inferencia("8B", margen=1e300), "margen no válido: 1e+300 (es demasiado grande"),
+    (lambda: tabla_vram("8B", 16, margen=10**400), "margen no válido"),
+    (lambda: memoria_entrenamiento("8B", bytes_por_parametro=1e308), "bytes_por_parametro no válido"),
+])
+def test_numeros_enormes_dan_un_error_en_espanol(llamada, pista):
+    with pytest.raises(ValueError) as error:
+        llamada()
+    assert type(error.value) is ValueError
+    assert pista in str(error.value)
+
+
+@pytest.mark.parametrize("malo, motivo", [
+    (-5, "es negativo"), (-0.4, "es negativo"), (None, "NoneType"), (float("nan"), "NaN"),
+    (float("inf"), "infinito"), ("19GB", "str"), (True, "booleano"),
+])
+def test_formatear_bytes_y_parametros_rechazan_lo_que_no_es_una_cantidad(malo, motivo):
+    with pytest.raises(ValueError, match=f"Número de bytes no válido.*{motivo}"):
+        formatear_bytes(malo)
+    with pytest.raises(ValueError, match=f"Número de parámetros no válido.*{motivo}"):
+        formatear_parametros(malo)
+
+
+def test_formatear_acepta_numpy_decimal_y_el_cero():
+    assert formatear_bytes(np.int64(298_000_000)) == formatear_bytes(298_000_000) == "298 MB"
+    assert formatear_bytes(Decimal("19.2e9")) == "19.2 GB"
+    assert formatear_bytes(0) == "0 MB"
+    assert formatear_parametros(np.int64(3)) == "3"
+    assert formatear_parametros(np.float64(8.03e9)) == "8.03B"
+
+
+def test_numpy_y_decimal_valen_donde_vale_un_numero():
+    referencia = tabla_vram(8_000_000_000, 16)
+    for parametros, vram in ((np.int64(8_000_000_000), np.float32(16)), (Decimal("8e9"), Decimal("16")),
+                             (np.float64(8e9), np.int64(16))):
+        tabla = tabla_vram(parametros, vram)
+        assert tabla.parametros == referencia.parametros and tabla.vram_gb == 16.0
+        assert [f.cabe for f in tabla.filas] == [f.cabe for f in referencia.filas]
+    assert memoria_inferencia("8B", margen=Decimal("1.2")) == memoria_inferencia("8B", margen=1.2)
+    assert memoria_entrenamiento("1B", bytes_por_parametro=np.int64(20)) == 20e9
+    assert modelo_mas_grande(np.int64(16)) == modelo_mas_grande(16)

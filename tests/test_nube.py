@@ -1,7 +1,9 @@
 """Lección 02: la nube cobra por hora encendida, la uses o no. «Apaga la máquina al terminar»."""
 
 import math
+from decimal import Decimal
 
+import numpy as np
 import pytest
 
 from curso_gpu.nube import (
@@ -67,3 +69,24 @@ def test_lo_que_no_es_un_numero_finito_es_un_error_claro(valor):
         calcular_coste(valor, 3)
     with pytest.raises(ValueError, match="Número de horas no válido"):
         calcular_coste(0.8, valor)
+
+
+@pytest.mark.parametrize("precio, horas, pista", [
+    (0.8, 10**400, "Número de horas no válido: un entero de unas 401 cifras (es demasiado grande"),
+    (0.8, 1e300, "Número de horas no válido: 1e+300 (es demasiado grande: el máximo es 876 000 h"),
+    (1e300, 1e300, "Precio por hora no válido: 1e+300 (es demasiado grande: el máximo es 1000 $/h"),
+    (0.8, Decimal("NaN"), "Número de horas no válido"),
+    (np.float64("nan"), 3, "Precio por hora no válido"),
+    (np.int64(-1), 3, "Precio por hora no puede ser negativo: recibí np.int64(-1)"),
+])
+def test_numeros_enormes_negativos_o_nan_son_un_error_claro(precio, horas, pista):
+    with pytest.raises(ValueError) as error:
+        calcular_coste(precio, horas)
+    assert type(error.value) is ValueError and pista in str(error.value)
+
+
+def test_numpy_y_decimal_valen_como_numeros():
+    referencia = calcular_coste(0.8, 3)
+    for precio, horas in ((np.float64(0.8), np.int64(3)), (Decimal("0.8"), Decimal("3")), (np.float32(0.5) + 0.3, 3)):
+        coste = calcular_coste(precio, horas)
+        assert coste.total == pytest.approx(referencia.total) and str(coste) == str(referencia)

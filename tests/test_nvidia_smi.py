@@ -6,15 +6,18 @@ temporal y la pone la primera del PATH: el código del curso lo ejecuta de verda
 
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from curso_gpu.nvidia_smi import (
+    LIMITE_SALIDA,
     SALIDA_EJEMPLO_T4,
     analizar_cabecera,
     analizar_consulta,
     consultar_nvidia_smi,
+    consultar_nvidia_smi_con_problema,
 )
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="los nvidia-smi falsos son scripts de bash")
@@ -165,3 +168,65 @@ def test_un_nombre_con_coma_no_descoloca_los_campos():
 ])
 def test_analizar_cabecera(texto, esperado):
     assert analizar_cabecera(texto) == esperado
+
+
+# --- respuestas hostiles: basura, enormes, un nieto que no suelta la salida --------------------
+
+@pytest.mark.parametrize("basura", [
+    "0, ¡hola!, mundo, x, y, z\n", "0, Tesla T4, 580.82.07, mucha, poca, nada\n",
+    "0, Tesla T4, driver, 15360, 0, 15101\n", "²,Tesla T4, 580.82.07, 15360, 0, 15101\n",
+])
+def test_una_fila_sin_driver_ni_memorias_que_se_entiendan_no_cuenta(basura):
+    assert analizar_consulta(basura) is None
+
+
+def test_basura_devuelve_none_y_dice_que_no_se_entiende(nvidia_smi_falso):
+    nvidia_smi_falso("0, ¡hola!, mundo, x, y, z\n", SALIDA_EJEMPLO_T4)
+    informe, problema = consultar_nvidia_smi_con_problema(timeout_s=5)
+    assert informe is None
+    assert problema == "nvidia-smi respondió algo que no se entiende ('0, ¡hola!, mundo, x, y, z')."
+    assert consultar_nvidia_smi(timeout_s=5) is None
+
+
+def test_sin_nvidia_smi_o_con_error_no_hay_problema_que_contar(nvidia_smi_falso):
+    nvidia_smi_falso("No devices were found\n", codigo=6)
+    assert consultar_nvidia_smi_con_problema(timeout_s=5) == (None, "")
+
+
+def test_un_nieto_que_deja_la_salida_abierta_no_estropea_una_respuesta_valida(nvidia_smi_falso):
+    # nvidia-smi responde bien y termina, pero deja un proceso que hereda su salida.
+    nvidia_smi_falso(CONSULTA_T4, SALIDA_EJEMPLO_T4, antes="sleep 60 & echo $! >> nieto.pid")
+    inicio = time.monotonic()
+    informe = consultar_nvidia_smi(timeout_s=5)
+    assert time.monotonic() - inicio < 3, "esperó al nieto hasta agotar el tiempo"
+    assert informe is not None and informe.gpus[0].nombre == "Tesla T4"
+    assert informe.cuda_del_driver == (13, 0) and informe.cuda_de_cabecera
+    for linea in (nvidia_smi_falso.carpeta / "nieto.pid").read_text().split():
+        limite = time.monotonic() + 2
+        while _sigue_vivo(int(linea)) and time.monotonic() < limite:
+            time.sleep(0.02)
+        assert not _sigue_vivo(int(linea)), "el nieto sigue vivo"
+
+
+def test_una_respuesta_de_200_mb_se_corta_en_1_mib_sin_gastar_memoria(nvidia_smi_falso):
+    # La tabla de una T4 (crudo.txt sale tal cual) y detrás 200 MB de «x».
+    nvidia_smi_falso(CONSULTA_T4, SALIDA_EJEMPLO_T4,
+                     antes='[ "${1#--query-gpu}" != "$1" ] && { cat crudo.txt; head -c 200000000 /dev/zero | tr "\\0" x; exit 0; }')
+    (nvidia_smi_falso.carpeta / "crudo.txt").write_text(CONSULTA_T4)
+    tracemalloc.start()
+    try:
+        inicio = time.monotonic()
+        informe, problema = consultar_nvidia_smi_con_problema(timeout_s=10)
+        duracion = time.monotonic() - inicio
+        pico = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert pico < 10 * LIMITE_SALIDA, f"pico de memoria de {pico / 2**20:.0f} MiB"
+    assert duracion < 5
+    assert informe is not None and [g.nombre for g in informe.gpus] == ["Tesla T4"]
+    assert "más de 1 MiB" in problema
+
+
+def test_la_memoria_con_unidades_tambien_se_lee():
+    _, gpus = analizar_consulta("0, Tesla T4, 580.82.07, 15360 MiB, 0 MiB, 15101 MiB\n")
+    assert (gpus[0].memoria_total_mib, gpus[0].memoria_usada_mib, gpus[0].memoria_libre_mib) == (15360, 0, 15101)

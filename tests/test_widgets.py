@@ -153,3 +153,12 @@ def test_widgets_funcionan_con_ipywidgets_7_7_1_de_colab():
     salida = resultado.stdout + resultado.stderr
     assert resultado.returncode == 0, salida
     assert "ipywidgets 7.7.1: todas las comprobaciones pasan" in salida, salida
+
+
+@pytest.mark.parametrize("malo", ["gpu", "cuda:٠", 5])
+def test_un_dispositivo_que_no_existe_en_la_pizarra_se_explica_con_las_opciones(modelo, malo):
+    logica = LogicaPizarra()
+    with pytest.raises(ValueError, match=r"Dispositivo no válido.*Usa uno de: auto, cpu, cuda"):
+        logica.habilitar(modelo, malo)
+    assert not logica.activa, "tras el error la pizarra sigue desactivada"
+    assert LogicaPizarra(modelo, "cpu").dispositivo == torch.device("cpu")
