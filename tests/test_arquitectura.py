@@ -94,9 +94,9 @@ def test_ningun_modulo_importa_nombres_privados_de_otro():
     assert not privados
 
 
-# Los módulos que se importan sin gráficas ni widgets (los que sí los usan los importan dentro
-# de sus funciones). Un solo proceso para todos: arrancar Python con torch cuesta segundos.
-LIGEROS = ("memoria", "calculadora", "medicion", "picos", "widgets")
+# Ningún módulo carga gráficas ni widgets al importarse: los que los usan los importan dentro de
+# sus funciones. Un solo proceso para todos: arrancar Python con torch cuesta segundos.
+LIGEROS = tuple(sorted(p.stem for p in PAQUETE.glob("*.py") if p.stem not in {"__init__", "__main__"}))
 
 
 def test_import_curso_gpu_no_carga_matplotlib_ipywidgets_ni_tqdm():
