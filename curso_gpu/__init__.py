@@ -11,7 +11,8 @@ Datos y formato (tablas con su fuente; nada de esto habla con la GPU):
 - ``catalogo``: GPU (memoria) y modelos (parámetros) con sus fuentes (lección 04).
 - ``picos``: picos teóricos en TFLOP/s por GPU y precisión, para el «% del pico» (lección 03).
 - ``nube``: cuánto cuesta una GPU alquilada y olvidarse de apagarla (lección 02).
-- ``presentacion``: cómo se ven informes y tablas en la terminal y en el notebook (todas).
+- ``presentacion``: cómo se ven números (``formatear_numero``), informes y tablas en la terminal y
+  en el notebook (todas).
 - ``numeros``: leer los números que escribes: ``3``, ``np.int64(3)``, ``Decimal("0.8")`` (lecciones 02 y 04).
 - ``terminal``: la ayuda en español y una salida que no falla en consolas sin UTF-8 (órdenes).
 
@@ -42,8 +43,10 @@ Medir, estimar memoria y entrenar:
 
 Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
 
-- ``graficos``: las figuras de las lecciones 03 a 07.
-- ``widgets``: la pizarra y el selector de dispositivo (lección 05).
+- ``graficos``: las figuras de las lecciones 02 a 07 y su estilo común (``nueva_figura``,
+  ``dar_estilo``, ``leyenda_fuera``).
+- ``widgets``: la pizarra y el selector de dispositivo (lección 05); ``con_respaldo_html`` deja una
+  foto HTML legible de un widget en las copias exportadas.
 - ``calculadora``: la calculadora de VRAM (lección 04).
 
 Lecciones, línea de órdenes y app:

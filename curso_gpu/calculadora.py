@@ -235,4 +235,15 @@ def calculadora_vram(parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vra
     caja.add_class("curso-vram")
     caja.calculadora = logica
     caja.controles = controles
-    return caja
+
+    def html_estatico() -> str:
+        estado = logica.estado or logica.actualizar()
+        quien = html.escape(f"{logica.parametros} en {logica.gpu or 'una GPU'} de {logica.vram_gb:g} GB, "
+                            f"{logica.precision}, margen {logica.margen:.2f}")
+        return (f"<div class='curso-vram-estatica'><b>Calculadora de VRAM</b> "
+                f"<i>(copia fija; en Jupyter o Colab puedes cambiar los valores)</i><br>{quien}"
+                f"{estado.html_veredicto()}{estado.html_tabla()}</div>")
+
+    from .widgets import con_respaldo_html
+
+    return con_respaldo_html(caja, html_estatico, "Calculadora de VRAM (ábrela en Jupyter o Colab)")

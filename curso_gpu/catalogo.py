@@ -149,6 +149,12 @@ _MODELOS = [
     Modelo("Llama 3 8B", 8_030_000_000, "Llama 3 de Meta, versión 8B"),
     # https://huggingface.co/google/gemma-2-9b (ficha de Hugging Face: «9.24B params»)
     Modelo("Gemma 2 9B", 9_240_000_000, "modelo de Google"),
+    # https://huggingface.co/Qwen/Qwen2.5-14B («Number of Parameters: 14.7B»)
+    Modelo("Qwen2.5-14B", 14_700_000_000, "modelo de Alibaba, versión 14B"),
+    # https://huggingface.co/google/gemma-2-27b (ficha de Hugging Face: «27.2B params»)
+    Modelo("Gemma 2 27B", 27_200_000_000, "el Gemma 2 grande de Google"),
+    # https://huggingface.co/Qwen/Qwen2.5-32B («Number of Parameters: 32.5B»)
+    Modelo("Qwen2.5-32B", 32_500_000_000, "modelo de Alibaba, versión 32B"),
     # https://mistral.ai/news/mixtral-of-experts/ («46.7B total parameters»)
     Modelo("Mixtral 8x7B", 46_700_000_000, "mezcla de expertos de Mistral AI"),
     # https://huggingface.co/meta-llama/Meta-Llama-3-70B (ficha de Hugging Face: «70.6B params»)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from .presentacion import informe_html, informe_texto
 PUNTO_DRIVE = "/content/drive"  # donde Colab monta Google Drive
 CARPETA_CURSO = "curso_gpu"  # la carpeta del curso dentro de «Mi unidad» (MyDrive)
 CARPETA_LOCAL = "checkpoints"  # donde van los checkpoints fuera de Colab (relativa a la carpeta actual)
+# Cuánto se espera a Drive (s). Más que los 120 s que espera el propio drive.mount de Colab
+# (su timeout_ms por defecto), para que su mensaje llegue primero si es él quien se rinde.
+ESPERA_DRIVE = 180.0
 
 AVISO_INACTIVIDAD = (
     "Colab gratis desconecta la sesión tras un rato de inactividad, y una sesión dura como "
@@ -65,7 +69,8 @@ def _validar_carpeta(carpeta: str) -> str:
     return carpeta.strip()
 
 
-def montar_drive(punto: str | os.PathLike = PUNTO_DRIVE, carpeta: str = CARPETA_CURSO) -> Path | None:
+def montar_drive(punto: str | os.PathLike = PUNTO_DRIVE, carpeta: str = CARPETA_CURSO, *,
+                 espera: float | None = None, local: str | os.PathLike | None = None) -> Path | None:
     """Monta Google Drive en Colab y devuelve la carpeta del curso en «Mi unidad». Lección 02.
 
     En Colab llama a ``google.colab.drive.mount(punto)`` (Colab te pide permiso la primera
@@ -73,12 +78,14 @@ def montar_drive(punto: str | os.PathLike = PUNTO_DRIVE, carpeta: str = CARPETA_
     a una desconexión. Si Drive ya estaba montado, no lo vuelve a montar.
 
     Fuera de Colab no hace nada: no monta ni crea nada, devuelve ``None`` y te dice que los
-    checkpoints irán a la carpeta local ``checkpoints/``. También devuelve ``None`` (y te dice
-    por qué) si en Colab no se pudo montar Drive.
+    checkpoints irán a la carpeta local ``checkpoints/`` (o ``local``, si se da). También
+    devuelve ``None`` (y te dice por qué) si en Colab no se pudo montar Drive, o si Drive no
+    responde en ``espera`` segundos (por defecto ``ESPERA_DRIVE``): el notebook no se queda
+    colgado.
     """
     punto = _validar_punto(punto)
     carpeta = _validar_carpeta(carpeta)
-    local = Path.cwd() / CARPETA_LOCAL
+    local = Path(local) if local is not None else Path.cwd() / CARPETA_LOCAL
     if not en_colab():
         print(
             "No estás en Google Colab: no hace falta montar Google Drive. "
@@ -87,27 +94,44 @@ def montar_drive(punto: str | os.PathLike = PUNTO_DRIVE, carpeta: str = CARPETA_
         return None
 
     mi_unidad = Path(punto) / "MyDrive"
-    if not mi_unidad.is_dir():
+    espera = ESPERA_DRIVE if espera is None else espera
+    resultado: dict = {}
+
+    def montar() -> None:  # en un hilo: un montaje (o un Drive ya montado) que no responde no cuelga el notebook
         try:
-            from google.colab import drive
+            if not mi_unidad.is_dir():
+                from google.colab import drive
 
-            drive.mount(str(punto))
+                drive.mount(str(punto))
+                if not mi_unidad.is_dir():
+                    resultado["no_aparecio"] = True
+                    return
+            destino = mi_unidad / carpeta
+            destino.mkdir(parents=True, exist_ok=True)
+            resultado["destino"] = destino
         except Exception as error:  # permiso denegado, o un !python sin kernel de Colab
-            print(
-                f"No se pudo montar Google Drive en {punto} ({type(error).__name__}: {error}). "
-                "Ejecuta montar_drive() en una celda del notebook y acepta el permiso que pide Colab. "
-                f"Mientras tanto, los checkpoints se guardarán en {local}, que se borra al desconectarse."
-            )
-            return None
-        if not mi_unidad.is_dir():
-            print(
-                f"Google Drive no apareció en {mi_unidad}. Vuelve a ejecutar la celda. "
-                f"Mientras tanto, los checkpoints se guardarán en {local}, que se borra al desconectarse."
-            )
-            return None
+            resultado["error"] = error
 
-    destino = mi_unidad / carpeta
-    destino.mkdir(parents=True, exist_ok=True)
+    hilo = threading.Thread(target=montar, name="montar_drive", daemon=True)
+    hilo.start()
+    hilo.join(espera)
+    mientras = f"Mientras tanto, los checkpoints se guardarán en {local}, que se borra al desconectarse."
+    if hilo.is_alive():
+        print(f"Google Drive no respondió en {espera:g} s: lo dejo estar. Vuelve a intentarlo más tarde "
+              f"(o reinicia el entorno de ejecución). {mientras}")
+        return None
+    if "error" in resultado:
+        error = resultado["error"]
+        print(
+            f"No se pudo montar Google Drive en {punto} ({type(error).__name__}: {error}). "
+            f"Ejecuta montar_drive() en una celda del notebook y acepta el permiso que pide Colab. {mientras}"
+        )
+        return None
+    if "no_aparecio" in resultado:
+        print(f"Google Drive no apareció en {mi_unidad}. Vuelve a ejecutar la celda. {mientras}")
+        return None
+
+    destino = resultado["destino"]
     print(f"Google Drive listo. Tus checkpoints se guardarán en {destino}")
     return destino
 

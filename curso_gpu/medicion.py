@@ -37,7 +37,7 @@ from .memoria_libre import (  # noqa: F401
 )
 from .picos import pico_teorico
 from .precisiones import normalizar_precision
-from .presentacion import formatear_tiempo, tabla_html, tabla_texto
+from .presentacion import formatear_numero, formatear_tiempo, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices
@@ -123,7 +123,7 @@ class ResultadoMatmul:
             ("operación", f"a @ b, {self.n}×{self.n}, {self.modo}"),
             ("tiempo (mediana)", f"{formatear_tiempo(self.segundos)} de {self.medicion.repeticiones} muestras"),
             ("primera llamada (en frío)", formatear_tiempo(self.medicion.primera or 0.0)),
-            ("rendimiento", f"{self.gflops:,.1f} GFLOP/s".replace(",", " ")),
+            ("rendimiento", formatear_numero(self.gflops, 1, "GFLOP/s")),
         ]
         if self.pico_tflops:
             filas.append(("% del pico teórico", f"{self.porcentaje_pico:.0f} % de {self.pico_tflops:g} TFLOP/s"))
@@ -141,9 +141,49 @@ class ResultadoMatmul:
         return tabla_html("Multiplicación de matrices", self._filas(), self.avisos)
 
 
+def _cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device, presupuesto_s: float,
+                                 minimo: int, calentamiento: int, reloj: Callable[[], float] | None,
+                                 descripcion: str) -> Medicion:
+    """Como ``cronometrar``, pero repite hasta gastar ``presupuesto_s`` segundos (y al menos ``minimo``).
+
+    La idea de ``blocked_autorange`` (``torch.utils.benchmark``): una operación de microsegundos
+    se mide en *bloques* de k llamadas seguidas, así el reloj y la sincronización (microsegundos)
+    no pesan. k empieza en 1 y crece (como mucho ×10 cada vez) hasta que un bloque dura ~1 ms;
+    solo cuentan los bloques de esa duración. Bloques cortos: si otro programa interrumpe uno,
+    es una muestra rara que la mediana descarta. Cada muestra es el tiempo del bloque entre k.
+    """
+    reloj = reloj or time.perf_counter
+
+    def bloque(k: int) -> float:
+        sincronizar(d)
+        inicio = reloj()
+        for _ in range(k):
+            funcion()
+        sincronizar(d)
+        return reloj() - inicio
+
+    primera = bloque(1)  # en frío: aparte, no cuenta
+    for _ in range(calentamiento):
+        funcion()
+    objetivo = min(presupuesto_s / 10, 1e-3)  # lo que debe durar cada bloque
+    llamadas, gastado = 1, 0.0
+    muestras: list[float] = []
+    while len(muestras) < minimo or (gastado < presupuesto_s and len(muestras) < 1000):
+        segundos = bloque(llamadas)
+        gastado += segundos
+        if segundos >= objetivo / 2 or llamadas >= 1_000_000 or gastado >= presupuesto_s:
+            muestras.append(segundos / llamadas)
+        else:  # bloque demasiado corto: no cuenta, el siguiente será mayor
+            llamadas = min(1_000_000, llamadas * min(10, max(2, round(objetivo / max(segundos, 1e-9)))))
+    if llamadas > 1:
+        descripcion = f"{descripcion} (bloques de {llamadas} llamadas)"
+    return Medicion(muestras, primera, str(d), calentamiento, True,
+                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
+
+
 def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: int = 5, calentamiento: int = 1,
                  medir_transferencia: bool = True, reloj: Callable[[], float] | None = None,
-                 semilla: int = 0) -> ResultadoMatmul:
+                 semilla: int = 0, presupuesto_s: float | None = None) -> ResultadoMatmul:
     """Mide ``a @ b`` con matrices n×n que ya están en el dispositivo. Lección 03.
 
     Devuelve segundos (mediana), GFLOP/s = 2·n³/t, la primera llamada en frío, el tiempo de
@@ -153,8 +193,14 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
     ``dtype``: ``torch.float32`` (por defecto), ``torch.float16``, ``torch.bfloat16``,
     ``torch.float64`` o los textos ``"fp32"``, ``"tf32"`` (fp32 permitiendo TF32 solo durante
     la medida), ``"fp16"``, ``"bf16"``. Antes de reservar comprueba que 3·n²·bytes caben.
+
+    ``presupuesto_s``: en lugar de ``repeticiones`` fijas, repite (en bloques) hasta gastar esos
+    segundos, con al menos ``repeticiones`` muestras: la mediana sale estable también con n pequeño.
     """
     n = entero_positivo(n, "n (el lado de la matriz)")
+    if presupuesto_s is not None and (isinstance(presupuesto_s, bool) or not isinstance(presupuesto_s, (int, float))
+                                      or not 0 < presupuesto_s < float("inf")):
+        raise ValueError(f"presupuesto_s debe ser un número de segundos mayor que 0; recibí {presupuesto_s!r}.")
     entero_positivo(repeticiones, "repeticiones")
     entero_positivo(calentamiento, "calentamiento", minimo=0)
     tipo, pide_tf32 = tipo_de_dato(dtype)
@@ -196,8 +242,12 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
             a, b = destino
             destino.clear()
             del a_cpu, b_cpu
-        medicion = cronometrar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj,
-                               descripcion=f"a @ b, {n}×{n}, {normalizar_precision(tipo)}, en {d}")
+        descripcion = f"a @ b, {n}×{n}, {normalizar_precision(tipo)}, en {d}"
+        if presupuesto_s is None:
+            medicion = cronometrar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj, descripcion)
+        else:
+            medicion = _cronometrar_con_presupuesto(lambda: _multiplicar(a, b), d, float(presupuesto_s),
+                                                    repeticiones, calentamiento, reloj, descripcion)
     except Exception as error:
         if not es_falta_de_memoria(error):
             raise
@@ -313,14 +363,19 @@ class ResultadoBarrido:
     def __str__(self) -> str:
         lineas = ["GFLOP/s de a @ b según el tamaño"]
         for disp, lista in self.resultados.items():
-            lineas.append(f"  {disp}: " + ", ".join(f"n={r.n}: {r.gflops:.1f}" for r in lista))
+            lineas.append(f"  {disp}: " + ", ".join(f"n={r.n}: {formatear_numero(r.gflops, cifras=3)}"
+                                                    for r in lista))
         lineas += [f"  {disp}, n={n}: no medido ({motivo})" for disp, n, motivo in self.omitidos]
         return "\n".join(lineas)
 
 
 def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int = 3, calentamiento: int = 1,
-            silenciosa: bool = False) -> ResultadoBarrido:
+            silenciosa: bool = False, segundos_por_tamano: float | None = 0.3) -> ResultadoBarrido:
     """Mide ``a @ b`` para cada tamaño en CPU y en el acelerador, con barra de progreso. Lección 03.
+
+    Cada punto repite la medida hasta gastar ``segundos_por_tamano`` (al menos ``repeticiones``
+    muestras; con ``None``, exactamente ``repeticiones``): así la mediana es estable y la curva
+    no cambia de forma de una ejecución a otra.
 
     ``dispositivos``: por defecto la CPU y, si hay, el acelerador. Un tamaño que no cabe se
     apunta en ``omitidos`` y no se prueban los mayores en ese dispositivo.
@@ -348,7 +403,8 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
                 else:
                     try:
                         resultado.resultados[str(d)].append(
-                            medir_matmul(n, d, dtype, repeticiones, calentamiento))
+                            medir_matmul(n, d, dtype, repeticiones, calentamiento,
+                                         presupuesto_s=segundos_por_tamano))
                     except MemoriaInsuficiente as error:
                         resultado.omitidos.append((str(d), n, str(error)))
                         agotado = True

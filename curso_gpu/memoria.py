@@ -293,10 +293,12 @@ def _cantidad(valor, nombre: str, ejemplo: str) -> float:
 
 def formatear_bytes(n_bytes: float) -> str:
     """Bytes en texto corto: "19.2 GB" desde 1 GB, "298 MB" por debajo (GB y MB de 10⁹ y 10⁶). Lección 04."""
+    from .presentacion import formatear_numero
+
     n_bytes = _cantidad(n_bytes, "Número de bytes", "19.2e9")
     if n_bytes >= GB:
-        return f"{n_bytes / GB:.1f} GB"
-    return f"{n_bytes / 10**6:.0f} MB"
+        return formatear_numero(n_bytes / GB, 1, "GB")
+    return formatear_numero(n_bytes / 10**6, 0, "MB")
 
 
 def formatear_parametros(n: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .numeros import leer_numero, mostrar_valor
+from .presentacion import formatear_numero
 
 PRECIO_HORA_MINIMO = 0.20  # $/h: una GPU modesta en un proveedor barato
 PRECIO_HORA_MAXIMO = 2.0  # $/h: una GPU grande (el precio varía según GPU y proveedor)
@@ -35,7 +36,7 @@ def _numero(valor, nombre: str, unidad: str, ejemplo: str, maximo: float, maximo
 
 
 def _dolares(valor: float) -> str:
-    return f"{valor:,.2f} $".replace(",", " ").replace(".", ",")
+    return formatear_numero(valor, 2, "$")
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class CosteNube:
 
     def __str__(self) -> str:
         precio = _dolares(self.precio_hora).replace(" $", " $/h")
-        horas = f"{self.horas:g}".replace(".", ",")
+        horas = formatear_numero(self.horas)
         return f"{precio} × {horas} h = {_dolares(self.total)}"
 
 

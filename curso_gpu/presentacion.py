@@ -1,13 +1,66 @@
-"""Presentar datos como texto o como HTML: informes de pares (qué, valor), tablas y tiempos.
+"""Presentar datos como texto o como HTML: números, informes de pares (qué, valor), tablas y tiempos.
 
 Lo usan las dataclasses del paquete (``InformeEntorno``, ``InformeColab``, ``Medicion``,
 ``ResultadoMatmul``...) en su ``__str__`` y su ``_repr_html_``: los datos viven en ellas y aquí
 solo se decide cómo se ven en la terminal y en el notebook. No importa nada del paquete.
+
+``formatear_numero`` es la única forma de escribir un número en el curso: punto decimal,
+espacio de millares desde cinco cifras y la unidad tras un espacio.
 """
 
 from __future__ import annotations
 
 import html
+import math
+
+
+def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "",
+                     cifras: int | None = None) -> str:
+    """Un número como lo escribe el curso, en las salidas y en el texto de las lecciones.
+
+    Punto decimal (como lo escribe Python), un espacio como separador de millares desde cinco
+    cifras y la unidad tras un espacio:
+
+    >>> formatear_numero(124439808)
+    '124 439 808'
+    >>> formatear_numero(1024)
+    '1024'
+    >>> formatear_numero(12.6, 2, "$")
+    '12.60 $'
+    >>> formatear_numero(0.0015349, cifras=3, unidad="GFLOP/s")
+    '0.00153 GFLOP/s'
+
+    ``decimales``: cuántos decimales; ``cifras``: cuántas cifras significativas (sin notación
+    científica). Sin ninguno de los dos, un entero se escribe entero y un decimal con hasta 6
+    cifras significativas (``1000.5`` → ``'1000.5'``).
+    """
+    if isinstance(valor, bool) or not isinstance(valor, (int, float)):
+        try:
+            valor = float(valor)  # numpy, un tensor de un elemento...
+        except (TypeError, ValueError):
+            raise ValueError(f"formatear_numero espera un número; recibí {valor!r}.") from None
+    if isinstance(valor, float) and not math.isfinite(valor):
+        texto = "∞" if valor > 0 else "−∞" if valor < 0 else "—"
+        return f"{texto} {unidad}" if unidad else texto
+    if decimales is None and cifras is None and isinstance(valor, float) and not valor.is_integer():
+        corto = f"{valor:.6g}"
+        if "e" in corto:
+            cifras = 3
+        else:
+            decimales = len(corto.partition(".")[2])
+    if cifras is not None and decimales is None:
+        decimales = 0 if valor == 0 else max(0, cifras - 1 - math.floor(math.log10(abs(valor))))
+    texto = f"{valor:.{decimales}f}" if decimales is not None else str(int(valor))
+    signo = "-" if texto.startswith("-") else ""
+    entero, _, fraccion = texto.lstrip("-").partition(".")
+    if len(entero) >= 5:
+        grupos = []
+        while entero:
+            grupos.insert(0, entero[-3:])
+            entero = entero[:-3]
+        entero = " ".join(grupos)
+    texto = signo + entero + (f".{fraccion}" if fraccion else "")
+    return f"{texto} {unidad}" if unidad else texto
 
 
 def informe_texto(titulo: str, filas: list[tuple[str, str]], titulo_avisos: str, avisos: list[str]) -> str:

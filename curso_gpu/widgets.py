@@ -38,6 +38,54 @@ def _mostrar(widget) -> None:
 
 
 # ---------------------------------------------------------------------------
+# Una foto HTML para las copias exportadas (nbconvert, una web del curso)
+# ---------------------------------------------------------------------------
+
+VISTA_WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def con_respaldo_html(widget, html_actual, texto: str = ""):
+    """Muestra ``widget`` como siempre y guarda, junto a él, una foto HTML de su estado.
+
+    En Jupyter y Colab se ve el widget vivo (la vista del widget tiene prioridad). Una copia
+    exportada (nbconvert a HTML) no tiene el estado de los widgets y mostraría
+    ``VBox(children=…)``: con esto muestra ``html_actual()``, legible. ``actualizar()`` (si
+    se llama) rehace la foto con el estado de ese momento. Devuelve el mismo widget.
+    """
+    import uuid
+
+    identificador = f"curso-{uuid.uuid4().hex}"
+
+    def mimebundle() -> dict:
+        datos = {}
+        generar = getattr(type(widget), "_repr_mimebundle_", None)
+        if generar is not None:
+            datos = dict(generar(widget) or {})
+        if VISTA_WIDGET not in datos:  # ipywidgets 7 (Colab) no lo da por este camino
+            datos[VISTA_WIDGET] = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+        datos["text/plain"] = texto or type(widget).__name__
+        datos["text/html"] = html_actual()
+        return datos
+
+    def mostrar() -> None:
+        from IPython.display import display
+
+        display(mimebundle(), raw=True, display_id=identificador)
+        widget._respaldo_mostrado = True
+
+    def actualizar() -> None:
+        if getattr(widget, "_respaldo_mostrado", False):
+            from IPython.display import update_display
+
+            update_display(mimebundle(), raw=True, display_id=identificador)
+
+    widget._ipython_display_ = mostrar
+    widget.mimebundle_estatico = mimebundle
+    widget.actualizar_respaldo = actualizar
+    return widget
+
+
+# ---------------------------------------------------------------------------
 # Elegir el dispositivo
 # ---------------------------------------------------------------------------
 
@@ -227,9 +275,21 @@ class Pizarra:
         self.widget = w.VBox([
             self.estado, self.cuadricula, w.HBox([self.boton_predecir, self.boton_limpiar]), self.aviso, self.resultado,
         ])
+        con_respaldo_html(self.widget, self.html_estatico, "Pizarra de 8×8 (ábrela en Jupyter o Colab para dibujar)")
         self._activar(False)
         if modelo is not None:
             self.habilitar(modelo, dispositivo)
+
+    def html_estatico(self) -> str:
+        """La pizarra como HTML fijo (para una copia exportada): la cuadrícula, el estado y el resultado."""
+        celdas = "".join(
+            f"<div style='width:14px;height:14px;border:1px solid #999;"
+            f"background:{COLOR_PINTADA if self.logica.celdas[f][c] else COLOR_VACIA}'></div>"
+            for f in range(LADO) for c in range(LADO))
+        return (f"<div class='curso-pizarra-estatica'><div>{self.estado.value}</div>"
+                f"<div style='display:grid;grid-template-columns:repeat({LADO},16px);gap:1px;margin:4px 0'>{celdas}</div>"
+                f"<div><i>(Copia fija: en Jupyter o Colab aquí hay una pizarra para dibujar.)</i></div>"
+                f"{self.aviso.value}{self.resultado.value}</div>")
 
     def _al_clic(self, fila: int, col: int):
         def al_clic(_boton):
@@ -253,6 +313,7 @@ class Pizarra:
         self.logica.habilitar(modelo, dispositivo)
         self._activar(True)
         self.estado.value = html.escape(LISTA)
+        self.widget.actualizar_respaldo()
 
     def alternar(self, fila: int, col: int) -> None:
         self.logica.alternar(fila, col)

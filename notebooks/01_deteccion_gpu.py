@@ -115,7 +115,10 @@ print("PyTorch", torch.__version__)
 # esa idea al extremo, con miles de núcleos a la vez.
 
 # %%
+import statistics
 import time
+
+from curso_gpu.presentacion import formatear_numero
 
 n = 60
 a = torch.rand(n, n, dtype=torch.float64)
@@ -126,13 +129,18 @@ inicio = time.perf_counter()
 c_bucle = [[sum(a_lista[i][k] * b_lista[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
 t_bucle = time.perf_counter() - inicio
 
-inicio = time.perf_counter()
-c_torch = a @ b
-t_torch = time.perf_counter() - inicio
+for _ in range(3):          # calentar: la primera llamada paga el arranque y no cuenta
+    c_torch = a @ b
+muestras = []
+for _ in range(50):         # 50 medidas y nos quedamos con la mediana (lección 03)
+    inicio = time.perf_counter()
+    c_torch = a @ b
+    muestras.append(time.perf_counter() - inicio)
+t_torch = statistics.median(muestras)
 
-print(f"Bucle de Python: {t_bucle:.4f} s")
-print(f"torch (a @ b):   {t_torch:.6f} s")
-print(f"Aceleración:     {t_bucle / max(t_torch, 1e-9):.0f}x")
+print(f"Bucle de Python: {formatear_numero(t_bucle * 1e3, 1, 'ms')}")
+print(f"torch (a @ b):   {formatear_numero(t_torch * 1e3, 3, 'ms')}  (mediana de 50, tras calentar)")
+print(f"Aceleración:     {formatear_numero(t_bucle / t_torch, 0)} veces")
 print("¿Mismo resultado?", torch.allclose(torch.tensor(c_bucle, dtype=torch.float64), c_torch))
 
 # %% [markdown]
@@ -420,7 +428,7 @@ def entrenar_y_evaluar(device, pasos=60):
 
 
 perdida, exactitud = entrenar_y_evaluar(elegir_dispositivo())
-print(f"Pérdida final: {perdida:.3f} | exactitud: {exactitud:.1%}")
+print(f"Pérdida final: {perdida:.3f} | exactitud: {formatear_numero(100 * exactitud, 1, '%')}")
 
 # %% [markdown]
 # `.item()` convierte un tensor de un solo número en un `float` de Python, esté donde esté.
@@ -435,7 +443,7 @@ print(f"Pérdida final: {perdida:.3f} | exactitud: {exactitud:.1%}")
 
 # %%
 perdida_cpu, exactitud_cpu = entrenar_y_evaluar(torch.device("cpu"))
-print(f"En CPU: pérdida {perdida_cpu:.3f} | exactitud {exactitud_cpu:.1%}")
+print(f"En CPU: pérdida {perdida_cpu:.3f} | exactitud {formatear_numero(100 * exactitud_cpu, 1, '%')}")
 
 # %% [markdown]
 # (En GPU los números pueden diferir en los últimos decimales: el orden de las sumas en

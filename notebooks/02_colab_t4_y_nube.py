@@ -180,6 +180,8 @@ from pathlib import Path
 
 from torch import nn
 
+from curso_gpu.presentacion import formatear_numero
+
 carpeta = carpeta_drive or Path(tempfile.mkdtemp(prefix="curso_gpu_"))
 ruta_checkpoint = carpeta / "leccion02_ultimo.pt"
 
@@ -189,7 +191,8 @@ y = x @ torch.tensor([[2.0], [-1.0], [0.5], [3.0]]) + 1.0  # una recta que el mo
 
 
 def entrenar(modelo, optimizador, desde_epoca, hasta_epoca):
-    """Entrena de una época a otra y guarda un checkpoint al final de cada una."""
+    """Entrena de una época a otra, guarda un checkpoint al final de cada una y devuelve las pérdidas."""
+    perdidas = []
     for epoca in range(desde_epoca, hasta_epoca):
         perdida = nn.functional.mse_loss(modelo(x), y)
         optimizador.zero_grad()
@@ -199,13 +202,15 @@ def entrenar(modelo, optimizador, desde_epoca, hasta_epoca):
             {"epoca": epoca, "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict()},
             ruta_checkpoint,
         )
-    return perdida.item()
+        perdidas.append(perdida.item())
+    return perdidas
 
 
 modelo = nn.Linear(4, 1)
+pesos_iniciales = {k: v.clone() for k, v in modelo.state_dict().items()}  # para comparar al final
 optimizador = torch.optim.SGD(modelo.parameters(), lr=0.1)
-perdida = entrenar(modelo, optimizador, 0, 30)
-print(f"Época 29, pérdida {perdida:.6f}. Checkpoint guardado en {ruta_checkpoint}")
+perdidas_antes = entrenar(modelo, optimizador, 0, 30)
+print(f"Época 29, pérdida {formatear_numero(perdidas_antes[-1], cifras=3)}. Checkpoint guardado en {ruta_checkpoint}")
 
 # %% [markdown]
 # Ahora imagina que Colab se desconecta: se pierden el modelo y el optimizador de la memoria.
@@ -223,8 +228,25 @@ modelo.load_state_dict(checkpoint["modelo"])
 optimizador.load_state_dict(checkpoint["optimizador"])
 siguiente = checkpoint["epoca"] + 1
 
-perdida = entrenar(modelo, optimizador, siguiente, 60)
-print(f"Retomado en la época {siguiente}; tras la 59, pérdida {perdida:.6f}")
+perdidas_despues = entrenar(modelo, optimizador, siguiente, 60)
+print(f"Retomado en la época {siguiente}; tras la 59, la pérdida es "
+      f"{formatear_numero(perdidas_antes[-1] / perdidas_despues[-1], 0)} veces menor que en la 29.")
+
+# %% [markdown]
+# En una gráfica: el entrenamiento cortado y reanudado, encima del mismo entrenamiento sin
+# cortes (mismos pesos iniciales). La pérdida va en escala logarítmica: baja tanto que, en
+# escala normal, todo lo que pasa tras la época 10 parecería cero.
+
+# %%
+from curso_gpu import graficos
+
+seguido = nn.Linear(4, 1)
+seguido.load_state_dict(pesos_iniciales)
+ruta_checkpoint = carpeta / "leccion02_sin_cortes.pt"
+perdidas_seguido = entrenar(seguido, torch.optim.SGD(seguido.parameters(), lr=0.1), 0, 60)
+graficos.grafico_reanudacion(
+    (range(60), perdidas_seguido), (range(30), perdidas_antes), (range(siguiente, 60), perdidas_despues),
+    desconexion=siguiente, reanudado_desde=checkpoint["epoca"]);
 
 # %% [markdown]
 # La pérdida sigue bajando desde donde estaba: no se perdió nada. En la lección 05,
@@ -309,18 +331,19 @@ for precio in (PRECIO_HORA_MINIMO, 1.0, PRECIO_HORA_MAXIMO):
 # %%
 import matplotlib.pyplot as plt
 
+from curso_gpu.graficos import dar_estilo, leyenda_fuera, nueva_figura
+from curso_gpu.presentacion import formatear_numero
+
 horas_eje = range(0, HORAS_FIN_DE_SEMANA + 1)
-figura, ejes = plt.subplots(figsize=(7, 3.5))
+figura, ejes = nueva_figura(alto=3.6)
 for precio in (PRECIO_HORA_MINIMO, 1.0, PRECIO_HORA_MAXIMO):
-    ejes.plot(horas_eje, [calcular_coste(precio, h).total for h in horas_eje], label=f"{precio:.2f} $/h".replace(".", ","))
+    ejes.plot(horas_eje, [calcular_coste(precio, h).total for h in horas_eje], label=formatear_numero(precio, 2, "$/h"))
     total = calcular_coste(precio, HORAS_FIN_DE_SEMANA).total
-    ejes.annotate(f"{total:.0f} $", (HORAS_FIN_DE_SEMANA, total), xytext=(4, -4), textcoords="offset points")
+    ejes.annotate(formatear_numero(total, 2, "$"), (HORAS_FIN_DE_SEMANA, total), xytext=(4, -4), textcoords="offset points")
 ejes.axvline(3, color="gray", linestyle="--", label="fin del trabajo (3 h)")
-ejes.set_xlabel("Horas encendida")
-ejes.set_ylabel("Coste ($)")
-ejes.set_title("Una GPU en la nube olvidada un fin de semana")
-ejes.legend(loc="upper left")
-ejes.set_xlim(0, HORAS_FIN_DE_SEMANA + 8)
+dar_estilo(ejes, "Una GPU en la nube olvidada un fin de semana", "horas encendida (h)", "coste ($)")
+leyenda_fuera(ejes, titulo="precio por hora")
+ejes.set_xlim(0, HORAS_FIN_DE_SEMANA + 12)
 plt.show()
 
 # %% [markdown]

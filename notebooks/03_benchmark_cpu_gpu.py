@@ -127,6 +127,8 @@ if torch.cuda.is_available():
 # la primera.
 
 # %%
+import statistics
+
 from curso_gpu.medicion import sincronizar  # torch.cuda.synchronize() en cuda; nada en cpu
 
 M = N + 128
@@ -140,6 +142,12 @@ for _ in range(6):
     sincronizar(dispositivo)
     tiempos.append(time.perf_counter() - inicio)
 print("milisegundos:", [round(t * 1000, 2) for t in tiempos])
+primera, resto = tiempos[0], statistics.median(tiempos[1:])
+if primera > 1.5 * resto:
+    print(f"Aquí sí: la primera tardó {primera / resto:.1f} veces la mediana de las demás.")
+else:
+    print(f"Aquí la primera ({primera * 1000:.2f} ms) no destaca sobre la mediana de las demás "
+          f"({resto * 1000:.2f} ms): en CPU el arranque es pequeño y el ruido de otros programas pesa más.")
 
 # %% [markdown]
 # La primera suele ser la más lenta. En una T4 recién arrancada, la primera multiplicación puede
@@ -232,9 +240,11 @@ comparacion
 # **GFLOP/s**. Hagámoslo a mano con la mediana de la CPU:
 
 # %%
+from curso_gpu.presentacion import formatear_numero
+
 r = comparacion.cpu
 operaciones = 2 * r.n ** 3
-print(f"2·n³ = {operaciones:,} operaciones".replace(",", " "))
+print(f"2·n³ = {formatear_numero(operaciones)} operaciones")
 print(f"mediana = {r.segundos:.4f} s  →  {operaciones / r.segundos / 1e9:.1f} GFLOP/s")
 print(f"medir_matmul dice: {r.gflops:.1f} GFLOP/s")
 
@@ -250,7 +260,16 @@ print(f"{'GPU':<26}{'fp32':>7}{'tf32':>7}{'fp16':>7}{'bf16':>7}")
 for fila in tabla_picos():
     celdas = "".join(f"{v:>7g}" if v else f"{'—':>7}" for v in (fila.fp32, fila.tf32, fila.fp16, fila.bf16))
     print(f"{fila.nombre:<26}{celdas}")
-print("\nTesla T4 en bf16:", pico_teorico("Tesla T4", torch.bfloat16), "(no tiene bf16 en Tensor Cores)")
+t4_bf16 = pico_teorico("Tesla T4", torch.bfloat16)  # None: la tabla no tiene cifra
+print("\nTesla T4 en bf16:", "sin cifra (no tiene bf16 en Tensor Cores)" if t4_bf16 is None else f"{t4_bf16:g} TFLOP/s")
+
+# %% [markdown]
+# En barras, con escala logarítmica (cada marca es diez veces la anterior): de una T4 a una
+# H100 hay más de diez veces, y de fp32 a fp16 en la misma GPU, otras tantas. Donde falta una
+# barra, la GPU no tiene ese modo.
+
+# %%
+graficos.grafico_picos();
 
 # %% [markdown]
 # Qué es realista en una multiplicación grande y cuadrada:
@@ -295,7 +314,7 @@ print("torch.backends.cuda.matmul.allow_tf32:", torch.backends.cuda.matmul.allow
 from curso_gpu.medicion import barrido
 
 tamanos = [64, 128, 256, 512, 1024, 2048, 4096] if HAY_GPU else [32, 64, 128, 256, 512]
-resultado = barrido(tamanos, repeticiones=3)
+resultado = barrido(tamanos)  # cada tamaño se repite hasta gastar 0.3 s: una mediana estable
 print(resultado)
 
 # %%
@@ -306,8 +325,11 @@ graficos.grafico_barrido(resultado);
 # microsegundos fijos y hay pocos datos para repartir entre sus miles de núcleos. Al crecer n, la
 # curva de la GPU sube hasta cerca de su pico y la de la CPU se aplana mucho antes. En una T4,
 # con los datos ya en la GPU, gana desde unos pocos cientos de filas, pero por poco; contando la
-# copia, bastante más tarde. A n=4096 va decenas de veces por delante. Sin GPU ves solo la curva de la CPU, que también sube con n (aprovecha mejor su
-# caché y sus instrucciones vectoriales con matrices grandes).
+# copia, bastante más tarde. A n=4096 va decenas de veces por delante. Sin GPU ves la curva de tu CPU,
+# que también sube con n (aprovecha mejor su caché y sus instrucciones vectoriales con matrices
+# grandes), y, a trazos, la de una T4 calculada con cifras publicadas (lo que sostiene de verdad
+# con matrices grandes) más el coste fijo de lanzar cada operación: no es una medida. La distancia
+# entre las dos curvas es lo que ganaría la GPU.
 
 # %% [markdown]
 # ## Paso 8: tipos de dato en la GPU (fp32, TF32, fp16, bf16)

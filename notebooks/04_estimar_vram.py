@@ -78,7 +78,9 @@ parametros = 8_000_000_000          # 8B: 8 000 millones
 bytes_fp16 = 2                      # cada parámetro en fp16 ocupa 2 bytes
 
 pesos_bytes = parametros * bytes_fp16
-print(f"Pesos en fp16: {pesos_bytes:,} bytes = {pesos_bytes / 1e9:.1f} GB")
+from curso_gpu.presentacion import formatear_numero  # 16000000000 → «16 000 000 000»
+
+print(f"Pesos en fp16: {formatear_numero(pesos_bytes)} bytes = {pesos_bytes / 1e9:.1f} GB")
 
 # %% [markdown]
 # Para usarlo hace falta algo más: las **activaciones** (los resultados intermedios de cada capa)
@@ -269,6 +271,20 @@ print(vram_disponible(dispositivo) or "Sin GPU: vram_disponible devuelve None.")
 print(resumen_memoria(dispositivo)[1])
 
 # %% [markdown]
+# El catálogo entero en una figura: la memoria para usar cada modelo en cada precisión, y la de
+# tu GPU como línea (sin GPU, la de una T4 de Colab). Lo que queda por encima de la línea (rayado)
+# no cabe. El eje va en escala logarítmica: del GPT-2 al Llama de 405B hay cuatro órdenes de magnitud.
+
+# %%
+tu_memoria = vram_disponible(dispositivo)
+if tu_memoria is not None:
+    graficos.grafico_modelos_vram(catalogo.MODELOS.values(), tu_memoria.total_gb,
+                                  tu_memoria.nombre or str(dispositivo))
+else:
+    graficos.grafico_modelos_vram(catalogo.MODELOS.values(), catalogo.GPUS["NVIDIA T4"].memoria_gb,
+                                  "una T4 (aquí no hay GPU)");
+
+# %% [markdown]
 # ### 7. ¿Por qué entrenar cuesta 16 bytes por parámetro?
 #
 # Para usar un modelo solo hacen falta sus pesos. Para entrenarlo con **Adam** y
@@ -297,6 +313,14 @@ print(f"  {sum(por_parametro.values()):>2} bytes  en total, sin contar las activ
 for nombre in ["GPT-2", "Phi-3-mini", "Llama 3 8B", "Llama 3 70B"]:
     gb = a_gb(memoria_entrenamiento(nombre))
     print(f"{nombre:<12} {gb:8.0f} GB   → {'cabe' if gb <= 16 else 'NO cabe'} en una T4")
+
+# %% [markdown]
+# Frente a las GPU habituales (cada línea es la memoria de una):
+
+# %%
+graficos.grafico_entrenamiento_gpus(
+    [catalogo.MODELOS[n] for n in ["GPT-2", "Phi-3-mini", "Llama 3 8B", "Llama 3 70B"]],
+    [catalogo.GPUS[g] for g in ["NVIDIA T4", "NVIDIA RTX 4090", "NVIDIA A100 80 GB", "NVIDIA H200"]]);
 
 # %% [markdown]
 # Entrenar entero un 8B pide 128 GB: fuera del alcance de casi todos. Por eso existe **LoRA**
@@ -380,7 +404,7 @@ gpt = GPT2Pequeno()
 print(f"Construido en {time.perf_counter() - inicio:.1f} s")
 
 n_parametros = sum(p.numel() for p in gpt.parameters())
-print(f"Parámetros: {n_parametros:,}  (GPT-2 pequeño: «124M»)")
+print(f"Parámetros: {formatear_numero(n_parametros)}  (GPT-2 pequeño: «124M»)")
 
 # %% [markdown]
 # 124 439 808: los «124M» de GPT-2. Ahora, la estimación frente a los **bytes exactos** de sus

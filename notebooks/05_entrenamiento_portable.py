@@ -56,6 +56,7 @@ from curso_gpu.datos import NOMBRES_CLASES, generar_dataset, generar_datos_tabul
 from curso_gpu.dispositivo import elegir_dispositivo
 from curso_gpu.entrenamiento import entrenar, evaluar, predecir
 from curso_gpu.modelos import CNNPequena, MLPTabular, contar_parametros_entrenables
+from curso_gpu.presentacion import formatear_numero
 from curso_gpu.widgets import pizarra, selector_dispositivo
 
 print("PyTorch", torch.__version__)
@@ -154,7 +155,7 @@ X_ent, y_ent = generar_dataset(120, semilla=1)   # 360 imágenes de entrenamient
 X_val, y_val = generar_dataset(60, semilla=2)    # 180 de validación
 print("X_ent:", tuple(X_ent.shape), X_ent.dtype, "· y_ent:", tuple(y_ent.shape), y_ent.dtype)
 print("Clases:", dict(enumerate(NOMBRES_CLASES)))
-print("Valores entre", X_ent.min().item(), "y", X_ent.max().item())
+print(f"Valores entre {X_ent.min().item():.2f} y {X_ent.max().item():.2f} (0 = celda en blanco, 1 = trazo)")
 
 # %%
 graficos.muestras_por_clase(X_ent, y_ent, por_clase=6, titulo="Receta «variada» (por defecto)");
@@ -217,6 +218,16 @@ historial
 graficos.curvas_entrenamiento(historial);
 
 # %% [markdown]
+# La pérdida va en escala logarítmica (cada marca, diez veces menos): baja de 1.1 a unas
+# milésimas, y en escala normal todo lo que pasa tras la época 30 parecería una línea en cero.
+# Entrenamiento y validación van juntas hasta la época 20 porque salen del mismo generador: las
+# mismas tres clases de líneas con el mismo tipo de ruido, así que lo que el modelo aprende de unas
+# imágenes vale para las otras. Después se separan: la de entrenamiento sigue bajando y la de
+# validación se queda en unas milésimas. El modelo ya acierta todo (accuracy 1.0 en las dos) y solo
+# gana confianza en las imágenes que ve al entrenar; como la accuracy de validación no baja, no es
+# un sobreajuste que haga daño.
+
+# %% [markdown]
 # ### 6. Evaluar: `eval()` y `no_grad()`
 #
 # Para evaluar se usa el mismo patrón que ya conoces:
@@ -271,8 +282,20 @@ entrenar(modelo_semilla, (X_sem, y_sem), generar_dataset(60, semilla=2, receta="
 _, acc_semilla = evaluar(modelo_semilla, X_mano, y_mano, dispositivo)
 _, acc_variada = evaluar(modelo, X_mano, y_mano, dispositivo)
 print(f"Accuracy en las líneas dibujadas a mano:")
-print(f"  entrenado con la receta «semilla»: {acc_semilla:.1%}")
-print(f"  entrenado con la receta «variada»: {acc_variada:.1%}")
+print(f"  entrenado con la receta «semilla»: {formatear_numero(100 * acc_semilla, 1, '%')}")
+print(f"  entrenado con la receta «variada»: {formatear_numero(100 * acc_variada, 1, '%')}")
+
+# %% [markdown]
+# ¿Cuáles falla cada uno? Los dibujos mal clasificados, enmarcados en rojo, con lo que eran y lo
+# que dijo el modelo:
+
+# %%
+with torch.no_grad():
+    predichas = {
+        "receta «semilla»": modelo_semilla.eval()(X_mano.to(dispositivo)).argmax(dim=1).cpu(),
+        "receta «variada»": modelo.eval()(X_mano.to(dispositivo)).argmax(dim=1).cpu(),
+    }
+graficos.dibujos_fallados(X_mano, y_mano, predichas);
 
 # %% [markdown]
 # Los dos modelos sacan casi un 100 % en su propia validación, pero el de la receta del
@@ -425,6 +448,7 @@ for d in donde:
     tiempos[("ampliado", d)] = segundos_por_epoca(ampliado, grande_ent, grande_val, d, 3 if d == "cpu" else 30)
 for (nombre, d), s in tiempos.items():
     print(f"{nombre:<9} en {d:<7}: {1000 * s:8.2f} ms por época")
+graficos.grafico_tiempos_epoca(tiempos);
 
 # %%
 if len(donde) > 1:
@@ -453,12 +477,15 @@ GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para que los checkpoints sobr
 carpeta = carpeta_checkpoints("cnn_lineas", drive=GUARDAR_EN_DRIVE)
 
 # %% [markdown]
-# Cada checkpoint se escribe primero en un archivo temporal y después se renombra con
-# `os.replace`: o está entero o no está. En Drive, además, se escribe en local y luego se
-# copia, porque Drive sincroniza tarde. Se conservan los 3 últimos. Si el último está
-# dañado, se avisa y se usa el anterior.
+# Cada checkpoint se escribe primero en un archivo temporal con un nombre único y después se
+# renombra con `os.replace`: o está entero o no está. Lleva además su suma SHA-256: si un
+# solo bit cambia (un disco o una copia que fallan), se nota al cargarlo. En Drive, además,
+# se escribe en local y luego se copia, porque Drive sincroniza tarde. Se conservan los 3
+# últimos. Si el último está dañado, se avisa y se usa el anterior.
 #
-# Simulamos una desconexión: el entrenamiento se corta en la época 37 de 60.
+# Simulamos una desconexión: el entrenamiento se corta en la época 37 de 60. Como esta
+# celda quizá ya la ejecutaste, pedimos empezar de cero con `reanudar=False`: los
+# checkpoints que hubiera **no se borran**, se apartan a `anteriores/<fecha>/`.
 
 # %%
 class Desconexion(Exception):
@@ -471,22 +498,26 @@ def desconectar_en_37(epoca, total):
 
 
 torch.manual_seed(24)
+antes_del_corte = []  # los puntos de registro (época 1, 10, 20, 30) que se vieron antes del corte
 try:
-    entrenar(CNNPequena(), (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60,
-             checkpoints=carpeta, cada_checkpoint=10, al_avanzar=desconectar_en_37, silencioso=True)
+    entrenar(CNNPequena(), (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60, reanudar=False,
+             checkpoints=carpeta, cada_checkpoint=10, al_avanzar=desconectar_en_37, silencioso=True,
+             al_registrar=antes_del_corte.append)
 except Desconexion as error:
     print("¡Ay!", error)
 print("Checkpoints guardados:", [p.name for p in carpeta.archivos()])
 
 # %% [markdown]
-# Tras reconectar, se vuelven a ejecutar las celdas de arriba (los datos, el modelo) y se
-# llama a `entrenar` igual, con `reanudar=True`. Sigue desde la época 30, no desde cero.
+# Tras reconectar, se vuelven a ejecutar las celdas de arriba (los datos, el modelo) y la
+# misma llamada a `entrenar`, sin cambiar nada. Como la carpeta tiene checkpoints de este
+# entrenamiento, **sigue desde el último** (la época 30) y lo anota en `historial.avisos`.
+# Es lo normal: no hace falta pedirlo.
 
 # %%
 torch.manual_seed(24)
 reanudado = CNNPequena()
 h_reanudado = entrenar(reanudado, (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60,
-                       checkpoints=carpeta, cada_checkpoint=10, reanudar=True)
+                       checkpoints=carpeta, cada_checkpoint=10)
 print(*h_reanudado.avisos, sep="\n")  # «Reanudo desde…»: entrenar no imprime, lo anota en el historial
 print(h_reanudado.final)
 
@@ -494,13 +525,34 @@ print(h_reanudado.final)
 # ¿Es el mismo modelo que sin interrupción? En el mismo dispositivo, sí: pesos idénticos,
 # número a número (el checkpoint guarda también el estado de Adam y de los generadores
 # aleatorios).
+#
+# Al reanudar, `entrenar` compara lo que pides ahora con lo que guardó el checkpoint (`lr`,
+# `tamano_lote`, `epocas`, el modelo, el dispositivo) y te avisa de cada diferencia: usa el
+# valor nuevo o, si no tiene arreglo (otro modelo, menos épocas de las ya hechas), se niega y
+# te dice qué hacer. Y si lanzas dos entrenamientos en la misma carpeta, el segundo se niega
+# y nombra al primero (un candado, `.entrenando.lock`, con su número de proceso).
 
 # %%
 torch.manual_seed(24)
 seguido = CNNPequena()
-entrenar(seguido, (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60, silencioso=True)
+h_seguido = entrenar(seguido, (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60, silencioso=True)
 iguales = all(torch.equal(a, b) for a, b in zip(seguido.state_dict().values(), reanudado.state_dict().values()))
 print("¿Pesos idénticos al entrenamiento sin cortes?", iguales)
+
+# %% [markdown]
+# En una gráfica: la pérdida del entrenamiento cortado (hasta la desconexión) y la del reanudado
+# (desde el último checkpoint), encima de la del entrenamiento sin cortes. Caen justo encima:
+# no se perdió nada. Lo que se entrenó entre el checkpoint y la desconexión (épocas 31 a 37) sí se
+# repite: por eso conviene guardar a menudo.
+
+# %%
+desde = h_reanudado.reanudado_desde
+reanudado_puntos = [(e, p) for e, p in zip(h_reanudado.epocas, h_reanudado.perdida_entrenamiento) if e >= desde]
+graficos.grafico_reanudacion(
+    h_seguido,
+    ([r.epoca for r in antes_del_corte], [r.perdida_entrenamiento for r in antes_del_corte]),
+    ([e for e, _ in reanudado_puntos], [p for _, p in reanudado_puntos]),
+    desconexion=37, reanudado_desde=desde);
 
 # %% [markdown]
 # Los checkpoints se cargan con `torch.load(..., weights_only=True, map_location=dispositivo)`:
@@ -529,6 +581,8 @@ print("Época:", ultimo["epoca"], "· dispositivo de los pesos:", ultimo["modelo
 # | Suponer que la GPU siempre acelera | un modelo diminuto no va más rápido | mide: la GPU gana con modelos y lotes grandes |
 # | Usar `"cuda"` sin comprobar | `Torch not compiled with CUDA enabled` | `torch.cuda.is_available()` o `elegir_dispositivo()` |
 # | Crear tensores nuevos en la CPU | el mismo error de dispositivos, a mitad del bucle | `torch.tensor(..., device=dispositivo)` |
+# | Volver a ejecutar la celda de entrenar queriendo empezar de cero | sigue desde el último checkpoint | `reanudar=False` (los viejos van a `anteriores/`) |
+# | Un `lr` tan alto que la pérdida se vuelve NaN | `PerdidaNoFinita`: se para en esa época | baja el `lr` o normaliza los datos; lo entrenado está en `error.historial` |
 #
 # ## Buenas prácticas (27.25)
 #

@@ -40,7 +40,7 @@ def test_grafico_una_barra_por_precision_y_la_vram_como_linea():
     assert [ax.lines[0].get_ydata()[0]] == [16]
     assert barras["int8"].get_facecolor() == VERDE and barras["fp16"].get_facecolor() == ROJO
     assert barras["fp16"].get_linewidth() > barras["fp32"].get_linewidth()
-    assert "Memoria necesaria (GB)" == ax.get_ylabel()
+    assert "memoria necesaria (GB)" == ax.get_ylabel()
 
 
 def test_grafico_puede_incluir_la_barra_de_entrenar():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -55,7 +56,7 @@ def en_colab(colab_falso, monkeypatch, tmp_path):
     montajes = []
     mi_drive = tmp_path / "content" / "drive" / "MyDrive" / "curso_gpu"
 
-    def montar_drive(punto="/content/drive"):
+    def montar_drive(punto="/content/drive", **opciones):
         montajes.append(punto)
         mi_drive.mkdir(parents=True, exist_ok=True)
         return mi_drive
@@ -97,7 +98,7 @@ def test_drive_fuera_de_colab_da_error_claro(monkeypatch, tmp_path):
 
 
 def test_si_drive_no_se_monta_avisa_y_guarda_en_local(en_colab, monkeypatch, tmp_path):
-    monkeypatch.setattr(colab, "montar_drive", lambda punto="/content/drive": None)
+    monkeypatch.setattr(colab, "montar_drive", lambda punto="/content/drive", **opciones: None)
     with pytest.warns(AvisoCheckpoint, match="No se pudo montar Google Drive"):
         carpeta = carpeta_checkpoints("x", base=tmp_path, silenciosa=True)
     assert not carpeta.en_drive and carpeta.ruta == tmp_path / "x"
@@ -118,12 +119,16 @@ def test_nombre_no_valido(nombre, tmp_path):
 
 # --- Guardar de forma atómica -----------------------------------------------------------------
 
-def test_guardar_es_atomico_temporal_y_os_replace(tmp_path, monkeypatch):
+def test_guardar_es_atomico_temporal_unico_y_os_replace(tmp_path, monkeypatch):
     renombres = []
     replace = os.replace
     monkeypatch.setattr(os, "replace", lambda a, b: (renombres.append((Path(a).name, Path(b).name)), replace(a, b)))
     guardar_atomico(_estado(1), tmp_path / "a.pt")
-    assert renombres == [(".a.pt.tmp", "a.pt")]
+    guardar_atomico(_estado(2), tmp_path / "a.pt")
+    assert [b for _, b in renombres] == ["a.pt", "a.pt"]
+    temporales = [a for a, _ in renombres]
+    assert all(re.fullmatch(r"\.a\.pt\..+\.tmp", t) for t in temporales)
+    assert temporales[0] != temporales[1]  # un nombre nuevo cada vez: dos escritores no comparten temporal
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.pt"]
 
 
@@ -151,7 +156,8 @@ def test_en_drive_escribe_en_local_y_copia_con_nombre_temporal(tmp_path, monkeyp
     monkeypatch.setattr(os, "replace", lambda a, b: (renombres.append((Path(a).parent.name, Path(a).name)), replace(a, b)))
     carpeta.guardar(_estado(10), 10)
     nombre = "checkpoint_epoca_000010.pt"
-    assert renombres == [("local", f".{nombre}.tmp"), ("drive", f".{nombre}.tmp")]  # primero local, luego Drive
+    assert [d for d, _ in renombres] == ["local", "drive"]  # primero local, luego Drive
+    assert all(t.startswith(f".{nombre}.") and t.endswith(".tmp") for _, t in renombres)
     assert (tmp_path / "local" / nombre).read_bytes() == (tmp_path / "drive" / nombre).read_bytes()
 
 
@@ -329,10 +335,15 @@ def test_reanudar_con_un_checkpoint_de_otro_modelo_da_error_claro(tmp_path):
                  silencioso=True)
 
 
-def test_sin_reanudar_borra_los_checkpoints_viejos(tmp_path, capsys):
+def test_empezar_de_cero_aparta_los_viejos_sin_borrar_nada(tmp_path, capsys):
     entrenar(_modelo(), ENT, VAL, "cpu", epocas=10, checkpoints=tmp_path, cada_checkpoint=5, silencioso=True)
-    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path, silencioso=True)
-    assert any("borro 2 checkpoint" in aviso for aviso in historial.avisos)
-    assert "borro 2 checkpoint" in str(historial)
-    assert capsys.readouterr().out == ""
-    assert [p.name for p in tmp_path.iterdir()] == ["checkpoint_epoca_000003.pt"]
+    antes = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path, reanudar=False, silencioso=True)
+    (aviso,) = historial.avisos
+    assert "reanudar=False: empiezo de cero. Muevo 2 checkpoint(s) anteriores a" in aviso
+    assert "no se borra nada" in aviso and aviso in str(historial)
+    assert capsys.readouterr().out == ""  # entrenar no imprime: lo anota en el historial
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["anteriores", "checkpoint_epoca_000003.pt"]
+    (apartada,) = (tmp_path / "anteriores").iterdir()
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}", apartada.name)
+    assert {p.name: p.read_bytes() for p in apartada.iterdir()} == antes  # byte a byte

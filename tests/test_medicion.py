@@ -416,3 +416,45 @@ def test_grafico_muestras_separa_la_llamada_en_frio():
 def test_fp64_en_mps_da_error_en_espanol():
     with pytest.raises(ValueError, match="mps.*no admite fp64"):
         medir_matmul(16, torch.device("mps"), dtype="fp64")
+
+
+# --- barrido con presupuesto de tiempo ------------------------------------------------------
+
+def test_con_presupuesto_repite_en_bloques_hasta_gastar_el_tiempo():
+    reloj = RelojFalso([0.5] + [1e-5] * 200_000)  # la primera, en frío; luego 10 µs cada una
+    m = medicion._cronometrar_con_presupuesto(reloj.trabajar, CPU, 0.1, 3, 0, reloj, "x")
+    assert m.primera == pytest.approx(0.5)
+    assert m.mediana == pytest.approx(1e-5)
+    assert "bloques de 100 llamadas" in m.descripcion  # 1, 10, 100 llamadas: bloques de ~1 ms
+    assert 95 <= m.repeticiones <= 101
+    assert reloj.ahora == pytest.approx(0.6, abs=0.005)  # en frío + el presupuesto, no más
+
+
+def test_con_presupuesto_una_llamada_interrumpida_no_cambia_la_mediana():
+    reloj = RelojFalso([0.5, 0.2] + [1e-5] * 200_000)  # la segunda, interrumpida: 200 ms
+    m = medicion._cronometrar_con_presupuesto(reloj.trabajar, CPU, 0.1, 3, 0, reloj, "x")
+    assert m.mediana == pytest.approx(1e-5)
+    assert m.maximo == pytest.approx(0.2)  # queda como muestra, pero la mediana no la ve
+
+
+def test_con_presupuesto_una_operacion_lenta_da_al_menos_el_minimo_de_muestras():
+    reloj = RelojFalso([0.5] * 20)
+    m = medicion._cronometrar_con_presupuesto(reloj.trabajar, CPU, 0.1, 3, 0, reloj, "x")
+    assert m.repeticiones == 3 and m.mediana == pytest.approx(0.5)
+
+
+def test_el_barrido_gasta_su_presupuesto_en_cada_tamano():
+    import time
+
+    inicio = time.perf_counter()
+    resultado = medicion.barrido([16, 32], dispositivos=["cpu"], repeticiones=3, silenciosa=True,
+                                 segundos_por_tamano=0.05)
+    assert time.perf_counter() - inicio >= 2 * 0.05  # no se queda corto...
+    assert all(r.medicion.repeticiones >= 3 for r in resultado.resultados["cpu"])
+    assert "n=16:" in str(resultado) and "e-" not in str(resultado)
+
+
+@pytest.mark.parametrize("presupuesto", [0, -1, "1", float("inf")])
+def test_presupuesto_no_valido_da_error(presupuesto):
+    with pytest.raises(ValueError, match="presupuesto_s debe ser"):
+        medir_matmul(8, CPU, presupuesto_s=presupuesto)

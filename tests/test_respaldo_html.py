@@ -1,0 +1,64 @@
+"""Copias exportadas (nbconvert a HTML) de un notebook ya ejecutado: los widgets se leen, no salen
+como ``VBox(children=…)``. Los widgets siguen funcionando igual en vivo."""
+
+from __future__ import annotations
+
+import nbformat
+from nbconvert import HTMLExporter
+
+from curso_gpu.calculadora import calculadora_vram
+from curso_gpu.widgets import VISTA_WIDGET, Pizarra
+
+
+def _exportar(*bundles) -> str:
+    """Un notebook con esas salidas (sin el estado de los widgets, como al exportar) pasado a HTML."""
+    celda = nbformat.v4.new_code_cell("x")
+    celda.outputs = [nbformat.v4.new_output("display_data", data=b) for b in bundles]
+    cuaderno = nbformat.v4.new_notebook(cells=[celda])
+    cuerpo, _ = HTMLExporter().from_notebook_node(cuaderno)
+    return cuerpo
+
+
+def test_la_calculadora_exportada_muestra_su_tabla_y_su_veredicto():
+    caja = calculadora_vram("Llama 3 8B", "NVIDIA T4", grafico=False)
+    bundle = caja.mimebundle_estatico()
+    assert bundle[VISTA_WIDGET]["model_id"] == caja.model_id  # en vivo, el widget de siempre
+    html = _exportar(bundle)
+    assert "VBox(children" not in html
+    assert "Calculadora de VRAM" in html and "NO cabe" in html and "Llama 3 8B" in html
+
+
+def test_la_pizarra_exportada_muestra_la_cuadricula_con_lo_dibujado():
+    pizarra = Pizarra()
+    vacia = pizarra.widget.mimebundle_estatico()["text/html"]
+    pizarra.habilitar(torch_modelo_trivial())
+    for fila in range(8):
+        pizarra.pintar(fila, 2)
+    pizarra.predecir()
+    dibujada = pizarra.widget.mimebundle_estatico()["text/html"]
+    assert vacia.count("background:black") == 0 and dibujada.count("background:black") == 8
+    html = _exportar(pizarra.widget.mimebundle_estatico())
+    assert "VBox(children" not in html and "Predicción" in html
+
+
+def test_la_barra_de_progreso_de_tqdm_exportada_se_lee_como_texto():
+    from tqdm.notebook import tqdm
+
+    barra = tqdm(total=4, desc="Entrenando", display=False)  # la que usa progreso.barra en un notebook
+    barra.update(4)
+    texto = repr(barra.container)  # su text/plain: lo que muestra una copia exportada
+    barra.close()
+    assert "Entrenando" in texto and "4/4" in texto and "HBox(children" not in texto
+
+
+def torch_modelo_trivial():
+    import torch
+
+    return torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 3))
+
+
+def test_sin_la_foto_nbconvert_mostraria_el_texto_del_widget():
+    caja = calculadora_vram(grafico=False)
+    bundle = {k: v for k, v in caja.mimebundle_estatico().items() if k != "text/html"}
+    bundle["text/plain"] = repr(caja)
+    assert "VBox(children" in _exportar(bundle)  # lo que pasaba antes: por eso hace falta la foto
