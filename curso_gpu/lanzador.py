@@ -134,9 +134,13 @@ def _hijos_por_padre() -> dict[int, list[int]]:
     return hijos
 
 
-def descendientes(pid: int) -> set[int]:
-    """Los procesos que cuelgan de ``pid`` (hijos, nietos…), leídos de /proc (Linux)."""
-    hijos, vistos, pendientes = _hijos_por_padre(), set(), [pid]
+def descendientes(pid: int, hijos: dict[int, list[int]] | None = None) -> set[int]:
+    """Los procesos que cuelgan de ``pid`` (hijos, nietos…), leídos de /proc (Linux).
+
+    ``hijos``: una lectura de /proc ya hecha, para reutilizarla con varios ``pid``.
+    """
+    hijos = _hijos_por_padre() if hijos is None else hijos
+    vistos, pendientes = set(), [pid]
     while pendientes:
         for hijo in hijos.get(pendientes.pop(), []):
             if hijo not in vistos:
@@ -193,9 +197,10 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
             vistos.append({procesos[-1].pid})
         limite = inicio + timeout_s
         while any(p.poll() is None for p in procesos) and time.perf_counter() < limite:
+            hijos = _hijos_por_padre()  # una sola lectura de /proc para todas las órdenes
             for proceso, pids in zip(procesos, vistos):
                 if proceso.poll() is None:
-                    pids.update(descendientes(proceso.pid))
+                    pids.update(descendientes(proceso.pid, hijos))
             time.sleep(0.2)
         agotados = [p.poll() is None for p in procesos]
     finally:

@@ -1,8 +1,15 @@
 """Lección 08: DDP con torchrun de verdad, en CPU (gloo, 2 procesos), sin dejar procesos vivos.
 
-Las cuatro ejecuciones con torchrun (la de referencia, la del fallo con un reinicio y los
-dos «nodos» en 127.0.0.1) se lanzan juntas una sola vez para todo el archivo: lo que más
-cuesta es arrancar Python e importar torch en cada proceso.
+Lo que más cuesta es arrancar Python e importar torch (y torch._dynamo, que importa el
+constructor de DistributedDataParallel) en cada proceso: unos 5 s de CPU por trabajador. Por
+eso hay solo dos escenarios, lanzados a la vez una sola vez para todo el archivo:
+
+- «nodos»: dos ``torchrun`` con ``--nnodes=2`` en 127.0.0.1, un proceso cada uno. Es la
+  ejecución de referencia sin fallos (2 procesos × lote 16).
+- «fallo»: un ``torchrun`` con 2 procesos en un nodo, ``--max-restarts=1`` y un rango que muere.
+
+Se comparan entre sí (un nodo con 2 procesos frente a dos nodos; con fallo frente a sin fallo)
+y los dos con un solo proceso con lote 32, que se ejecuta aquí mismo.
 """
 
 import socket
@@ -45,9 +52,8 @@ def corridas(tmp_path_factory):
         return ["-m", "curso_gpu.entrenar_ddp", *COMUN, "--tamano-lote", "16",
                 "--guardar-pesos", str(carpeta / f"{nombre}.pt"), *extra]
 
-    dos, fallo, nodos = _puertos_distintos(3)
+    fallo, nodos = _puertos_distintos(2)
     ordenes = {
-        "dos": orden_torchrun(programa("dos"), procesos=2, puerto=dos),
         "fallo": orden_torchrun(programa("fallo", "--checkpoints", str(carpeta / "ck"), "--simular-fallo", "2"),
                                 procesos=2, reinicios=1, puerto=fallo),
         "nodo0": orden_torchrun(programa("nodos"), procesos=1, nodos=2, rango_nodo=0, puerto=nodos),
@@ -57,16 +63,29 @@ def corridas(tmp_path_factory):
     return carpeta, dict(zip(ordenes, resultados))
 
 
+@pytest.fixture(scope="module")
+def solo_32(tmp_path_factory):
+    """Un solo proceso (mundo de uno, aquí mismo) con el lote global de 32."""
+    ruta = tmp_path_factory.mktemp("solo") / "solo.pt"
+    assert main([*COMUN, "--tamano-lote", "32", "--guardar-pesos", str(ruta), "--silencioso"]) == 0
+    return _pesos(ruta)
+
+
+def _sin_fallo(r):
+    """La salida de los dos «nodos» juntos: la ejecución de referencia, sin fallos, con 2 procesos."""
+    _bien(r["nodo0"])
+    _bien(r["nodo1"])
+    return r["nodo0"].salida + "\n" + r["nodo1"].salida
+
+
 def _bien(ejecucion):
     assert ejecucion.bien, f"{ejecucion.explicacion()}\n{ejecucion.salida[-3000:]}"
 
 
-def test_dos_procesos_con_lote_16_dan_el_mismo_modelo_que_uno_con_lote_32(corridas, tmp_path):
+def test_dos_procesos_con_lote_16_dan_el_mismo_modelo_que_uno_con_lote_32(corridas, solo_32, tmp_path):
     carpeta, r = corridas
-    _bien(r["dos"])
-    solo = tmp_path / "solo.pt"
-    assert main([*COMUN, "--tamano-lote", "32", "--guardar-pesos", str(solo), "--silencioso"]) == 0
-    dos, uno = _pesos(carpeta / "dos.pt"), _pesos(solo)
+    _sin_fallo(r)
+    dos, uno = _pesos(carpeta / "nodos.pt"), solo_32
     assert list(dos) == list(uno) and not any(k.startswith("module.") for k in dos)
     for nombre in dos:
         torch.testing.assert_close(dos[nombre], uno[nombre], rtol=0, atol=1e-5)
@@ -78,7 +97,7 @@ def test_dos_procesos_con_lote_16_dan_el_mismo_modelo_que_uno_con_lote_32(corrid
 
 def test_las_copias_de_los_dos_rangos_acaban_identicas(corridas):
     _, r = corridas
-    salida = r["dos"].salida
+    salida = _sin_fallo(r)
     huellas = {rango: linea.rsplit(" ", 1)[1] for linea in salida.splitlines()
                for rango in ("0", "1") if linea.startswith(f"[rango {rango}/2] huella de mis pesos:")}
     assert set(huellas) == {"0", "1"} and huellas["0"] == huellas["1"], salida
@@ -87,21 +106,26 @@ def test_las_copias_de_los_dos_rangos_acaban_identicas(corridas):
 
 def test_cada_rango_recibe_su_mitad_de_los_ejemplos(corridas):
     _, r = corridas
-    lineas = [linea for linea in r["dos"].salida.splitlines() if "me tocan" in linea]
+    lineas = sorted(linea for linea in _sin_fallo(r).splitlines() if "me tocan" in linea)
     assert len(lineas) == 2 and all("me tocan 96 ejemplos" in linea for linea in lineas)
+    assert [linea[:11] for linea in lineas] == ["[rango 0/2]", "[rango 1/2]"]
     assert lineas[0].split("primeros:")[1] != lineas[1].split("primeros:")[1]
 
 
-def test_un_fallo_con_un_reinicio_acaba_igual_que_sin_fallo(corridas):
+def test_un_fallo_con_un_reinicio_acaba_igual_que_sin_fallo(corridas, solo_32):
     carpeta, r = corridas
     _bien(r["fallo"])
+    _sin_fallo(r)
     salida = r["fallo"].salida
     assert "[rango 1] Simulo un fallo en la época 2" in salida
     assert "otro proceso del grupo falló" in salida        # lo cuenta el rango 0, en español
     assert "failed (exitcode: 3)" in salida                 # y el que murió salió con error (torchrun lo anota)
     assert "Reanudo desde checkpoint_epoca_000001.pt" in salida
-    fallo, dos = _pesos(carpeta / "fallo.pt"), _pesos(carpeta / "dos.pt")
-    assert all(torch.equal(fallo[k], dos[k]) for k in dos)
+    # número a número igual que la ejecución sin fallos (los dos «nodos», también 2 procesos × 16)
+    fallo, sin_fallo = _pesos(carpeta / "fallo.pt"), _pesos(carpeta / "nodos.pt")
+    assert all(torch.equal(fallo[k], sin_fallo[k]) for k in sin_fallo)
+    for nombre in solo_32:  # y casi igual que un proceso con lote 32: el reinicio no lo estropeó
+        torch.testing.assert_close(fallo[nombre], solo_32[nombre], rtol=0, atol=1e-5)
     # solo escribe el rango 0, de forma atómica: ni temporales ni checkpoints de más
     archivos = sorted(p.name for p in (carpeta / "ck").iterdir())
     assert archivos == ["checkpoint_epoca_000001.pt", "checkpoint_epoca_000002.pt", "checkpoint_epoca_000003.pt"]
@@ -109,11 +133,12 @@ def test_un_fallo_con_un_reinicio_acaba_igual_que_sin_fallo(corridas):
 
 def test_dos_nodos_simulados_en_loopback_dan_los_mismos_pesos_que_un_nodo(corridas):
     carpeta, r = corridas
-    _bien(r["nodo0"])
-    _bien(r["nodo1"])
-    nodos, dos = _pesos(carpeta / "nodos.pt"), _pesos(carpeta / "dos.pt")
-    for nombre in dos:
-        torch.testing.assert_close(nodos[nombre], dos[nombre], rtol=0, atol=1e-6)
+    _sin_fallo(r)
+    _bien(r["fallo"])   # el de un nodo con 2 procesos (tras su reinicio, sigue siendo un nodo)
+    nodos, un_nodo = _pesos(carpeta / "nodos.pt"), _pesos(carpeta / "fallo.pt")
+    for nombre in un_nodo:
+        torch.testing.assert_close(nodos[nombre], un_nodo[nombre], rtol=0, atol=1e-6)
+    assert "--nnodes=2" in " ".join(r["nodo0"].orden) and "--nnodes=1" in " ".join(r["fallo"].orden)
 
 
 def test_no_queda_ningun_proceso_vivo(corridas):

@@ -382,15 +382,6 @@ def test_bucle_con_n_malo_da_error():
         bucle_python_vs_numpy(0)
 
 
-def test_importar_medicion_no_carga_matplotlib():
-    import subprocess
-    import sys
-
-    codigo = "import sys, curso_gpu.medicion, curso_gpu.picos; print('matplotlib' in sys.modules)"
-    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, check=True)
-    assert salida.stdout.strip() == "False"
-
-
 # --- gráficos -----------------------------------------------------------------------------
 
 def test_grafico_barrido_dibuja_gflops_en_log_log():

@@ -393,15 +393,6 @@ def test_buscar_gpu_acepta_el_nombre_corto_y_explica_si_no_existe():
         catalogo.buscar_gpu("T5")
 
 
-def test_import_curso_gpu_memoria_no_carga_matplotlib():
-    import subprocess
-    import sys
-
-    codigo = "import sys, curso_gpu.memoria, curso_gpu.calculadora; print('matplotlib' in sys.modules, 'ipywidgets' in sys.modules)"
-    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, check=True).stdout
-    assert salida.split() == ["False", "False"]
-
-
 # --- entradas absurdas o de otro tipo: error en español, nunca OverflowError ni «-0 MB» ---------
 
 @pytest.mark.parametrize("llamada, pista", [

@@ -88,11 +88,6 @@ def test_la_pizarra_acierta_las_lineas_dibujadas_a_mano(modelo):
     assert aciertos / len(y) >= 0.9
 
 
-def test_import_curso_gpu_widgets_no_carga_ipywidgets():
-    codigo = "import sys, curso_gpu.widgets; assert 'ipywidgets' not in sys.modules"
-    subprocess.run([sys.executable, "-c", codigo], check=True, cwd=RAIZ)
-
-
 # --- Los widgets de verdad, con el ipywidgets del entorno ---------------------------------
 
 def test_pizarra_desactivada_hasta_terminar_el_entrenamiento():
