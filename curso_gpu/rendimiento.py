@@ -345,7 +345,9 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
     lanzar, calcular, operaciones, sincronizaciones, coste = _reparto_del_paso(
         paso, xb, yb, dispositivo, len(tiempos_paso) + 2)
     total = sum(tiempos_datos) + sum(tiempos_paso)
-    fraccion_datos = sum(tiempos_datos) / total if total > 0 else 0.0
+    # Las fracciones salen de las medianas: una pausa del sistema en un solo paso no cambia el veredicto.
+    datos_mediana, paso_mediana = statistics.median(tiempos_datos), statistics.median(tiempos_paso)
+    fraccion_datos = datos_mediana / (datos_mediana + paso_mediana) if datos_mediana + paso_mediana > 0 else 0.0
     fracciones = {"datos": fraccion_datos,
                   "lanzamientos": (1 - fraccion_datos) * lanzar,
                   "calculo": (1 - fraccion_datos) * calcular}

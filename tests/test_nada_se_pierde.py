@@ -387,7 +387,7 @@ def test_drive_que_no_responde_se_abandona_y_se_usa_la_carpeta_local(monkeypatch
     try:
         inicio = time.monotonic()
         with pytest.warns(AvisoCheckpoint, match="No se pudo montar Google Drive"):
-            carpeta = carpeta_checkpoints("cnn", base=tmp_path, silenciosa=True)
+            carpeta = carpeta_checkpoints("cnn", base=tmp_path, silenciosa=True, drive=True)
         assert time.monotonic() - inicio < 10
     finally:
         soltar.set()
