@@ -15,6 +15,7 @@ CPU espera a la GPU) están marcados con «espera».
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -88,6 +89,17 @@ def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, c
       proceso de rango 1 muere en la época E, para practicar ``torchrun --max-restarts``.
     """
     proceso = distribuido.iniciar(backend)
+    # Como en la lección 05: un solo entrenamiento a la vez en la carpeta (el rango 0 es quien escribe).
+    candado = (como_carpeta(checkpoints).candado() if checkpoints is not None and proceso.principal
+               else contextlib.nullcontext())
+    with candado:
+        return _entrenar(proceso, epocas, tamano_lote, semilla, checkpoints, guardar_pesos, simular_fallo,
+                         silencioso)
+
+
+def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semilla: int, checkpoints,
+              guardar_pesos, simular_fallo: int | None, silencioso: bool) -> ResultadoDDP:
+    """El cuerpo de ``entrenar_ddp``, con el grupo de procesos ya iniciado."""
     dispositivo = proceso.dispositivo
     _decir(proceso, f"{proceso}", todos=not silencioso and proceso.tamano_mundo > 1)
 

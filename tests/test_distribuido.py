@@ -20,6 +20,7 @@ import pytest
 import torch
 
 from curso_gpu import distribuido
+from curso_gpu.checkpoints import como_carpeta
 from curso_gpu.entrenar_ddp import main
 from curso_gpu.lanzador import PuertoOcupado, ejecutar, orden_torchrun, sigue_vivo
 from curso_gpu.modelos import CNNPequena
@@ -208,6 +209,16 @@ def test_un_proceso_colgado_se_para_y_no_deja_hijos():
 # ---------------------------------------------------------------------------
 # Piezas pequeñas
 # ---------------------------------------------------------------------------
+
+def test_una_carpeta_en_uso_por_otro_entrenamiento_se_rechaza(tmp_path, capsys):
+    """El rango 0 toma el candado de la carpeta, como entrenar en la lección 05: nadie escribe a la vez."""
+    carpeta = tmp_path / "ck"
+    with como_carpeta(carpeta).candado():
+        assert main([*COMUN, "--tamano-lote", "32", "--checkpoints", str(carpeta), "--silencioso"]) == 1
+    assert "Otro entrenamiento" in capsys.readouterr().err
+    assert not list(carpeta.glob("checkpoint_*.pt"))
+    assert not torch.distributed.is_initialized()
+
 
 def test_mundo_de_uno_fuera_de_torchrun():
     proceso = distribuido.iniciar()
