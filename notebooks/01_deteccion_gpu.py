@@ -192,9 +192,9 @@ else:
 # - **Tesla T4**: el modelo de GPU, con su índice `0` a la izquierda. Con varias GPU verías
 #   una fila por cada una (`0`, `1`…).
 # - **0MiB / 15360MiB**: memoria de la GPU (VRAM) usada y total, en **MiB** (1 MiB = 2²⁰
-#   bytes). La T4 lleva 16 GiB de memoria física (16384 MiB), pero tiene activado el **ECC**
+#   bytes). La T4 lleva 16 GiB de memoria física (16 384 MiB), pero tiene activado el **ECC**
 #   (códigos que detectan y corrigen errores de memoria): en su memoria GDDR6 esos códigos
-#   ocupan 1/16 del total, así que quedan 16384 − 1024 = **15360 MiB** (15 GiB, unos 16,1 GB).
+#   ocupan 1/16 del total, así que quedan 16 384 − 1024 = **15 360 MiB** (15 GiB, unos 16.1 GB).
 #   Las GPU con memoria HBM (A100, H100) guardan el ECC aparte y muestran su tamaño completo.
 # - **38C, 9W / 70W, 0%**: temperatura, consumo y uso. En reposo, todo bajo.
 # - **Processes**: qué programas usan la GPU y cuánta memoria ocupan.
@@ -244,8 +244,8 @@ if torch.cuda.is_available():
 # ```
 #
 # ¿Por qué 15.8 GB? La T4 tiene 16 GiB físicos; el ECC se queda 1/16 y `nvidia-smi` muestra
-# 15360 MiB (16,1 GB decimales). De esos, el driver reserva unos 250 MiB para sí mismo, y
-# PyTorch informa de lo que queda: unos 15100 MiB, que en GB decimales son 15.8. Los
+# 15 360 MiB (16.1 GB decimales). De esos, el driver reserva unos 250 MiB para sí mismo, y
+# PyTorch informa de lo que queda: unos 15 100 MiB, que en GB decimales son 15.8. Los
 # «16 GB» de la ficha técnica son GiB de memoria física, no memoria que puedas usar.
 
 # %% [markdown]
@@ -661,7 +661,7 @@ except (ValueError, DispositivoNoDisponible) as error:
 #   versión limita la CUDA más nueva que puedes usar.
 # - **Capacidad de cómputo** (*compute capability*): el número de la arquitectura de una
 #   GPU NVIDIA (7.5 en una T4). Cada rueda de PyTorch trae código solo para algunas.
-# - **GB y GiB**: 1 GB = 10⁹ bytes; 1 GiB = 2³⁰ bytes (un 7,4 % más). `nvidia-smi` cuenta en MiB.
+# - **GB y GiB**: 1 GB = 10⁹ bytes; 1 GiB = 2³⁰ bytes (un 7.4 % más). `nvidia-smi` cuenta en MiB.
 # - **`nvidia-smi`**: la herramienta del driver de NVIDIA que muestra las GPU, su memoria y su uso.
 # - **Dispositivo** (*device*): dónde vive un tensor o un modelo: `cpu`, `cuda:0`, `mps`…
 # - **`meta`**: un dispositivo de PyTorch que guarda formas pero no datos. Útil para
@@ -671,4 +671,4 @@ except (ValueError, DispositivoNoDisponible) as error:
 #   en índices como `https://download.pytorch.org/whl/cu130`.
 # - **Código portable**: código que funciona igual con GPU y sin ella, porque elige el
 #   dispositivo al principio y lo usa en todas partes.
-# - **T4**: la GPU NVIDIA (16 GiB físicos, 15360 MiB usables con ECC) que Google Colab ofrece gratis.
+# - **T4**: la GPU NVIDIA (16 GiB físicos, 15 360 MiB usables con ECC) que Google Colab ofrece gratis.

@@ -57,7 +57,7 @@ print("Diez entrenamientos así: 80 horas (más de 3 días) en CPU, 100 minutos 
 #
 # | | 1. GPU NVIDIA local | 2. Google Colab (gratis) | 3. GPU en la nube |
 # |---|---|---|---|
-# | **Coste** | 0 $ (ya la tienes) | 0 $ | de unos 0,40 $/h a más de 7 $/h (según GPU y proveedor) |
+# | **Coste** | 0 $ (ya la tienes) | 0 $ | de unos 0.40 $/h a más de 7 $/h (según GPU y proveedor) |
 # | **Preparación** | el driver de NVIDIA y PyTorch con CUDA (que ya trae CUDA y cuDNN) | ninguna: elegir GPU T4 en un menú | SSH + instalar PyTorch |
 # | **Ideal para** | uso habitual, datasets grandes | experimentos rápidos, si no tienes GPU en casa | entrenamientos serios, modelos grandes |
 # | **Ojo con** | que PyTorch sea la versión con CUDA | desconexiones y límites de uso | **apagar la máquina al terminar** |
@@ -464,7 +464,7 @@ except ValueError as error:
 #    compara los tiempos.
 # 4. Con el precio real de una GPU en un proveedor: ¿cuánto cuesta una tarde de 4 horas?
 #    ¿Y un mes olvidada (30 × 24 = 720 horas)?
-# 5. La T4 tiene 15360 MiB usables (unos 16 GB). Con la regla rápida de 2 bytes por parámetro en fp16,
+# 5. La T4 tiene 15 360 MiB usables (unos 16 GB). Con la regla rápida de 2 bytes por parámetro en fp16,
 #    ¿cuál es el modelo más grande que te cabría? (Lo verás a fondo en la lección 04.)
 
 # %% [markdown]
@@ -475,7 +475,7 @@ except ValueError as error:
 # - **`nvidia-smi`**: la herramienta del driver de NVIDIA que muestra las GPU, su memoria y su uso.
 # - **Google Colab**: notebooks de Jupyter en los servidores de Google, con GPU gratis (T4).
 # - **Entorno de ejecución**: la máquina de Colab en la que corre tu notebook.
-# - **T4**: la GPU NVIDIA del plan gratuito de Colab: 16 GiB físicos, 15360 MiB usables con el ECC activado.
+# - **T4**: la GPU NVIDIA del plan gratuito de Colab: 16 GiB físicos, 15 360 MiB usables con el ECC activado.
 # - **VRAM**: la memoria de la GPU.
 # - **Google Drive / «Mi unidad» (MyDrive)**: tu espacio en la nube de Google; Colab lo monta en `/content/drive`.
 # - **Montar**: hacer que una unidad se vea como una carpeta más.

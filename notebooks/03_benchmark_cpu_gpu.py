@@ -310,7 +310,7 @@ for gpu, modo in [("Tesla T4", "fp32"), ("Tesla T4", "fp16"), ("NVIDIA A100-SXM4
           f"{pico * minimo / 100:.0f}–{pico * maximo / 100:.0f} de {pico:g} TFLOP/s")
 
 # %% [markdown]
-# - Una **T4** de Colab llega a unos **4 TFLOP/s en fp32** (la mitad de 8,1) y a solo
+# - Una **T4** de Colab llega a unos **4 TFLOP/s en fp32** (la mitad de 8.1) y a solo
 #   **20–25 TFLOP/s en fp16**, un tercio de su pico de 65: unas **5 o 6 veces** más que en
 #   fp32, no diez. ¿Por qué tan lejos del pico? Por su **límite de potencia**.
 # - Una GPU de centro de datos (A100, H100, H200) llega al **70–90 %** en bf16/fp16.
@@ -428,7 +428,7 @@ else:
 # %% [markdown]
 # Qué verías en una **T4** (Turing) con n=8192:
 #
-# - **fp32**: unos 4 TFLOP/s, la mitad de su pico de 8,1.
+# - **fp32**: unos 4 TFLOP/s, la mitad de su pico de 8.1.
 # - **tf32**: lo mismo que fp32, con un aviso: la T4 no tiene TF32 (llegó con Ampere).
 # - **fp16**: 20–25 TFLOP/s sostenidos, un 30–40 % de su pico de 65 (el límite de 70 W baja
 #   el reloj): unas **5 o 6 veces** más que fp32.
@@ -465,7 +465,7 @@ print("¿Mismo resultado?", np.allclose(c_bucle, c_np))
 
 # %% [markdown]
 # La medida de NumPy de arriba tiene los mismos fallos del paso 1. `bucle_python_vs_numpy` mide
-# NumPy con calentamiento y la mediana de 21 llamadas. Con n=120 el bucle hace 1,7 millones de
+# NumPy con calentamiento y la mediana de 21 llamadas. Con n=120 el bucle hace 1.7 millones de
 # multiplicaciones:
 
 # %%

@@ -32,7 +32,7 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # - La regla rápida: **memoria de los pesos = número de parámetros × bytes por parámetro**.
 # - Cuánto más hace falta para **usar** un modelo (+20 %) y para **entrenarlo** (~16 bytes por parámetro).
 # - La pregunta inversa: **¿qué modelo me cabe** en mi GPU?
-# - Por qué una T4 «de 16 GB» muestra 15360 MiB en `nvidia-smi` (GB frente a GiB, y el ECC).
+# - Por qué una T4 «de 16 GB» muestra 15 360 MiB en `nvidia-smi` (GB frente a GiB, y el ECC).
 # - Usar una calculadora interactiva de VRAM.
 # - Comprobar la regla con un modelo real de PyTorch, del tamaño de GPT-2.
 #
@@ -55,7 +55,7 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # | fp16 | 2 | coma flotante de 16 bits |
 # | bf16 | 2 | otro formato de 16 bits, con más rango que fp16 |
 # | int8 | 1 | entero de 8 bits (modelo cuantizado) |
-# | int4 | 0,5 | entero de 4 bits: dos parámetros por byte |
+# | int4 | 0.5 | entero de 4 bits: dos parámetros por byte |
 #
 # Tres reglas:
 #
@@ -176,7 +176,7 @@ print(tabla_vram("Phi-3-mini", 16).veredicto("fp16"))
 # ### 4. La pregunta inversa: ¿qué modelo me cabe?
 #
 # Despeja la regla: parámetros = memoria ÷ (bytes por parámetro × margen).
-# En una T4 (16 GB) y en fp16: 16 ÷ (2 × 1,2) ≈ **6,7 mil millones** de parámetros.
+# En una T4 (16 GB) y en fp16: 16 ÷ (2 × 1.2) ≈ **6.7 mil millones** de parámetros.
 
 # %%
 from curso_gpu.memoria import formatear_parametros
@@ -208,8 +208,8 @@ for nombre in ["NVIDIA T4", "NVIDIA RTX 3060", "NVIDIA RTX 4090", "NVIDIA A100 8
 # - **GiB** (gibibyte) = 2³⁰ = 1 073 741 824 bytes. Lo usan `nvidia-smi` (en MiB = 2²⁰ bytes),
 #   PyTorch cuando imprime `MB` y Windows, que los escribe «GB».
 #
-# Un GiB es un 7,4 % más grande que un GB. Y la memoria de una GPU se fabrica en potencias de
-# dos: los «16 GB» de la ficha de la T4 son **16 GiB físicos** (17,2 GB). En una T4 de Colab,
+# Un GiB es un 7.4 % más grande que un GB. Y la memoria de una GPU se fabrica en potencias de
+# dos: los «16 GB» de la ficha de la T4 son **16 GiB físicos** (17.2 GB). En una T4 de Colab,
 # `nvidia-smi` dice **15 360 MiB**:
 
 # %%
@@ -222,18 +222,18 @@ print(f"{mib_t4} MiB = {a_gib(bytes_t4):.1f} GiB = {a_gb(bytes_t4):.1f} GB")
 # GDDR6 de la T4 no tiene chips aparte para él, así que con el ECC activado (lo está en las
 # GPU de centro de datos, y en Colab) se guardan los códigos en la propia memoria y se quedan
 # **1/16** de ella: 16 384 MiB − 1 024 MiB = 15 360 MiB. Las GPU con memoria **HBM** (A100,
-# H100) llevan el ECC aparte y `nvidia-smi` muestra su tamaño completo. Que 15 GiB sean 16,1 GB
+# H100) llevan el ECC aparte y `nvidia-smi` muestra su tamaño completo. Que 15 GiB sean 16.1 GB
 # es solo una casualidad de unidades. Y no todo eso es para ti:
 #
 # - Al primer uso de la GPU, PyTorch crea el **contexto de CUDA** (el código de CUDA, de cuDNN y
 #   de cuBLAS cargado en la GPU). Ocupa **unos cientos de MB** que verás en `nvidia-smi` aunque
 #   no hayas creado ningún tensor.
-# - PyTorch dice que la T4 tiene unos **15,8 GB** (`total_memory`: unos 15 100 MiB, según la
+# - PyTorch dice que la T4 tiene unos **15.8 GB** (`total_memory`: unos 15 100 MiB, según la
 #   versión del driver), algo menos que los 15 360 MiB de `nvidia-smi`: el driver se queda el resto.
 #
 # El curso hace sus cuentas con la cifra de la ficha («16 GB») tomada como GB decimales. En
 # casi todas las GPU eso es prudente (la ficha cuenta GiB, que son más). En la T4, con el ECC,
-# es un poco optimista (16 GB frente a los 15,8 GB que ve PyTorch): el margen del +20 % lo
+# es un poco optimista (16 GB frente a los 15.8 GB que ve PyTorch): el margen del +20 % lo
 # cubre de sobra. Por eso la regla deja margen: no cuentes con los 16 GB enteros.
 #
 # ¿Qué dice tu máquina? Esta celda pregunta a `nvidia-smi` (si existe) y a PyTorch:
@@ -347,7 +347,7 @@ print(f"Con LoRA:       {congelados_gb:.1f} GB congelados + {lora_gb:.1f} GB de 
       " (más las activaciones)")
 
 # %% [markdown]
-# Con los pesos congelados en int4 (la idea de **QLoRA**) baja mucho, pero no a 8B × 0,5 bytes
+# Con los pesos congelados en int4 (la idea de **QLoRA**) baja mucho, pero no a 8B × 0.5 bytes
 # = 4 GB: QLoRA cuantiza solo las capas lineales de los bloques del Transformer. La tabla de
 # *embeddings* (la entrada) y la capa de salida (`lm_head`) se quedan en 16 bits, y en Llama 3
 # son grandes por su vocabulario de 128 256 palabras:
@@ -366,7 +366,7 @@ print(f"En 4 bits:  {en_4_bits / 1e9:.2f} mil millones → {a_gb(en_4_bits * 0.5
 print(f"Pesos de QLoRA: unos {qlora_gb:.1f} GB, más LoRA y activaciones")
 
 # %% [markdown]
-# Unos **5,5–6 GB** de pesos, no 4: aun así caben de sobra en una T4, y por eso se pueden
+# Unos **5.5–6 GB** de pesos, no 4: aun así caben de sobra en una T4, y por eso se pueden
 # ajustar modelos de 8B en Colab gratis.
 
 # %% [markdown]
@@ -515,7 +515,7 @@ except ValueError as error:
     print(error)
 
 # %% [markdown]
-# - **Mezclar GB y GiB.** 15 GiB de `nvidia-smi` son 16,1 GB. Compara siempre en la misma unidad.
+# - **Mezclar GB y GiB.** 15 GiB de `nvidia-smi` son 16.1 GB. Compara siempre en la misma unidad.
 # - **Olvidar las activaciones y la caché.** Los pesos caben justos, pero el modelo falla al
 #   procesar un texto largo o un lote grande. Deja margen (el +20 % es el mínimo).
 # - **Creer que entrenar cuesta lo mismo que usar.** Entrenar entero pide unas 8 veces más que

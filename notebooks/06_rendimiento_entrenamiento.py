@@ -351,7 +351,7 @@ print("logits:", logits.dtype, "· pérdida:", perdida.dtype, "· pesos:", model
 #
 # - Una **T4** (Turing) tiene núcleos tensor para **fp16**, pero **no para bf16**: en ella bf16
 #   funciona, emulado, y va varias veces más lento
-#   ([un caso medido: 1,29 s por lote en bf16 frente a 0,30 s en fp16](https://earino.github.io/applied-deep-learning/site/blog/05_bf16_on_t4.html)).
+#   ([un caso medido: 1.29 s por lote en bf16 frente a 0.30 s en fp16](https://earino.github.io/applied-deep-learning/site/blog/05_bf16_on_t4.html)).
 #   bf16 acelera desde Ampere (A100, RTX 30xx, capacidad 8.0+). En una T4, usa fp16.
 # - Una **CPU** solo gana con bf16 si tiene AVX-512-BF16 o AMX (Xeon recientes); si no, convierte
 #   a fp32 por dentro y pierde. Veamos cuál es esta:
@@ -393,7 +393,7 @@ for precision in ("fp32", "bf16", "fp16"):
 # | modelo | parámetros | tiempo de entrenamiento con AMP (fp16) |
 # |---|---|---|
 # | red *feedforward* pequeña | pocos | sin cambio |
-# | UNet (segmentación) | 7,7 millones | **unos 30 % menos** |
+# | UNet (segmentación) | 7.7 millones | **unos 30 % menos** |
 # | BERT-base | 110 millones | **entre 50 y 60 % menos** |
 #
 # Sin cambiar la accuracy en ninguno. Ábrelo en Colab con GPU T4 y compara `fp32` con `fp16`

@@ -185,7 +185,7 @@ print(medir_memoria_entrenamiento(gpt2, ids_largos))
 # 8 textos, **más de 6 GB**: tres veces más. ¿Qué lote cabe en los 15 GB que deja libres una T4?
 # `lote_maximo` lo calcula con las activaciones medidas de un ejemplo (deja margen: la medida no
 # incluye la función de pérdida, y `cross_entropy` guarda otra matriz del tamaño de la salida,
-# 8 × 1 024 × 50 257 números: 1,6 GB en fp32):
+# 8 × 1 024 × 50 257 números: 1.6 GB en fp32):
 
 # %%
 T4_LIBRES = 15 * 10**9

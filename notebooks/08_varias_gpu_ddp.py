@@ -111,7 +111,7 @@ print("¿Media de los dos gradientes == gradiente del lote entero?",
 # - **PCIe 3.0 x16** (la T4 de Colab y Kaggle): unos 16 GB/s por sentido.
 # - **NVLink** (V100, A100, H100 de centro de datos): de 150 a 450 GB/s por sentido.
 #
-# `tiempo_allreduce` hace la cuenta. Un modelo del tamaño de ResNet-50 (25,6 millones de
+# `tiempo_allreduce` hace la cuenta. Un modelo del tamaño de ResNet-50 (25.6 millones de
 # parámetros, 102 MB de gradiente en fp32) en 8 GPU:
 
 # %%
@@ -139,7 +139,7 @@ for c in (0.010, 0.050, 0.200):
 #
 # Datos publicados para comparar: Horovod (otra herramienta de paralelismo de datos) mide un
 # 90 % de eficiencia con ResNet-101 en 512 GPU y un 68 % con VGG-16, que tiene muchos más
-# parámetros por cálculo; un usuario de fast.ai midió 1,5× con 2 V100 en Google Cloud (75 %).
+# parámetros por cálculo; un usuario de fast.ai midió 1.5× con 2 V100 en Google Cloud (75 %).
 
 # %%
 for caso, eficiencia in distribuido.EFICIENCIA_PUBLICADA.items():
