@@ -10,6 +10,7 @@ from curso_gpu.checkpoints import como_carpeta
 from curso_gpu.datos import generar_dataset
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.modelos import CNNPequena
+from interrupciones import Desconexion, cortar_en
 
 VAL = generar_dataset(10, semilla=2)
 
@@ -60,17 +61,10 @@ def test_acumulando_se_guarda_y_se_reanuda(tmp_path):
     datos = _datos(60)
     seguido = _entrenado(datos, epocas=4, tamano_lote=8, acumular=3)
 
-    class Desconexion(Exception):
-        pass
-
-    def cortar(epoca, total):
-        if epoca == 3:
-            raise Desconexion
-
     carpeta = tmp_path / "ck"
     with pytest.raises(Desconexion):
         _entrenado(datos, epocas=4, tamano_lote=8, acumular=3, checkpoints=carpeta, cada_checkpoint=2,
-                   al_avanzar=cortar)
+                   al_avanzar=cortar_en(3))
     assert como_carpeta(carpeta).cargar_ultimo(torch.device("cpu"))["acumular"] == 3
     reanudado = _entrenado(datos, epocas=4, tamano_lote=8, acumular=3, checkpoints=carpeta, cada_checkpoint=2,
                            reanudar=True)

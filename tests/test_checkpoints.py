@@ -31,6 +31,7 @@ from curso_gpu.checkpoints import (
 from curso_gpu.datos import generar_dataset
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.modelos import CNNPequena
+from interrupciones import Desconexion, cortar_en
 
 SCRIPT = Path(__file__).with_name("entrenar_con_checkpoints.py")
 RAIZ = Path(__file__).resolve().parent.parent
@@ -274,17 +275,10 @@ def test_interrumpido_y_reanudado_acaba_igual_que_sin_interrumpir(tmp_path, lote
     seguido = _modelo()
     h_seguido = entrenar(seguido, ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote, silencioso=True)
 
-    class Desconexion(Exception):
-        pass
-
-    def cortar(epoca, total):
-        if epoca == 17:
-            raise Desconexion
-
     carpeta = tmp_path / "ck"
     with pytest.raises(Desconexion):
         entrenar(_modelo(), ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote, checkpoints=carpeta,
-                 cada_checkpoint=5, al_avanzar=cortar, silencioso=True)
+                 cada_checkpoint=5, al_avanzar=cortar_en(17), silencioso=True)
     otro = CNNPequena()  # pesos distintos: todo tiene que salir del checkpoint
     h_reanudado = entrenar(otro, ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote, checkpoints=carpeta,
                            cada_checkpoint=5, reanudar=True, silencioso=True)

@@ -35,6 +35,7 @@ from curso_gpu.checkpoints import (
 from curso_gpu.datos import generar_dataset
 from curso_gpu.entrenamiento import PerdidaNoFinita, entrenar
 from curso_gpu.modelos import CNNPequena, MLPTabular
+from interrupciones import Desconexion, cortar_en
 
 ENT, VAL = generar_dataset(10, semilla=1), generar_dataset(5, semilla=2)
 
@@ -42,17 +43,6 @@ ENT, VAL = generar_dataset(10, semilla=1), generar_dataset(5, semilla=2)
 def _modelo():
     torch.manual_seed(0)
     return CNNPequena()
-
-
-class Desconexion(Exception):
-    pass
-
-
-def _cortar_en(epoca_corte):
-    def al_avanzar(epoca, total):
-        if epoca == epoca_corte:
-            raise Desconexion
-    return al_avanzar
 
 
 def _nombres(carpeta: Path) -> list[str]:
@@ -71,7 +61,7 @@ def _entrenar(carpeta, **kw):
 def test_volver_a_ejecutar_la_celda_sin_reanudar_sigue_desde_el_ultimo(tmp_path, silencioso):
     """Lo que hace quien pierde la conexión con Colab: vuelve a ejecutar la misma celda."""
     with pytest.raises(Desconexion):
-        _entrenar(tmp_path, al_avanzar=_cortar_en(7))
+        _entrenar(tmp_path, al_avanzar=cortar_en(7))
     guardado = (tmp_path / "checkpoint_epoca_000005.pt").read_bytes()
     historial = _entrenar(tmp_path, silencioso=silencioso)  # la misma llamada, sin reanudar=True
     assert historial.reanudado_desde == 5
@@ -118,7 +108,7 @@ def test_reanudar_debe_ser_booleano_o_none(tmp_path):
 
 def test_reanudar_con_otro_lr_avisa_y_usa_el_nuevo(tmp_path):
     with pytest.raises(Desconexion):
-        _entrenar(tmp_path, lr=0.01, al_avanzar=_cortar_en(7))
+        _entrenar(tmp_path, lr=0.01, al_avanzar=cortar_en(7))
     with pytest.warns(AvisoCheckpoint, match=r"lr 0\.01 → 0\.5 \(uso 0\.5\)"):
         historial = _entrenar(tmp_path, lr=0.5)
     assert any("lr 0.01 → 0.5" in aviso for aviso in historial.avisos)  # también queda anotado
@@ -129,7 +119,7 @@ def test_reanudar_con_otro_lr_avisa_y_usa_el_nuevo(tmp_path):
 
 def test_reanudar_con_otro_lote_otras_epocas_y_otro_dispositivo_lo_dice_todo(tmp_path):
     with pytest.raises(Desconexion):
-        _entrenar(tmp_path, al_avanzar=_cortar_en(7))
+        _entrenar(tmp_path, al_avanzar=cortar_en(7))
     ruta = tmp_path / "checkpoint_epoca_000005.pt"
     estado = cargar_checkpoint(ruta)
     estado["configuracion"]["dispositivo"] = "cuda"  # como si se hubiera entrenado en la T4 de Colab

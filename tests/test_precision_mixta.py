@@ -16,6 +16,7 @@ from curso_gpu.precision_mixta import (
     preparar_precision,
     soporte_bf16_cpu,
 )
+from interrupciones import Desconexion, cortar_en
 
 ENT = generar_dataset(40, semilla=1)
 VAL = generar_dataset(20, semilla=2)
@@ -75,18 +76,6 @@ def test_fp16_con_lotes_y_acumulando_tambien_entrena(acumular):
 
 # --- El escalador en los checkpoints -----------------------------------------------------------
 
-class Corte(Exception):
-    pass
-
-
-def _cortar_en(epoca_corte):
-    def al_avanzar(epoca, total):
-        if epoca == epoca_corte:
-            raise Corte
-
-    return al_avanzar
-
-
 def _entrenar_fp16(carpeta, **kw):
     modelo = _modelo(3)
     entrenar(modelo, ENT, VAL, "cpu", epocas=20, silencioso=True, precision="fp16", criterio=PerdidaEnorme(),
@@ -104,8 +93,8 @@ def seguido(tmp_path_factory):
 
 def test_reanudar_en_fp16_restaura_el_escalador(tmp_path, seguido):
     seguido, final_seguido = seguido
-    with pytest.raises(Corte):
-        _entrenar_fp16(tmp_path / "cortado", al_avanzar=_cortar_en(15))
+    with pytest.raises(Desconexion):
+        _entrenar_fp16(tmp_path / "cortado", al_avanzar=cortar_en(15))
     carpeta = CarpetaCheckpoints(tmp_path / "cortado", tmp_path / "cortado")
     a_medias = cargar_checkpoint(carpeta.archivos()[0])
     assert a_medias["epoca"] == 10 and a_medias["precision"] == "fp16"
@@ -119,8 +108,8 @@ def test_reanudar_en_fp16_restaura_el_escalador(tmp_path, seguido):
 def test_sin_el_estado_del_escalador_el_resultado_seria_otro(tmp_path, seguido):
     """La prueba de arriba puede fallar: si el escalador vuelve a empezar, los pesos cambian."""
     seguido, _ = seguido
-    with pytest.raises(Corte):
-        _entrenar_fp16(tmp_path / "cortado", al_avanzar=_cortar_en(15))
+    with pytest.raises(Desconexion):
+        _entrenar_fp16(tmp_path / "cortado", al_avanzar=cortar_en(15))
     carpeta = CarpetaCheckpoints(tmp_path / "cortado", tmp_path / "cortado")
     ruta = carpeta.archivos()[0]
     estado = cargar_checkpoint(ruta)
