@@ -4,10 +4,13 @@ La orden de pruebas del README reparte los archivos entre varios procesos con py
 (``-n auto --dist loadfile``). Cada proceso usa entonces un solo hilo de cálculo: si cada uno
 abriera tantos hilos como núcleos, competirían por la CPU y todo iría varias veces más lento.
 La variable de entorno también llega a los kernels de nbval y a los subprocesos de las pruebas.
+Con ``--dist loadfile`` los archivos más largos se reparten primero (``LARGAS_PRIMERO``).
 """
 
 import os
 import sys
+
+import pytest
 
 HILOS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -18,3 +21,47 @@ def pytest_configure(config):
             os.environ.setdefault(variable, "1")
         if "torch" in sys.modules:  # por si un plugin ya lo importó
             sys.modules["torch"].set_num_threads(1)
+
+
+# --- Reparto entre procesos (pytest-xdist, ``--dist loadfile``) ------------------------------
+#
+# xdist da a cada proceso un archivo (o notebook) entero. Por defecto empieza por los que tienen
+# más pruebas, así que las pruebas largas de una sola función (el navegador, torchrun) quedaban
+# para el final, con el otro proceso ya parado. Aquí van primero las más largas (segundos de CPU
+# medidos en la máquina de 2 núcleos), y el resto después, en el orden de siempre.
+LARGAS_PRIMERO = (
+    "tests/e2e/",                  # JupyterLab y Chromium de verdad (un solo servidor para las dos)
+    "notebooks/08_",               # torchrun con 2 procesos
+    "tests/test_distribuido.py",   # torchrun con 2 procesos
+    "notebooks/05_",
+    "tests/test_app_lineas.py",    # la ventana Tk de la lección 05
+    "tests/test_cli.py",
+    "tests/test_checkpoints.py",
+    "notebooks/",
+)
+
+
+def _turno(nodeid: str) -> int:
+    return next((i for i, inicio in enumerate(LARGAS_PRIMERO) if nodeid.startswith(inicio)), len(LARGAS_PRIMERO))
+
+
+def pytest_collection_modifyitems(items):
+    """Ordena los archivos por ``LARGAS_PRIMERO``; dentro de cada archivo, el orden no cambia."""
+    items.sort(key=lambda item: _turno(item.nodeid))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` con dos cambios: las pruebas de ``tests/e2e`` van juntas en un mismo
+    proceso (comparten JupyterLab y Chromium) y los archivos se reparten en el orden de la
+    colección (``LARGAS_PRIMERO``), no por número de pruebas."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LargasPrimero(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "tests/e2e" if nodeid.startswith("tests/e2e/") else super()._split_scope(nodeid)
+
+    config.option.loadscopereorder = False  # el orden ya lo puso pytest_collection_modifyitems
+    return LargasPrimero(config, log)

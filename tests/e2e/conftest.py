@@ -6,7 +6,9 @@
 - ``navegador``: el Chromium del sistema (Debian: ``/usr/bin/chromium``) manejado por
   Playwright, uno para toda la sesión. Playwright no descarga ningún navegador.
 - ``lab``: abre un notebook en una pestaña nueva, lo ejecuta entero desde el menú y guarda
-  capturas de pantalla.
+  capturas de pantalla. ``lab.recortar(nombre, fragmentos)`` prepara antes una copia con solo
+  las celdas de código que la prueba necesita (las que contienen esos fragmentos): nbval ya
+  ejecuta cada notebook entero; aquí se prueba el widget en el navegador, no la lección otra vez.
 
 Si falta Chromium o Playwright en el ordenador de quien aprende, las pruebas se saltan con un
 motivo que dice cómo instalarlos. En CI (``CI=true``) faltar es un error, no un salto.
@@ -26,6 +28,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -242,6 +245,26 @@ def navegador(falta):
         browser.close()
 
 
+def recortar_notebook(origen: Path, destino: Path, fragmentos: Sequence[str]) -> None:
+    """Escribe en ``destino`` una copia de ``origen`` con solo algunas celdas de código.
+
+    Cada fragmento debe aparecer en exactamente una celda de código; las elegidas conservan el
+    orden del notebook. Si la lección cambia y un fragmento ya no se encuentra (o se repite),
+    la prueba falla diciendo cuál: hay que actualizar su lista de celdas.
+    """
+    datos = json.loads(origen.read_text(encoding="utf-8"))
+    codigo = [c for c in datos["cells"] if c.get("cell_type") == "code"]
+    elegidas = set()
+    for fragmento in fragmentos:
+        con = [i for i, c in enumerate(codigo) if fragmento in "".join(c.get("source", ""))]
+        if len(con) != 1:
+            pytest.fail(f"{origen.name}: {len(con)} celdas de código contienen {fragmento!r}; la prueba "
+                        "necesita exactamente una. Actualiza la lista de celdas de la prueba.", pytrace=False)
+        elegidas.add(con[0])
+    datos["cells"] = [codigo[i] for i in sorted(elegidas)]
+    destino.write_text(json.dumps(datos, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
 class Lab:
     """Lo que hace una persona en JupyterLab: abrir un notebook, ejecutarlo todo, mirar."""
 
@@ -254,6 +277,15 @@ class Lab:
         self.contexto.set_default_timeout(30_000)
         self.pagina = None
         self.errores_js: list[str] = []
+
+    def recortar(self, nombre: str, fragmentos: Sequence[str]) -> str:
+        """Una copia de ``nombre`` con solo las celdas que contienen ``fragmentos``; devuelve su nombre."""
+        origen = self.servidor.notebooks / nombre
+        if not origen.exists():
+            pytest.fail(f"No existe notebooks/{nombre}: esta prueba abre ese notebook.", pytrace=False)
+        recorte = f"{origen.stem}_recorte.ipynb"
+        recortar_notebook(origen, self.servidor.notebooks / recorte, fragmentos)
+        return recorte
 
     def abrir(self, nombre: str):
         """Abre ``nombre`` y espera a que su kernel esté listo."""

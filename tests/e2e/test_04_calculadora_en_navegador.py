@@ -1,7 +1,8 @@
 """Lección 04 en un navegador de verdad: la calculadora de VRAM responde a los controles.
 
-Se abre ``04_estimar_vram.ipynb`` en JupyterLab (Chromium sin pantalla), se ejecuta entero
-desde el menú y se cambian los controles como lo haría una persona: escribir los parámetros,
+Se abre en JupyterLab (Chromium sin pantalla) una copia de ``04_estimar_vram.ipynb`` con solo
+la celda de la calculadora (nbval ya ejecuta la lección entera), se ejecuta desde el menú y se
+cambian los controles como lo haría una persona: escribir los parámetros,
 elegir la precisión, escribir la VRAM, mover el margen y elegir otra GPU. La tabla y la frase
 de la página deben cambiar y decir lo que dice la lección.
 """
@@ -17,6 +18,7 @@ from curso_gpu.memoria import formatear_bytes, tabla_vram
 pytestmark = pytest.mark.e2e
 
 NOTEBOOK = "04_estimar_vram.ipynb"
+CELDAS = ("calculadora_vram(",)  # la celda de la lección que crea la calculadora
 
 
 def _tabla_en_pagina(calculadora) -> dict[str, tuple[str, str]]:
@@ -38,7 +40,7 @@ def _tabla_esperada(parametros: str, vram_gb: float, margen: float) -> dict[str,
 def test_la_calculadora_de_vram_responde_a_los_controles(lab):
     from playwright.sync_api import expect
 
-    pagina = lab.abrir(NOTEBOOK)
+    pagina = lab.abrir(lab.recortar(NOTEBOOK, CELDAS))
     lab.ejecutar_todo()
     calculadora = pagina.locator(".curso-vram").first
     calculadora.scroll_into_view_if_needed()

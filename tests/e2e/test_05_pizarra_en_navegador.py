@@ -1,9 +1,11 @@
 """Lección 05 en un navegador de verdad: entrenar y dibujar una línea en la cuadrícula.
 
-Se abre ``05_entrenamiento_portable.ipynb`` en JupyterLab (Chromium sin pantalla), se ejecuta
-entero desde el menú, se espera a que termine el entrenamiento («Predecir» se activa) y se
-hace lo que haría una persona: pulsar las celdas de una línea vertical, «Predecir», leer la
-clase y las tres probabilidades; «Limpiar», y «Predecir» con la cuadrícula vacía.
+Se abre en JupyterLab (Chromium sin pantalla) una copia de ``05_entrenamiento_portable.ipynb``
+con solo las celdas que la pizarra necesita (imports, dispositivo, datos, entrenar el modelo y
+la pizarra; nbval ya ejecuta la lección entera), se ejecuta desde el menú, se espera a que
+termine el entrenamiento («Predecir» se activa) y se hace lo que haría una persona: pulsar
+las celdas de una línea vertical, «Predecir», leer la clase y las tres probabilidades;
+«Limpiar», y «Predecir» con la cuadrícula vacía.
 """
 
 from __future__ import annotations
@@ -18,6 +20,18 @@ from curso_gpu.widgets import AVISO_VACIA
 pytestmark = pytest.mark.e2e
 
 NOTEBOOK = "05_entrenamiento_portable.ipynb"
+# Las celdas de la lección que la pizarra necesita, cada una por un fragmento de su código.
+CELDAS = (
+    "from curso_gpu.widgets import pizarra",  # los imports
+    "selector = selector_dispositivo()",
+    "dispositivo = selector.dispositivo",
+    "X_ent, y_ent = generar_dataset(",
+    "modelo = CNNPequena()",
+    "historial = entrenar(modelo",  # el modelo de la receta variada, el que usa la pizarra
+    "tablero = pizarra()",
+    "tablero.habilitar(",
+    "tablero.pintar(",  # la vertical de ejemplo en la columna 2
+)
 COLUMNA = 3  # la vertical que dibujamos
 NEGRO, BLANCO = "rgb(0, 0, 0)", "rgb(255, 255, 255)"
 
@@ -34,7 +48,7 @@ def _probabilidades(texto: str) -> dict[str, float]:
 def test_dibujar_una_vertical_en_la_cuadricula_predice_vertical(lab):
     from playwright.sync_api import expect
 
-    pagina = lab.abrir(NOTEBOOK)
+    pagina = lab.abrir(lab.recortar(NOTEBOOK, CELDAS))
     lab.ejecutar_todo(espera_s=120)
 
     # La pizarra es la caja más cercana que contiene el botón «Predecir».
