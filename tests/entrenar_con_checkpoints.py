@@ -20,6 +20,28 @@ from curso_gpu.entrenamiento import entrenar
 from curso_gpu.modelos import CNNPequena
 
 
+def entrenar_con_checkpoints(carpeta, salida, epocas: int = 40, cada: int = 5, lote: int | None = None,
+                             reanudar: bool = False, al_avanzar=None) -> None:
+    """Entrena siempre la misma CNN (semillas fijas, un hilo) y guarda pesos e historial en ``salida``.
+
+    La prueba la llama también dentro de su proceso (el entrenamiento de referencia): el hilo y
+    el generador aleatorio del proceso quedan como estaban.
+    """
+    hilos = torch.get_num_threads()
+    torch.set_num_threads(1)  # mismas sumas en el mismo orden en todos los procesos
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            modelo = CNNPequena()
+            entrenamiento, validacion = generar_dataset(20, semilla=1), generar_dataset(10, semilla=2)
+            historial = entrenar(modelo, entrenamiento, validacion, "cpu", epocas=epocas, semilla=3,
+                                 tamano_lote=lote, checkpoints=carpeta, cada_checkpoint=cada,
+                                 reanudar=reanudar, al_avanzar=al_avanzar, silencioso=True)
+        torch.save({"modelo": modelo.state_dict(), "historial": historial.a_dict()}, salida)
+    finally:
+        torch.set_num_threads(hilos)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--carpeta", required=True)
@@ -32,20 +54,12 @@ def main() -> None:
     parser.add_argument("--marca", default=None)
     args = parser.parse_args()
 
-    torch.set_num_threads(1)  # mismas sumas en el mismo orden en todos los procesos
-    torch.manual_seed(0)
-    modelo = CNNPequena()
-    entrenamiento, validacion = generar_dataset(20, semilla=1), generar_dataset(10, semilla=2)
-
     def al_avanzar(epoca: int, total: int) -> None:
         if args.parar_en is not None and epoca == args.parar_en:
             Path(args.marca).write_text(str(epoca))
             time.sleep(600)  # aquí llega el SIGKILL
 
-    historial = entrenar(modelo, entrenamiento, validacion, "cpu", epocas=args.epocas, semilla=3,
-                         tamano_lote=args.lote, checkpoints=args.carpeta, cada_checkpoint=args.cada,
-                         reanudar=args.reanudar, al_avanzar=al_avanzar, silencioso=True)
-    torch.save({"modelo": modelo.state_dict(), "historial": historial.a_dict()}, args.salida)
+    entrenar_con_checkpoints(args.carpeta, args.salida, args.epocas, args.cada, args.lote, args.reanudar, al_avanzar)
 
 
 if __name__ == "__main__":
