@@ -2,7 +2,8 @@
 
 Dos procesos de verdad (el informe en texto y un ``import curso_gpu`` limpio) se lanzan a
 la vez al empezar el módulo, para que las pruebas sigan siendo rápidas; el resto llama a
-``main()`` en el mismo proceso.
+``main()`` en el mismo proceso, con ``--rapido`` (matrices más pequeñas) cuando lo que se
+comprueba no es la medición: el informe completo ya lo ejecuta el proceso de texto.
 """
 
 import io
@@ -69,7 +70,7 @@ def test_python_m_curso_gpu_termina_bien_e_imprime_el_informe_en_espanol(proceso
 def test_json_es_valido_y_dice_lo_mismo_que_el_texto(procesos, monkeypatch, capsys):
     for variable in ("CURSO_GPU_DISPOSITIVO", "COLAB_RELEASE_TAG"):  # como en el proceso de texto
         monkeypatch.delenv(variable, raising=False)
-    assert cli.main(["--json"]) == 0
+    assert cli.main(["--json", "--rapido"]) == 0
     salida = capsys.readouterr().out
     datos = json.loads(salida)
     entorno = datos["entorno"]
@@ -106,10 +107,10 @@ def sin_gpu(monkeypatch, tmp_path):
 
 
 def test_dispositivo_cpu_forzado_sale_en_el_informe(sin_gpu, capsys):
-    assert cli.main(["--dispositivo", "cpu", "--json"]) == 0
+    assert cli.main(["--dispositivo", "cpu", "--json", "--rapido"]) == 0
     datos = json.loads(capsys.readouterr().out)
     assert datos["dispositivo"] == "cpu"
-    assert cli.main(["--dispositivo", "cpu:0"]) == 0
+    assert cli.main(["--dispositivo", "cpu:0", "--rapido"]) == 0
     assert "cpu:0 (forzado con --dispositivo)" in capsys.readouterr().out
 
 
@@ -161,7 +162,7 @@ def test_un_nvidia_smi_en_el_path_sale_en_el_informe(sin_gpu, nvidia_smi_falso, 
         SALIDA_EJEMPLO_T4.replace("580.82.07", "560.35.03").replace("CUDA Version: 13.0", "CUDA Version: 12.6"),
         path_minimo=True,
     )
-    assert cli.main([]) == 0
+    assert cli.main(["--rapido"]) == 0
     salida = capsys.readouterr().out
     assert "Tesla T4: 0 de 15360 MiB usados" in salida
     assert "560.35.03 (admite CUDA hasta 12.6)" in salida
