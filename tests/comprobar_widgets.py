@@ -3,7 +3,9 @@
 test_widgets.py las usa de dos formas: dentro del proceso (el ipywidgets del entorno, 8) y
 en un subproceso con ipywidgets 7.7.1 (el de Google Colab) delante en sys.path:
 
-    PYTHONPATH=.cache/ipywidgets7 python tests/comprobar_widgets.py
+    PYTHONPATH=.cache/ipywidgets7 python tests/comprobar_widgets.py [pesos.pt]
+
+Con ``pesos.pt`` (el ``state_dict`` de una ``CNNPequena``) usa ese modelo en vez de entrenar uno.
 
 Cada comprobación lanza AssertionError si algo falla; el programa termina con código 0
 solo si todas pasan.
@@ -121,11 +123,20 @@ def comprobar_selector_sin_gpu():
         assert selector.dispositivo == torch.device("cpu")
 
 
-def comprobar_todo() -> str:
+def cargar_modelo(ruta):
+    """La ``CNNPequena`` guardada en ``ruta`` (su ``state_dict``)."""
+    from curso_gpu.modelos import CNNPequena
+
+    modelo = CNNPequena()
+    modelo.load_state_dict(torch.load(ruta, weights_only=True))
+    return modelo
+
+
+def comprobar_todo(ruta_modelo=None) -> str:
     import ipywidgets
 
     comprobar_pizarra_desactivada_hasta_habilitar()
-    modelo = modelo_entrenado()
+    modelo = modelo_entrenado() if ruta_modelo is None else cargar_modelo(ruta_modelo)
     comprobar_dibujar_vertical_predice_vertical(modelo)
     comprobar_cuadricula_vacia_avisa_y_limpiar_borra(modelo)
     comprobar_selector_con_gpu_falsa()
@@ -134,6 +145,6 @@ def comprobar_todo() -> str:
 
 
 if __name__ == "__main__":
-    version = comprobar_todo()
+    version = comprobar_todo(sys.argv[1] if len(sys.argv) > 1 else None)
     print(f"ipywidgets {version}: todas las comprobaciones pasan")
     sys.exit(0)
