@@ -5,6 +5,7 @@ Cada notebook empieza con su insignia «Abrir en Colab» y con la celda de arran
 falta, y sin tocar el torch de Colab.
 """
 
+import functools
 import importlib.util
 import json
 import subprocess
@@ -27,6 +28,13 @@ IPYNB = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 def _ids(rutas):
     return [r.name for r in rutas]
+
+
+@functools.cache
+def _celdas(py: Path) -> list[tuple[str, str]]:
+    """Las celdas de un ``.py`` (jupytext), leídas una sola vez por proceso y al usarlas, no al
+    recoger las pruebas: leer los ocho notebooks con jupytext cuesta segundos de CPU."""
+    return insignias.leer_celdas(py)
 
 
 # --- El texto canónico ----------------------------------------------------------------------
@@ -73,7 +81,7 @@ def test_hay_notebooks_de_lecciones():
 
 @pytest.mark.parametrize("py", PY, ids=_ids(PY))
 def test_cada_notebook_empieza_con_su_insignia_y_su_celda_de_arranque(py):
-    problemas = insignias.problemas_del_notebook(py.with_suffix(".ipynb").name, insignias.leer_celdas(py))
+    problemas = insignias.problemas_del_notebook(py.with_suffix(".ipynb").name, _celdas(py))
     assert not problemas, "\n".join(problemas)
 
 
@@ -259,32 +267,31 @@ def _ejecutar_arranque(codigo: str, monkeypatch, *, colab: bool, instalado: bool
     return ordenes
 
 
-def _celdas_de_arranque():
-    celdas = [("canónica", insignias.celda_arranque())]
-    celdas += [(py.name, insignias.leer_celdas(py)[1][1]) for py in PY if len(insignias.leer_celdas(py)) > 1]
-    return celdas
+ARRANQUES = ["canónica", *_ids(PY)]  # la celda que genera la herramienta y la de cada notebook
 
 
-ARRANQUES = _celdas_de_arranque()
+def _arranque(nombre: str) -> str:
+    """El código de la celda de arranque: la canónica o la segunda celda del notebook ``nombre``."""
+    return insignias.celda_arranque() if nombre == "canónica" else _celdas(NOTEBOOKS / nombre)[1][1]
 
 
-@pytest.mark.parametrize("codigo", [c for _, c in ARRANQUES], ids=[n for n, _ in ARRANQUES])
-def test_en_colab_sin_el_curso_lo_instala_desde_github_sin_nombrar_torch(codigo, monkeypatch):
-    ordenes = _ejecutar_arranque(codigo, monkeypatch, colab=True, instalado=False)
+@pytest.mark.parametrize("arranque", ARRANQUES)
+def test_en_colab_sin_el_curso_lo_instala_desde_github_sin_nombrar_torch(arranque, monkeypatch):
+    ordenes = _ejecutar_arranque(_arranque(arranque), monkeypatch, colab=True, instalado=False)
     assert ordenes == [([sys.executable, "-m", "pip", "install", "-q", f"git+{proyecto.URL_GITHUB}"], {"check": True})]
     orden = ordenes[0][0]
     assert not any("torch" in parte for parte in orden)
     assert not {"-U", "--upgrade", "--force-reinstall"} & set(orden)
 
 
-@pytest.mark.parametrize("codigo", [c for _, c in ARRANQUES], ids=[n for n, _ in ARRANQUES])
-def test_en_tu_computadora_la_celda_de_arranque_no_hace_nada(codigo, monkeypatch):
-    assert _ejecutar_arranque(codigo, monkeypatch, colab=False, instalado=False) == []
+@pytest.mark.parametrize("arranque", ARRANQUES)
+def test_en_tu_computadora_la_celda_de_arranque_no_hace_nada(arranque, monkeypatch):
+    assert _ejecutar_arranque(_arranque(arranque), monkeypatch, colab=False, instalado=False) == []
 
 
-@pytest.mark.parametrize("codigo", [c for _, c in ARRANQUES], ids=[n for n, _ in ARRANQUES])
-def test_en_colab_con_el_curso_ya_instalado_no_reinstala(codigo, monkeypatch):
-    assert _ejecutar_arranque(codigo, monkeypatch, colab=True, instalado=True) == []
+@pytest.mark.parametrize("arranque", ARRANQUES)
+def test_en_colab_con_el_curso_ya_instalado_no_reinstala(arranque, monkeypatch):
+    assert _ejecutar_arranque(_arranque(arranque), monkeypatch, colab=True, instalado=True) == []
 
 
 def test_instalar_el_curso_no_reemplaza_el_torch_de_colab():
