@@ -260,22 +260,38 @@ def test_sin_pantalla_explica_en_espanol_y_sale_con_error(tk):
     assert "Traceback" not in resultado.stderr
 
 
-def test_sin_tkinter_dice_como_instalarlo_y_sale_con_error():
-    # Una falta honesta: `import tkinter` falla igual que en un Python sin Tk.
-    codigo = "import sys; sys.modules['tkinter'] = None\nfrom curso_gpu.app_lineas import main\nraise SystemExit(main([]))"
-    resultado = subprocess.run([sys.executable, "-c", codigo], cwd=RAIZ, env=entorno_sin_pantalla(),
-                               capture_output=True, text=True, timeout=60)
-    assert resultado.returncode != 0
-    assert "falta Tkinter" in resultado.stderr
-    assert "sudo apt-get install python3-tk" in resultado.stderr
-    assert "Traceback" not in resultado.stderr
+# Los dos errores siguientes salen antes de abrir ninguna ventana: se prueban llamando a ``main()``
+# en este mismo proceso (un subproceso más solo añadiría importar torch otra vez).
+
+def _sin_pantalla(monkeypatch) -> None:
+    for variable in ("DISPLAY", "WAYLAND_DISPLAY", app_lineas.VARIABLE_ENTORNO):
+        monkeypatch.delenv(variable, raising=False)
 
 
-def test_epocas_invalidas_se_explican():
-    resultado = subprocess.run([sys.executable, "-m", "curso_gpu.app_lineas", "--epocas", "0"], cwd=RAIZ,
-                               env=entorno_sin_pantalla(), capture_output=True, text=True, timeout=60)
-    assert resultado.returncode == 2
-    assert "--epocas debe ser un entero mayor o igual que 1; recibí 0" in resultado.stderr
+def test_sin_tkinter_dice_como_instalarlo_y_sale_con_error(monkeypatch, capsys):
+    # Una falta honesta: `import tkinter` falla igual que en un Python sin Tk. El módulo se
+    # importa de nuevo así, sin Tk: importarlo tampoco debe necesitarlo.
+    import importlib
+
+    import curso_gpu
+
+    _sin_pantalla(monkeypatch)
+    monkeypatch.setitem(sys.modules, "tkinter", None)
+    monkeypatch.delitem(sys.modules, "curso_gpu.app_lineas")
+    monkeypatch.setattr(curso_gpu, "app_lineas", app_lineas)  # vuelve a ser el de antes al terminar
+    sin_tk = importlib.import_module("curso_gpu.app_lineas")
+    assert sin_tk is not app_lineas
+    assert sin_tk.main([]) == 2
+    error = capsys.readouterr().err
+    assert "falta Tkinter" in error
+    assert "sudo apt-get install python3-tk" in error
+    assert "Traceback" not in error
+
+
+def test_epocas_invalidas_se_explican(monkeypatch, capsys):
+    _sin_pantalla(monkeypatch)
+    assert app_lineas.main(["--epocas", "0"]) == 2
+    assert "--epocas debe ser un entero mayor o igual que 1; recibí 0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argumentos, motivo", [
