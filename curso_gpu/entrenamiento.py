@@ -12,7 +12,6 @@ la GPU trabaja sin esperas.
 from __future__ import annotations
 
 import contextlib
-import html
 import math
 import numbers
 import random
@@ -29,6 +28,7 @@ from .dispositivo import sincronizar
 from .modelos import dispositivo_del_modelo
 from .numeros import leer_numero, mostrar_valor
 from .precision_mixta import preparar_precision
+from .presentacion import Celda, Tabla
 
 CADA_REGISTRO = 10
 
@@ -115,28 +115,21 @@ class Historial:
     def desde_dict(cls, datos: dict) -> "Historial":
         return cls(**datos)
 
-    def _cabecera(self) -> str:
+    def tabla(self) -> Tabla:
+        """Las métricas como ``Tabla``: una fila por punto de registro; los avisos, debajo."""
         reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
-        avisos = "".join(f"\n{a}" for a in self.avisos)
-        return (f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s"
-                f"{reanudado}{avisos}")
+        titulo = (f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s"
+                  f"{reanudado}")
+        filas = [[r.epoca, f"{r.perdida_entrenamiento:.4f}", f"{r.perdida_validacion:.4f}",
+                  f"{r.accuracy_entrenamiento:.3f}", f"{r.accuracy_validacion:.3f}"] for r in self.registros()]
+        return Tabla(titulo, ["época", "pérdida ent.", "pérdida val.", "acc. ent.", "acc. val."], filas,
+                     notas=list(self.avisos))
 
     def __str__(self) -> str:
-        lineas = [self._cabecera(),
-                  f"{'época':>6}  {'pérdida ent.':>12}  {'pérdida val.':>12}  {'acc. ent.':>9}  {'acc. val.':>9}"]
-        for r in self.registros():
-            lineas.append(f"{r.epoca:>6}  {r.perdida_entrenamiento:>12.4f}  {r.perdida_validacion:>12.4f}  "
-                          f"{r.accuracy_entrenamiento:>9.3f}  {r.accuracy_validacion:>9.3f}")
-        return "\n".join(lineas)
+        return str(self.tabla())
 
     def _repr_html_(self) -> str:
-        filas = "".join(
-            f"<tr><td>{r.epoca}</td><td>{r.perdida_entrenamiento:.4f}</td><td>{r.perdida_validacion:.4f}</td>"
-            f"<td>{r.accuracy_entrenamiento:.3f}</td><td>{r.accuracy_validacion:.3f}</td></tr>"
-            for r in self.registros()
-        )
-        return (f"<div><b>{html.escape(self._cabecera())}</b><table><tr><th>época</th><th>pérdida ent.</th>"
-                f"<th>pérdida val.</th><th>acc. ent.</th><th>acc. val.</th></tr>{filas}</table></div>")
+        return self.tabla()._repr_html_()
 
 
 @dataclass
@@ -146,17 +139,16 @@ class Prediccion:
     clase: str
     probabilidades: dict[str, float]
 
+    def tabla(self) -> Tabla:
+        """La clase predicha y una fila por clase con su probabilidad (una barra en el notebook)."""
+        filas = [[n, Celda(f"{p:.2f}", barra=p)] for n, p in self.probabilidades.items()]
+        return Tabla(f"Predicción: {self.clase}", [], filas)
+
     def __str__(self) -> str:
-        return "\n".join([f"Predicción: {self.clase}"] + [f"{n} {p:.2f}" for n, p in self.probabilidades.items()])
+        return str(self.tabla())
 
     def _repr_html_(self) -> str:
-        barras = "".join(
-            f"<div style='display:flex;align-items:center;gap:6px'><span style='width:9em'>"
-            f"{html.escape(n)} {p:.2f}</span><div style='background:#4c72b0;height:0.9em;"
-            f"width:{100 * p:.0f}px'></div></div>"
-            for n, p in self.probabilidades.items()
-        )
-        return f"<div><b>Predicción: {html.escape(self.clase)}</b>{barras}</div>"
+        return self.tabla()._repr_html_()
 
 
 # ---------------------------------------------------------------------------

@@ -10,7 +10,6 @@ Las funciones de esos dos módulos también se pueden importar desde aquí
 
 from __future__ import annotations
 
-import html
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
@@ -37,7 +36,7 @@ from .memoria_libre import (  # noqa: F401
 )
 from .picos import pico_teorico
 from .precisiones import normalizar_precision
-from .presentacion import formatear_numero, formatear_tiempo, tabla_html, tabla_texto
+from .presentacion import Tabla, formatear_numero, formatear_tiempo, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices
@@ -312,30 +311,32 @@ class ComparacionCpuGpu:
                 "acelerador": self.acelerador.a_dict() if self.acelerador else None,
                 "aceleracion": self.aceleracion, "aceleracion_con_transferencia": self.aceleracion_con_transferencia}
 
-    def lineas(self) -> list[str]:
+    def tabla(self) -> Tabla:
+        """Una fila por dispositivo (tiempo, GFLOP/s y % del pico); debajo, la aceleración y los avisos."""
         c = self.cpu
-        lineas = [f"a @ b con matrices {self.n}×{self.n} ({c.dtype}), mediana de {c.medicion.repeticiones} "
-                  f"medidas tras {c.medicion.calentamiento + 1} de calentamiento:",
-                  f"  CPU ({c.hilos_cpu} hilos): {formatear_tiempo(c.segundos):>10}  {c.gflops:10.1f} GFLOP/s"]
-        if self.acelerador is None:
-            lineas.append("  No hay GPU: solo se midió la CPU. En una T4 de Colab esta misma cuenta va "
-                          "decenas de veces más rápida.")
-            return lineas
+        titulo = (f"a @ b con matrices {self.n}×{self.n} ({c.dtype}), mediana de {c.medicion.repeticiones} "
+                  f"medidas tras {c.medicion.calentamiento + 1} de calentamiento:")
+        columnas = ["dispositivo", "tiempo", "GFLOP/s"]
+        filas = [[f"CPU ({c.hilos_cpu} hilos)", formatear_tiempo(c.segundos), f"{c.gflops:.1f}"]]
         g = self.acelerador
-        pico = f"  ({g.porcentaje_pico:.0f} % del pico {g.modo})" if g.porcentaje_pico is not None else ""
-        lineas.append(f"  {g.dispositivo} ({g.nombre_dispositivo}): {formatear_tiempo(g.segundos):>10}  "
-                      f"{g.gflops:10.1f} GFLOP/s{pico}")
-        lineas.append(f"  Aceleración: {self.aceleracion:.1f}x sin contar la copia; "
-                      f"{self.aceleracion_con_transferencia:.1f}x contando la copia CPU → {g.dispositivo} "
-                      f"({formatear_tiempo(g.segundos_transferencia)}).")
-        lineas += [f"  ¡Ojo! {a}" for a in g.avisos]
-        return lineas
+        if g is None:
+            return Tabla(titulo, columnas, filas,
+                         notas=["No hay GPU: solo se midió la CPU. En una T4 de Colab esta misma cuenta va "
+                                "decenas de veces más rápida."])
+        filas.append([f"{g.dispositivo} ({g.nombre_dispositivo})", formatear_tiempo(g.segundos), f"{g.gflops:.1f}"])
+        if g.porcentaje_pico is not None:
+            columnas.append("% del pico")
+            filas = [filas[0] + [""], filas[1] + [f"{g.porcentaje_pico:.0f} % ({g.modo})"]]
+        notas = [f"Aceleración: {self.aceleracion:.1f}x sin contar la copia; "
+                 f"{self.aceleracion_con_transferencia:.1f}x contando la copia CPU → {g.dispositivo} "
+                 f"({formatear_tiempo(g.segundos_transferencia)})."]
+        return Tabla(titulo, columnas, filas, notas=notas + [f"¡Ojo! {a}" for a in g.avisos])
 
     def __str__(self) -> str:
-        return "\n".join(self.lineas())
+        return str(self.tabla())
 
     def _repr_html_(self) -> str:
-        return "<pre>" + html.escape(str(self)) + "</pre>"
+        return self.tabla()._repr_html_()
 
 
 def comparar_cpu_gpu(n: int = 5000, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,
@@ -441,14 +442,18 @@ class ComparacionSincronizacion:
         return (f"Sin sincronizar, el tiempo sale {self.factor:.0f} veces más corto: mide lo que tarda Python "
                 f"en encargar el trabajo a {self.dispositivo}, no lo que tarda la GPU en hacerlo.")
 
+    def tabla(self) -> Tabla:
+        """Las dos medianas y, debajo, la explicación."""
+        return Tabla(f"a @ b, {self.n}×{self.n}, en {self.dispositivo} (medianas):", [],
+                     [["sincronizando", formatear_tiempo(self.con_sincronizar.mediana)],
+                      ["sin sincronizar", formatear_tiempo(self.sin_sincronizar.mediana)]],
+                     notas=[self.explicacion])
+
     def __str__(self) -> str:
-        return (f"a @ b, {self.n}×{self.n}, en {self.dispositivo} (medianas):\n"
-                f"  sincronizando:     {formatear_tiempo(self.con_sincronizar.mediana)}\n"
-                f"  sin sincronizar:   {formatear_tiempo(self.sin_sincronizar.mediana)}\n"
-                f"  {self.explicacion}")
+        return str(self.tabla())
 
     def _repr_html_(self) -> str:
-        return "<pre>" + html.escape(str(self)) + "</pre>"
+        return self.tabla()._repr_html_()
 
 
 def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,
@@ -487,12 +492,18 @@ class ResultadoBucle:
     def aceleracion(self) -> float:
         return self.segundos_bucle / self.segundos_numpy
 
+    def tabla(self) -> Tabla:
+        return Tabla(f"Matrices {self.n}×{self.n}:", [],
+                     [["Bucle de Python", formatear_tiempo(self.segundos_bucle)],
+                      ["NumPy (a @ b)", formatear_tiempo(self.segundos_numpy)],
+                      ["Aceleración", f"{self.aceleracion:.0f}x"],
+                      ["¿Mismo resultado?", "sí" if self.iguales else "no"]])
+
     def __str__(self) -> str:
-        return (f"Matrices {self.n}×{self.n}:\n"
-                f"  Bucle de Python: {formatear_tiempo(self.segundos_bucle)}\n"
-                f"  NumPy (a @ b):   {formatear_tiempo(self.segundos_numpy)}\n"
-                f"  Aceleración:     {self.aceleracion:.0f}x\n"
-                f"  ¿Mismo resultado? {'sí' if self.iguales else 'no'}")
+        return str(self.tabla())
+
+    def _repr_html_(self) -> str:
+        return self.tabla()._repr_html_()
 
 
 def bucle_python_vs_numpy(n: int = 120, semilla: int = 0) -> ResultadoBucle:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import html
 import math
 import numbers
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from torch import nn
 from .dispositivo import memoria_dispositivo
 from .modelos import dispositivo_del_modelo
 from .precisiones import normalizar_precision
+from .presentacion import Tabla, formatear_numero
 
 ESTADOS_OPTIMIZADOR: dict[str, int] = {"adam": 2, "adamw": 2, "sgd_momento": 1, "sgd": 0}
 """Números que guarda el optimizador por cada parámetro entrenable: Adam y AdamW, la media de
@@ -136,24 +136,20 @@ class DesgloseMemoria:
         return (f"Memoria para entrenar con {self.nombre_optimizador} en {self.precision}, lote de {self.lote}, "
                 f"en {self.dispositivo}{nota}")
 
-    def _filas(self) -> list[tuple[str, str, str]]:
+    def tabla(self) -> Tabla:
+        """Las cuatro partes con su peso en el total, la fila del total y los bytes por parámetro."""
         total = max(self.total, 1)
-        return [(nombre, _megas(valor), f"{100 * valor / total:.0f} %") for nombre, valor in self.partes().items()]
+        filas = [[nombre, _megas(valor), f"{100 * valor / total:.0f} %"] for nombre, valor in self.partes().items()]
+        nota = (f"{self.bytes_por_parametro:.1f} bytes por parámetro sin activaciones; "
+                f"{formatear_numero(self.parametros)} parámetros")
+        return Tabla(self.titulo(), ["parte", "memoria", "%"], filas, notas=[nota],
+                     total=["total", _megas(self.total), ""])
 
     def __str__(self) -> str:
-        lineas = [self.titulo() + ":"]
-        lineas += [f"  {n:<13} {m:>12}  {p:>5}" for n, m, p in self._filas()]
-        lineas.append(f"  {'total':<13} {_megas(self.total):>12}")
-        lineas.append(f"  ({self.bytes_por_parametro:.1f} bytes por parámetro sin activaciones; "
-                      f"{self.parametros:,} parámetros)".replace(",", " "))
-        return "\n".join(lineas)
+        return str(self.tabla())
 
     def _repr_html_(self) -> str:
-        derecha = "style='text-align:right'"
-        filas = "".join(f"<tr><td>{n}</td><td {derecha}>{m}</td><td {derecha}>{p}</td></tr>" for n, m, p in self._filas())
-        return (f"<div><b>{html.escape(self.titulo())}</b><table><tr><th>parte</th><th>memoria</th><th>%</th></tr>"
-                f"{filas}<tr><th>total</th><th style='text-align:right'>{_megas(self.total)}</th><th></th></tr></table>"
-                f"<span>{self.bytes_por_parametro:.1f} bytes por parámetro sin activaciones</span></div>")
+        return self.tabla()._repr_html_()
 
 
 def _megas(n_bytes: int) -> str:

@@ -12,7 +12,6 @@ tienen un tiempo máximo de espera: nunca se quedan colgados.
 
 from __future__ import annotations
 
-import html
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Callable, Iterable
 import torch
 
 from .dispositivo import como_dispositivo, sincronizar
+from .presentacion import Tabla
 
 CUELLOS = ("datos", "lanzamientos", "calculo")
 ESPERA_MAXIMA = 60  # segundos que un proceso del DataLoader puede tardar en dar un lote
@@ -102,22 +102,21 @@ class Diagnostico:
         nombres = {"datos": "los DATOS", "lanzamientos": "los LANZAMIENTOS", "calculo": "el CÁLCULO"}
         return f"Cuello de botella en {self.dispositivo}: {nombres[self.cuello]} ({self.pasos} pasos medidos)"
 
-    def __str__(self) -> str:
-        lineas = [self._titulo()]
-        lineas += [f"  {nombre:<26} {valor}" for nombre, valor in self._filas()]
-        lineas.append(f"Consejo: {self.consejo}")
-        return "\n".join(lineas)
-
-    def _repr_html_(self) -> str:
-        filas = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(v)}</td></tr>" for n, v in self._filas())
+    def tabla(self) -> Tabla:
+        """El diagnóstico como ``Tabla`` de pares (qué, valor), con la barra de las tres fracciones en HTML."""
         barra = "".join(
             f"<div title='{t}' style='width:{100 * f:.1f}%;background:{c}'></div>"
             for t, f, c in (("datos", self.fraccion_datos, "#cf222e"),
                             ("lanzamientos", self.fraccion_lanzamientos, "#bf8700"),
                             ("cálculo", self.fraccion_calculo, "#2da44e")))
-        return (f"<div><b>{html.escape(self._titulo())}</b>"
-                f"<div style='display:flex;height:1em;width:24em;margin:4px 0'>{barra}</div>"
-                f"<table>{filas}</table><p>{html.escape(self.consejo)}</p></div>")
+        return Tabla(self._titulo(), [], [list(fila) for fila in self._filas()], notas=[f"Consejo: {self.consejo}"],
+                     grafico_html=f"<div style='display:flex;height:1em;width:24em;margin:4px 0'>{barra}</div>")
+
+    def __str__(self) -> str:
+        return str(self.tabla())
+
+    def _repr_html_(self) -> str:
+        return self.tabla()._repr_html_()
 
 
 class PasoFallido(RuntimeError):
@@ -397,17 +396,18 @@ class ComparacionCargadores:
     def _titulo(self) -> str:
         return f"DataLoader con lotes de {self.tamano_lote} hacia {self.dispositivo}: muestras por segundo"
 
-    def __str__(self) -> str:
-        lineas = [self._titulo(), f"  {'num_workers':>11}  {'pin_memory':>10}  {'muestras/s':>10}  {'vs. 1.ª':>7}  {'arranque':>8}"]
-        lineas += [f"  {a:>11}  {b:>10}  {c:>10}  {d:>7}  {e:>8}" for a, b, c, d, e in self._filas()]
+    def tabla(self) -> Tabla:
+        """Una fila por configuración; debajo, la mejor."""
         mejor = self.mejor
-        lineas.append(f"La mejor: num_workers={mejor.num_workers}, pin_memory={mejor.pin_memory}.")
-        return "\n".join(lineas)
+        return Tabla(self._titulo(), ["num_workers", "pin_memory", "muestras/s", "vs. 1.ª", "arranque"],
+                     [list(fila) for fila in self._filas()],
+                     notas=[f"La mejor: num_workers={mejor.num_workers}, pin_memory={mejor.pin_memory}."])
+
+    def __str__(self) -> str:
+        return str(self.tabla())
 
     def _repr_html_(self) -> str:
-        filas = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in fila) + "</tr>" for fila in self._filas())
-        return (f"<div><b>{html.escape(self._titulo())}</b><table><tr><th>num_workers</th><th>pin_memory</th>"
-                f"<th>muestras/s</th><th>vs. 1.ª</th><th>arranque</th></tr>{filas}</table></div>")
+        return self.tabla()._repr_html_()
 
 
 def _lista(valor, nombre: str, convertir) -> tuple:

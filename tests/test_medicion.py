@@ -374,7 +374,7 @@ def test_el_bucle_de_python_da_lo_mismo_que_numpy():
     r = bucle_python_vs_numpy(12)
     assert r.iguales and r.segundos_bucle > 0 and r.segundos_numpy > 0
     assert r.aceleracion == pytest.approx(r.segundos_bucle / r.segundos_numpy)
-    assert "¿Mismo resultado? sí" in str(r)
+    assert "¿Mismo resultado?  sí" in str(r)
 
 
 def test_bucle_con_n_malo_da_error():
