@@ -122,8 +122,8 @@ def formatear_tiempo(segundos: float) -> str:
 # Tablas de varias columnas
 # ---------------------------------------------------------------------------
 
-# «38.4 GB», «0.9876», «12 %», «1.25x», «~16», «124 439 808»: un número con, como mucho, una unidad corta.
-_NUMERO = re.compile(r"^[~≈+\-−]?\d[\d .]*(?:\s?[%x×]|\s[^\s\d()]{1,8})?$")
+# «38.4 GB», «0.9876», «12 %», «1.25x», «6.67B», «~16», «124 439 808»: un número con, como mucho, una unidad corta.
+_NUMERO = re.compile(r"^[~≈+\-−]?\d[\d .]*(?:\s?[^\s\d()]{1,8})?$")
 
 
 @dataclass

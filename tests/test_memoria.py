@@ -316,7 +316,7 @@ def test_resumen_sin_gpu_usa_la_ram_y_lo_dice(monkeypatch, tmp_path):
     assert datos["modelo_mas_grande"]["int4"] == modelo_mas_grande(16, "int4")
     assert datos["entrenamiento_completo"] == 1_000_000_000
     assert "No hay GPU" in texto and "memoria RAM del equipo" in texto
-    assert "fp16  hasta  6.67B parámetros" in texto
+    assert "fp16 6.67B Phi-3-mini" in [" ".join(linea.split()) for linea in texto.splitlines()]
     assert datos["ejemplo_del_catalogo"]["fp16"] == "Phi-3-mini"
 
 
