@@ -34,7 +34,9 @@ Medir, estimar memoria y entrenar:
 - ``memoria_entrenamiento``: la memoria de entrenar, activaciones medidas, y qué lote cabe (lección 07).
 - ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05).
 - ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
-- ``checkpoints``: guardar y reanudar, también en Google Drive (lección 05).
+- ``escritura_segura``: escribir sin perder nada: archivos atómicos y un candado por carpeta (lección 05).
+- ``checkpoints``: guardar y cargar checkpoints con su SHA-256, también en Google Drive (lección 05).
+- ``reanudacion``: seguir desde el último checkpoint o empezar de cero sin borrar nada (lección 05).
 - ``entrenamiento``: ``entrenar``, ``evaluar`` y ``predecir`` en cualquier dispositivo (lección 05).
 - ``precision_mixta``: ``autocast`` y ``GradScaler`` según lo que pueda cada dispositivo (lección 06).
 - ``conjuntos``: imágenes con el aumento de datos hecho en la CPU, para el ``DataLoader`` (lección 06).

@@ -545,8 +545,8 @@ def entrenar(
     - ``precision``: ``"fp32"`` (por defecto), ``"fp16"`` (autocast + ``GradScaler``, cuyo
       estado va en el checkpoint) o ``"bf16"`` (autocast, sin escalador). Lección 06.
     """
-    from .checkpoints import (CheckpointNoGuardado, como_carpeta, estado_aleatorio, preparar_reanudacion,
-                              restaurar_estado_aleatorio)
+    from .checkpoints import CheckpointNoGuardado, como_carpeta, estado_aleatorio, restaurar_estado_aleatorio
+    from .reanudacion import preparar_reanudacion
 
     # 1. Comprobar todo antes de gastar un segundo de cálculo.
     _validar_modelo(modelo)
