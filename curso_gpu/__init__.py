@@ -37,6 +37,8 @@ Medir, estimar memoria y entrenar:
 - ``escritura_segura``: escribir sin perder nada: archivos atómicos y un candado por carpeta (lección 05).
 - ``checkpoints``: guardar y cargar checkpoints con su SHA-256, también en Google Drive (lección 05).
 - ``reanudacion``: seguir desde el último checkpoint o empezar de cero sin borrar nada (lección 05).
+- ``entradas_entrenamiento``: comprobar modelo, datos y números antes de entrenar, con errores claros (lección 05).
+- ``resultados_entrenamiento``: ``Registro``, ``Historial`` y ``Prediccion``, lo que devuelve entrenar (lección 05).
 - ``entrenamiento``: ``entrenar``, ``evaluar`` y ``predecir`` en cualquier dispositivo (lección 05).
 - ``precision_mixta``: ``autocast`` y ``GradScaler`` según lo que pueda cada dispositivo (lección 06).
 - ``conjuntos``: imágenes con el aumento de datos hecho en la CPU, para el ``DataLoader`` (lección 06).

@@ -24,7 +24,8 @@ CAPAS = {
     "nvidia_smi": 1, "dispositivo": 1, "colab": 1, "entorno": 1,
     # 2. Medir, estimar memoria y entrenar.
     "cronometro": 2, "memoria_libre": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
-    "modelos": 2, "escritura_segura": 2, "checkpoints": 2, "reanudacion": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
+    "modelos": 2, "escritura_segura": 2, "checkpoints": 2, "reanudacion": 2,
+    "entradas_entrenamiento": 2, "resultados_entrenamiento": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
     "precision_mixta": 2, "conjuntos": 2, "rendimiento": 2,
     "distribuido": 2, "lanzador": 2,
     # 3. Presentación interactiva: gráficas y widgets.
