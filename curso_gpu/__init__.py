@@ -11,7 +11,7 @@ Datos y formato (tablas con su fuente; nada de esto habla con la GPU):
 - ``catalogo``: GPU (memoria) y modelos (parámetros) con sus fuentes (lección 04).
 - ``picos``: picos teóricos en TFLOP/s por GPU y precisión, para el «% del pico» (lección 03).
 - ``nube``: cuánto cuesta una GPU alquilada y olvidarse de apagarla (lección 02).
-- ``mensajes_torch``: los mensajes de error reales de PyTorch que enseñan las lecciones 01 y 05.
+- ``mensajes_torch``: los mensajes de error reales de PyTorch que enseñan las lecciones 01, 05 y 07.
 - ``presentacion``: cómo se ven números (``formatear_numero``), informes y tablas en la terminal y
   en el notebook (todas).
 - ``numeros``: leer los números que escribes: ``3``, ``np.int64(3)``, ``Decimal("0.8")`` (lecciones 02 y 04).
@@ -31,7 +31,8 @@ Medir, estimar memoria y entrenar:
 - ``memoria_libre``: ¿caben las matrices antes de crearlas? (lección 03).
 - ``medicion``: CPU frente a GPU con ``a @ b``: GFLOP/s, barrido, sin sincronizar (lección 03).
 - ``memoria``: cuánta memoria necesita un modelo y si cabe en tu GPU (lección 04).
-- ``memoria_entrenamiento``: la memoria de entrenar, activaciones medidas, y qué lote cabe (lección 07).
+- ``memoria_entrenamiento``: la memoria de entrenar: pesos, gradientes, optimizador y activaciones medidas (lección 07).
+- ``lote_que_cabe``: ``lote_maximo``, el mayor lote que cabe, probado o calculado (lección 07).
 - ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05).
 - ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
 - ``escritura_segura``: escribir sin perder nada: archivos atómicos y un candado por carpeta (lección 05).

@@ -457,7 +457,8 @@ def vram_disponible(dispositivo: torch.device | str) -> MemoriaDispositivo | Non
 
 
 # ---------------------------------------------------------------------------
-# Lección 07: la memoria al entrenar (vive en memoria_entrenamiento)
+# Lección 07: la memoria al entrenar (vive en memoria_entrenamiento y lote_que_cabe)
 # ---------------------------------------------------------------------------
 
-from .memoria_entrenamiento import DesgloseMemoria, lote_maximo, medir_memoria_entrenamiento  # noqa: E402,F401
+from .lote_que_cabe import lote_maximo  # noqa: E402,F401
+from .memoria_entrenamiento import DesgloseMemoria, medir_memoria_entrenamiento  # noqa: E402,F401

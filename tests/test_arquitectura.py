@@ -26,6 +26,7 @@ CAPAS = {
     "cronometro": 2, "memoria_libre": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
     "modelos": 2, "escritura_segura": 2, "checkpoints": 2, "reanudacion": 2,
     "entradas_entrenamiento": 2, "resultados_entrenamiento": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
+    "lote_que_cabe": 2,
     "precision_mixta": 2, "conjuntos": 2, "rendimiento": 2,
     "distribuido": 2, "lanzador": 2,
     # 3. Presentación interactiva: gráficas y widgets.
