@@ -49,8 +49,11 @@ Medir, estimar memoria y entrenar:
 
 Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
 
-- ``graficos``: las figuras de las lecciones 02 a 07 y su estilo común (``nueva_figura``,
-  ``dar_estilo``, ``leyenda_fuera``).
+- ``estilo_graficos``: el estilo común de las figuras (``nueva_figura``, ``dar_estilo``,
+  ``leyenda_fuera``) (lecciones 02 a 07).
+- ``graficos_entrenamiento``: las figuras de entrenar: curvas, reanudación, memoria, cargadores (lecciones 05 a 07).
+- ``graficos``: las figuras de velocidad y de memoria de un modelo (lecciones 02 a 04); reexporta
+  las otras dos, así que ``graficos.curvas_entrenamiento`` sigue funcionando.
 - ``widgets``: la pizarra y el selector de dispositivo (lección 05); ``con_respaldo_html`` deja una
   foto HTML legible de un widget en las copias exportadas.
 - ``calculadora``: la calculadora de VRAM (lección 04).

@@ -30,7 +30,7 @@ CAPAS = {
     "precision_mixta": 2, "conjuntos": 2, "rendimiento": 2,
     "distribuido": 2, "lanzador": 2,
     # 3. Presentación interactiva: gráficas y widgets.
-    "graficos": 3, "widgets": 3, "calculadora": 3,
+    "estilo_graficos": 3, "graficos_entrenamiento": 3, "graficos": 3, "widgets": 3, "calculadora": 3,
     # 4. Lecciones, línea de órdenes y app.
     "cli": 4, "__main__": 4, "app_lineas": 4, "__init__": 4, "entrenar_ddp": 4,
 }
