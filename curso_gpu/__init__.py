@@ -27,8 +27,9 @@ El dispositivo:
 
 Medir, estimar memoria y entrenar:
 
-- ``cronometro``: cronometrar bien: sincronizar, calentar, mediana (lección 03).
+- ``cronometro``: cronometrar bien: sincronizar, calentar, mediana, bloques con presupuesto (lección 03).
 - ``memoria_libre``: ¿caben las matrices antes de crearlas? (lección 03).
+- ``bucle_python``: el bucle triple de Python frente a ``a @ b`` de NumPy (lección 03).
 - ``medicion``: CPU frente a GPU con ``a @ b``: GFLOP/s, barrido, sin sincronizar (lección 03).
 - ``memoria``: cuánta memoria necesita un modelo y si cabe en tu GPU (lección 04).
 - ``memoria_entrenamiento``: la memoria de entrenar: pesos, gradientes, optimizador y activaciones medidas (lección 07).

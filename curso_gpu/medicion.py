@@ -10,13 +10,19 @@ Las funciones de esos dos módulos también se pueden importar desde aquí
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 import torch
 
-from .cronometro import Medicion, cronometrar, cronometrar_sin_sincronizar, entero_positivo
+from .bucle_python import ResultadoBucle, bucle_python_vs_numpy  # noqa: F401  (la lección 03 lo importa desde aquí)
+from .cronometro import (  # noqa: F401
+    Medicion,
+    cronometrar,
+    cronometrar_con_presupuesto,
+    cronometrar_sin_sincronizar,
+    entero_positivo,
+)
 # sincronizar y memoria_disponible se reexportan: la lección 03 las importa desde aquí.
 from .dispositivo import (  # noqa: F401
     como_dispositivo,
@@ -140,46 +146,6 @@ class ResultadoMatmul:
         return tabla_html("Multiplicación de matrices", self._filas(), self.avisos)
 
 
-def _cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device, presupuesto_s: float,
-                                 minimo: int, calentamiento: int, reloj: Callable[[], float] | None,
-                                 descripcion: str) -> Medicion:
-    """Como ``cronometrar``, pero repite hasta gastar ``presupuesto_s`` segundos (y al menos ``minimo``).
-
-    La idea de ``blocked_autorange`` (``torch.utils.benchmark``): una operación de microsegundos
-    se mide en *bloques* de k llamadas seguidas, así el reloj y la sincronización (microsegundos)
-    no pesan. k empieza en 1 y crece (como mucho ×10 cada vez) hasta que un bloque dura ~1 ms;
-    solo cuentan los bloques de esa duración. Bloques cortos: si otro programa interrumpe uno,
-    es una muestra rara que la mediana descarta. Cada muestra es el tiempo del bloque entre k.
-    """
-    reloj = reloj or time.perf_counter
-
-    def bloque(k: int) -> float:
-        sincronizar(d)
-        inicio = reloj()
-        for _ in range(k):
-            funcion()
-        sincronizar(d)
-        return reloj() - inicio
-
-    primera = bloque(1)  # en frío: aparte, no cuenta
-    for _ in range(calentamiento):
-        funcion()
-    objetivo = min(presupuesto_s / 10, 1e-3)  # lo que debe durar cada bloque
-    llamadas, gastado = 1, 0.0
-    muestras: list[float] = []
-    while len(muestras) < minimo or (gastado < presupuesto_s and len(muestras) < 1000):
-        segundos = bloque(llamadas)
-        gastado += segundos
-        if segundos >= objetivo / 2 or llamadas >= 1_000_000 or gastado >= presupuesto_s:
-            muestras.append(segundos / llamadas)
-        else:  # bloque demasiado corto: no cuenta, el siguiente será mayor
-            llamadas = min(1_000_000, llamadas * min(10, max(2, round(objetivo / max(segundos, 1e-9)))))
-    if llamadas > 1:
-        descripcion = f"{descripcion} (bloques de {llamadas} llamadas)"
-    return Medicion(muestras, primera, str(d), calentamiento, True,
-                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
-
-
 def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: int = 5, calentamiento: int = 1,
                  medir_transferencia: bool = True, reloj: Callable[[], float] | None = None,
                  semilla: int = 0, presupuesto_s: float | None = None) -> ResultadoMatmul:
@@ -245,7 +211,7 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
         if presupuesto_s is None:
             medicion = cronometrar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj, descripcion)
         else:
-            medicion = _cronometrar_con_presupuesto(lambda: _multiplicar(a, b), d, float(presupuesto_s),
+            medicion = cronometrar_con_presupuesto(lambda: _multiplicar(a, b), d, float(presupuesto_s),
                                                     repeticiones, calentamiento, reloj, descripcion)
     except Exception as error:
         if not es_falta_de_memoria(error):
@@ -473,55 +439,3 @@ def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, 
     mal = cronometrar_sin_sincronizar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj,
                                        descripcion)
     return ComparacionSincronizacion(n, str(d), bien, mal)
-
-
-# ---------------------------------------------------------------------------
-# Bucle de Python frente a NumPy
-# ---------------------------------------------------------------------------
-
-@dataclass
-class ResultadoBucle:
-    """El bucle triple de Python frente a ``a @ b`` de NumPy. Lección 03."""
-
-    n: int
-    segundos_bucle: float
-    segundos_numpy: float  # mediana de varias llamadas
-    iguales: bool  # np.allclose entre los dos resultados
-
-    @property
-    def aceleracion(self) -> float:
-        return self.segundos_bucle / self.segundos_numpy
-
-    def tabla(self) -> Tabla:
-        return Tabla(f"Matrices {self.n}×{self.n}:", [],
-                     [["Bucle de Python", formatear_tiempo(self.segundos_bucle)],
-                      ["NumPy (a @ b)", formatear_tiempo(self.segundos_numpy)],
-                      ["Aceleración", f"{self.aceleracion:.0f}x"],
-                      ["¿Mismo resultado?", "sí" if self.iguales else "no"]])
-
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()
-
-
-def bucle_python_vs_numpy(n: int = 120, semilla: int = 0) -> ResultadoBucle:
-    """La demostración de la lección: un bucle de Python contra ``a @ b`` de NumPy. Lección 03.
-
-    El bucle hace las n³ multiplicaciones de una en una; NumPy las lanza en bloque sobre código
-    optimizado que usa las instrucciones vectoriales de la CPU. Con n=120 el bucle tarda
-    unas décimas de segundo; el tiempo crece con n³.
-    """
-    import numpy as np
-
-    n = entero_positivo(n, "n (el lado de la matriz)")
-    generador = np.random.default_rng(semilla)
-    a = generador.random((n, n))
-    b = generador.random((n, n))
-    filas_a, filas_b = a.tolist(), b.tolist()
-    inicio = time.perf_counter()
-    c = [[sum(filas_a[i][k] * filas_b[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
-    segundos_bucle = time.perf_counter() - inicio
-    medicion = cronometrar(lambda: a @ b, torch.device("cpu"), repeticiones=21, calentamiento=2)
-    return ResultadoBucle(n, segundos_bucle, medicion.mediana, bool(np.allclose(c, a @ b)))
