@@ -44,7 +44,8 @@ Medir, estimar memoria y entrenar:
 - ``entrenamiento``: ``entrenar``, ``evaluar`` y ``predecir`` en cualquier dispositivo (lección 05).
 - ``precision_mixta``: ``autocast`` y ``GradScaler`` según lo que pueda cada dispositivo (lección 06).
 - ``conjuntos``: imágenes con el aumento de datos hecho en la CPU, para el ``DataLoader`` (lección 06).
-- ``rendimiento``: ¿datos, lanzamientos o cálculo? ``diagnosticar`` y ``comparar_cargadores`` (lección 06).
+- ``cargadores``: ``comparar_cargadores``: muestras por segundo según ``num_workers`` y ``pin_memory`` (lección 06).
+- ``rendimiento``: ¿datos, lanzamientos o cálculo? ``diagnosticar`` (lección 06).
 - ``distribuido``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce, para DDP (lección 08).
 - ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos (lección 08).
 

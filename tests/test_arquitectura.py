@@ -27,7 +27,7 @@ CAPAS = {
     "modelos": 2, "escritura_segura": 2, "checkpoints": 2, "reanudacion": 2,
     "entradas_entrenamiento": 2, "resultados_entrenamiento": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
     "lote_que_cabe": 2,
-    "precision_mixta": 2, "conjuntos": 2, "rendimiento": 2,
+    "precision_mixta": 2, "conjuntos": 2, "cargadores": 2, "rendimiento": 2,
     "distribuido": 2, "lanzador": 2,
     # 3. Presentación interactiva: gráficas y widgets.
     "estilo_graficos": 3, "graficos_entrenamiento": 3, "graficos": 3, "widgets": 3, "calculadora": 3,
