@@ -4,9 +4,10 @@
 Colab). ``tqdm.auto`` elige sola la versión del notebook o la de la terminal. Se importa
 dentro de las funciones: ``import curso_gpu`` no la carga.
 
-En un notebook, la barra guarda además una foto de su estado (texto y HTML) en la salida de
-la celda y la rehace al cerrarse: una copia guardada o exportada (nbconvert a HTML) muestra
-el estado final («100%|██████| 30/30 …»), no el 0 % del comienzo ni un hueco en blanco.
+En un notebook, mientras avanza, se ve el widget de ``tqdm.notebook`` de siempre. Al cerrarse,
+la salida de la celda pasa a ser una copia fija de su estado final (texto y HTML, con el mismo
+aspecto): es lo que queda al guardar el notebook o exportarlo (nbconvert a HTML), en vez del
+0 % con que se mostró o de un hueco en blanco donde la página no puede dibujar widgets.
 """
 
 from __future__ import annotations
@@ -62,14 +63,14 @@ class BarraEpocas:
 
 
 def html_barra(izquierda: str, hechos: int, total: int, derecha: str, estado: str = "en curso") -> str:
-    """La barra en HTML estático: texto, una franja rellena y más texto, como el widget de tqdm."""
+    """La barra en HTML fijo: texto, una franja rellena y más texto, como el widget de tqdm."""
     fraccion = min(max(hechos / total, 0.0), 1.0) if total else 0.0
     return (
-        "<div class='curso-barra' style='display:flex;align-items:center;gap:0.5em;"
+        "<div class='curso-barra' style='display:flex;align-items:center;gap:0.4em;"
         "font-family:monospace;white-space:pre'>"
         f"<span>{html.escape(izquierda)}</span>"
         f"<span role='progressbar' aria-valuenow='{hechos}' aria-valuemax='{total}' "
-        "style='flex:0 1 24em;min-width:6em;height:1.1em;background:#e0e0e0;display:inline-block'>"
+        "style='flex:2;min-width:6em;height:1.1em;background:#eeeeee'>"
         f"<span style='display:block;height:100%;width:{fraccion:.1%};background:{COLORES[estado]}'></span>"
         "</span>"
         f"<span>{html.escape(derecha)}</span></div>"
@@ -78,44 +79,39 @@ def html_barra(izquierda: str, hechos: int, total: int, derecha: str, estado: st
 
 @functools.cache
 def _barra_notebook(base):
-    """La ``tqdm`` de notebook (``base``) que además deja una foto de su estado en la salida de la celda."""
+    """La ``tqdm`` de notebook (``base``) que, al cerrarse, deja en la celda una copia fija."""
     import uuid
 
     from IPython.display import display, update_display
-    class BarraNotebook(base):
-        """El widget de ``tqdm.notebook`` de siempre; su salida lleva también texto y HTML.
 
-        En vivo se ve el widget (la vista del widget manda). Al cerrarse, la salida se
-        rehace con el estado final: es lo que queda al guardar o exportar el notebook.
-        """
+    class BarraNotebook(base):
+        """El widget de ``tqdm.notebook`` de siempre mientras avanza; al cerrarse, su copia fija."""
 
         def __init__(self, *args, **kwargs):
-            kwargs["display"] = False  # la mostramos nosotros, con foto
+            kwargs["display"] = False  # la mostramos nosotros, con un identificador para rehacerla
             super().__init__(*args, **kwargs)
             if not self.disable:
-                self._id_foto = f"curso-barra-{uuid.uuid4().hex}"
-                display(self.mimebundle_estatico(), raw=True, display_id=self._id_foto)
+                self._id_salida = f"curso-barra-{uuid.uuid4().hex}"
+                vista = {"version_major": 2, "version_minor": 0, "model_id": self.container.model_id}
+                display({VISTA_WIDGET: vista, **self.foto()}, raw=True, display_id=self._id_salida)
                 self.displayed = True
 
-        def mimebundle_estatico(self, estado: str = "en curso") -> dict:
-            """La vista del widget, más el texto y el HTML del estado actual."""
+        def foto(self, estado: str = "en curso") -> dict:
+            """El estado de ahora como texto y HTML (``text/plain`` y ``text/html``)."""
             formato = dict(self.format_dict, ascii=False)  # una sola lectura: texto y HTML dicen lo mismo
             texto = self.format_meter(**formato)
             formato["bar_format"] = (formato["bar_format"] or "{l_bar}<bar/>{r_bar}").replace("{bar}", "<bar/>")
             partes = re.split(r"\|?<bar/>\|?", self.format_meter(**formato), maxsplit=1)
             izquierda, derecha = partes if len(partes) == 2 else ("", partes[0])
-            return {
-                VISTA_WIDGET: {"version_major": 2, "version_minor": 0, "model_id": self.container.model_id},
-                "text/plain": texto,
-                "text/html": html_barra(izquierda, self.n, self.total, derecha, estado),
-            }
+            return {"text/plain": texto, "text/html": html_barra(izquierda, self.n, self.total, derecha, estado)}
 
         def close(self):
             if self.disable:  # ya cerrada (tqdm pone disable=True al cerrar)
                 return
             super().close()
             estado = "cortada" if self.total and self.n < self.total else "terminada"
-            datos = self.mimebundle_estatico(estado) if self.leave else {"text/plain": ""}
-            update_display(datos, raw=True, display_id=self._id_foto)
+            # Sin la vista del widget: la copia fija se lee igual en Jupyter, Colab y una página exportada.
+            update_display(self.foto(estado) if self.leave else {"text/plain": ""}, raw=True,
+                           display_id=self._id_salida)
 
     return BarraNotebook

@@ -2,14 +2,15 @@
 
 Un notebook ejecutado sin navegador (nbclient, como nbconvert --execute) guarda de cada salida lo
 que el kernel envió. El widget de tqdm solo envía su texto al mostrarse (0 %); desde ahí avanza
-por mensajes que no quedan en la salida. La barra del curso rehace su salida al cerrarse: texto y
-HTML del estado final, junto a la vista del widget, que en vivo sigue mandando.
+por mensajes que no quedan en la salida. La barra del curso se muestra como el widget de siempre
+y, al cerrarse, rehace su salida: texto y HTML fijos de su estado final.
 
 Se ejecuta un notebook en memoria con ipywidgets 8 y con 7.7.1 (el de Google Colab).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 
@@ -48,17 +49,28 @@ CORTADA_Y_SILENCIOSA = (
     "with barra(5, 'Nada', silenciosa=True) as b:\n"
     "    b.update(5)"
 )
+# Una barra viva entre dos celdas: mientras avanza, la salida es el widget.
+VIVA = "viva = barra(10, 'En vivo')\nviva.update(3)"
+CIERRE = "viva.update(7)\nviva.close()"
 CERO_POR_CIENTO = re.compile(r"(?<![\d.])0%")  # «0%», pero no el final de «100%»
 
 
 def _ejecutar(carpeta_extra: str | None) -> nbformat.NotebookNode:
     primera = VERSION + (EPOCAS_SIN_TORCH if carpeta_extra else ENTRENAMIENTO)
-    cuaderno = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in (primera, CORTADA_Y_SILENCIOSA)])
+    celdas = (primera, CORTADA_Y_SILENCIOSA, VIVA, CIERRE)
+    cuaderno = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in celdas])
     rutas = [str(test_widgets.RAIZ), os.environ.get("PYTHONPATH", "")]
     if carpeta_extra:
         rutas.insert(0, carpeta_extra)
     entorno = dict(os.environ, PYTHONPATH=os.pathsep.join(r for r in rutas if r))
-    NotebookClient(cuaderno, timeout=120, kernel_name="python3", startup_timeout=60).execute(env=entorno)
+    vistas = []  # las salidas de cada celda al terminar de ejecutarla, antes de las siguientes
+
+    def al_ejecutar(cell, cell_index, execute_reply):
+        vistas.append(copy.deepcopy(cell.outputs))
+
+    NotebookClient(cuaderno, timeout=120, kernel_name="python3", startup_timeout=60,
+                   on_cell_executed=al_ejecutar).execute(env=entorno)
+    cuaderno.metadata["vistas_al_ejecutar"] = vistas  # solo para estas pruebas
     return cuaderno
 
 
@@ -69,14 +81,19 @@ def ejecutado(request):
     return request.param, _ejecutar(extra)
 
 
-def _salidas_widget(celda) -> list[dict]:
-    return [s["data"] for s in celda.outputs if s["output_type"] == "display_data" and VISTA_WIDGET in s["data"]]
+def _barras(salidas) -> list[dict]:
+    return [s["data"] for s in salidas if s["output_type"] == "display_data" and "text/plain" in s["data"]]
 
 
-def _sin_estado_de_widgets(cuaderno):
+def _exportar(cuaderno, estado_de_widgets: bool) -> str:
+    """El notebook en HTML, como nbconvert; lo que un lector ve (sin estilos ni scripts)."""
     copia = nbformat.from_dict(cuaderno)
-    copia.metadata.pop("widgets", None)
-    return copia
+    copia.metadata.pop("vistas_al_ejecutar")
+    if not estado_de_widgets:
+        copia.metadata.pop("widgets", None)
+    cuerpo, _ = HTMLExporter().from_notebook_node(copia)
+    assert "curso-barra" in cuerpo
+    return re.sub(r"<[^>]+>", "", re.sub(r"(?s)<(style|script)\b.*?</\1>", "", cuerpo))
 
 
 def test_se_ejecuta_con_la_version_de_ipywidgets_pedida(ejecutado):
@@ -87,12 +104,25 @@ def test_se_ejecuta_con_la_version_de_ipywidgets_pedida(ejecutado):
 
 def test_la_salida_guardada_es_el_estado_final_en_texto_y_html(ejecutado):
     _, cuaderno = ejecutado
-    (datos,) = _salidas_widget(cuaderno.cells[0])
+    (datos,) = _barras(cuaderno.cells[0].outputs)
     assert re.match(rf"Entrenando en cpu: 100%\|█+\| {EPOCAS}/{EPOCAS} \[", datos["text/plain"]), datos["text/plain"]
     html = datos["text/html"]
     assert "Entrenando en cpu: 100%" in html and f"{EPOCAS}/{EPOCAS}" in html
     assert "width:100.0%" in html and f"aria-valuenow='{EPOCAS}'" in html
-    assert datos[VISTA_WIDGET]["model_id"]  # en vivo, Jupyter y Colab siguen dibujando el widget
+    assert VISTA_WIDGET not in datos  # la copia fija no depende de que la página sepa dibujar widgets
+
+
+def test_mientras_avanza_la_salida_es_el_widget_de_tqdm(ejecutado):
+    _, cuaderno = ejecutado
+    (en_vivo,) = _barras(cuaderno.metadata["vistas_al_ejecutar"][2])
+    assert en_vivo[VISTA_WIDGET]["model_id"]  # Jupyter y Colab dibujan el widget vivo
+    estado = cuaderno.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    caja = estado[en_vivo[VISTA_WIDGET]["model_id"]]["state"]
+    hijos = [estado[h.removeprefix("IPY_MODEL_")]["state"] for h in caja["children"]]
+    assert hijos[1]["value"] == 10 and hijos[1]["bar_style"] == "success"  # y el widget llegó al final
+    (cerrada,) = _barras(cuaderno.cells[2].outputs)  # la cerró la celda siguiente
+    assert VISTA_WIDGET not in cerrada and "10/10" in cerrada["text/plain"]
+    assert cuaderno.cells[3].outputs == []
 
 
 def test_no_queda_ningun_0_por_ciento_congelado(ejecutado):
@@ -106,28 +136,16 @@ def test_no_queda_ningun_0_por_ciento_congelado(ejecutado):
 
 def test_una_barra_cortada_se_guarda_donde_se_quedo_y_una_silenciosa_no_deja_nada(ejecutado):
     _, cuaderno = ejecutado
-    (datos,) = _salidas_widget(cuaderno.cells[1])  # la silenciosa no añade otra salida
+    (datos,) = _barras(cuaderno.cells[1].outputs)  # la silenciosa no añade otra salida
     assert re.match(r"Barrido:  40%\|█+ *\| 12/30 \[", datos["text/plain"]), datos["text/plain"]
     assert "width:40.0%" in datos["text/html"] and "#d9534f" in datos["text/html"]  # rojo: no terminó
 
 
-def test_la_copia_exportada_sin_estado_de_widgets_muestra_el_estado_final(ejecutado):
+@pytest.mark.parametrize("estado_de_widgets", [False, True], ids=["sin estado", "con estado"])
+def test_la_copia_exportada_muestra_el_estado_final(ejecutado, estado_de_widgets):
+    """Con el estado de los widgets guardado (lo que hace nbconvert --execute) o sin él."""
     _, cuaderno = ejecutado
-    cuerpo, _ = HTMLExporter().from_notebook_node(_sin_estado_de_widgets(cuaderno))
-    assert "curso-barra" in cuerpo and f"{EPOCAS}/{EPOCAS}" in cuerpo and "Entrenando en cpu: 100%" in cuerpo
-    texto = re.sub(r"<[^>]+>", "", re.sub(r"(?s)<(style|script)\b.*?</\1>", "", cuerpo))  # lo que se lee
+    texto = _exportar(cuaderno, estado_de_widgets)
+    assert re.search(rf"Entrenando en cpu: 100%\s+{EPOCAS}/{EPOCAS} \[", texto), texto
+    assert "Barrido:  40%" in texto and "En vivo: 100%" in texto
     assert "HBox(children" not in texto and not CERO_POR_CIENTO.search(texto)
-
-
-def test_con_el_estado_de_widgets_la_copia_exportada_dibuja_el_widget_en_su_estado_final(ejecutado):
-    """nbconvert prefiere el widget si el notebook guardó su estado; ese estado es el final."""
-    _, cuaderno = ejecutado
-    (datos,) = _salidas_widget(cuaderno.cells[0])
-    estado = cuaderno.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
-    caja = estado[datos[VISTA_WIDGET]["model_id"]]["state"]
-    hijos = [estado[h.removeprefix("IPY_MODEL_")]["state"] for h in caja["children"]]
-    assert hijos[1]["value"] == EPOCAS and hijos[1]["bar_style"] == "success"
-    assert f"{EPOCAS}/{EPOCAS}" in hijos[2]["value"].replace("\u2007", " ")
-    cuerpo, _ = HTMLExporter().from_notebook_node(cuaderno)
-    assert datos[VISTA_WIDGET]["model_id"] in cuerpo and "widget-state+json" in cuerpo
-
