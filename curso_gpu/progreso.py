@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+import sys
 
 # El tipo MIME con el que Jupyter y Colab dibujan un widget vivo (el mismo en ipywidgets 7 y 8).
 VISTA_WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -27,8 +28,6 @@ def barra(total: int, descripcion: str = "", silenciosa: bool = False, inicial: 
 
     Se usa como ``with barra(10, "Barrido") as b: ... b.update(1)``.
     """
-    import sys
-
     from tqdm.auto import tqdm
 
     notebook = sys.modules.get("tqdm.notebook")  # tqdm.auto solo lo importa dentro de Jupyter
@@ -93,10 +92,12 @@ def _barra_notebook(base):
             if not self.disable:
                 self._id_salida = f"curso-barra-{uuid.uuid4().hex}"
                 vista = {"version_major": 2, "version_minor": 0, "model_id": self.container.model_id}
-                display({VISTA_WIDGET: vista, **self.foto()}, raw=True, display_id=self._id_salida)
+                # Lo mismo que muestra ipywidgets (7 y 8): en vivo, nada cambia.
+                display({VISTA_WIDGET: vista, "text/plain": repr(self.container)}, raw=True,
+                        display_id=self._id_salida)
                 self.displayed = True
 
-        def foto(self, estado: str = "en curso") -> dict:
+        def foto(self, estado: str) -> dict:
             """El estado de ahora como texto y HTML (``text/plain`` y ``text/html``)."""
             formato = dict(self.format_dict, ascii=False)  # una sola lectura: texto y HTML dicen lo mismo
             texto = self.format_meter(**formato)
