@@ -32,7 +32,8 @@ Medir, estimar memoria y entrenar:
 - ``medicion``: CPU frente a GPU con ``a @ b``: GFLOP/s, barrido, sin sincronizar (lección 03).
 - ``memoria``: cuánta memoria necesita un modelo y si cabe en tu GPU (lección 04).
 - ``memoria_entrenamiento``: la memoria de entrenar, activaciones medidas, y qué lote cabe (lección 07).
-- ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05).
+- ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05); en un notebook, al cerrarse
+  dejan una copia fija de su estado final que se lee en las copias exportadas.
 - ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
 - ``checkpoints``: guardar y reanudar, también en Google Drive (lección 05).
 - ``entrenamiento``: ``entrenar``, ``evaluar`` y ``predecir`` en cualquier dispositivo (lección 05).

@@ -62,7 +62,7 @@ class BarraEpocas:
 
 
 def html_barra(izquierda: str, hechos: int, total: int, derecha: str, estado: str = "en curso") -> str:
-    """La barra en HTML fijo: texto, una franja rellena y más texto, como el widget de tqdm."""
+    """La barra en HTML fijo: texto, una franja rellena y más texto, como el widget de tqdm. Lección 05."""
     fraccion = min(max(hechos / total, 0.0), 1.0) if total else 0.0
     return (
         "<div class='curso-barra' style='display:flex;align-items:center;gap:0.4em;"
