@@ -69,7 +69,7 @@ def html_barra(izquierda: str, hechos: int, total: int, derecha: str, estado: st
         "font-family:monospace;white-space:pre'>"
         f"<span>{html.escape(izquierda)}</span>"
         f"<span role='progressbar' aria-valuenow='{hechos}' aria-valuemax='{total}' "
-        "style='flex:2;min-width:6em;height:1.1em;background:#eeeeee'>"
+        "style='flex:2;min-width:6em;height:1.4em;background:#eeeeee'>"
         f"<span style='display:block;height:100%;width:{fraccion:.1%};background:{COLORES[estado]}'></span>"
         "</span>"
         f"<span>{html.escape(derecha)}</span></div>"
