@@ -16,6 +16,9 @@ import re
 
 import nbformat
 import pytest
+from ipykernel.kernelspec import get_kernel_dict
+from jupyter_client import KernelManager
+from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
@@ -55,6 +58,13 @@ CIERRE = "viva.update(7)\nviva.close()"
 CERO_POR_CIENTO = re.compile(r"(?<![\d.])0%")  # «0%», pero no el final de «100%»
 
 
+class EsteEntorno(KernelSpecManager):
+    """El kernel con el Python de estas pruebas (como ``--nbval-current-env``), no otro «python3»."""
+
+    def get_kernel_spec(self, kernel_name):
+        return self.kernel_spec_class(**get_kernel_dict())
+
+
 def _ejecutar(carpeta_extra: str | None) -> nbformat.NotebookNode:
     primera = VERSION + (EPOCAS_SIN_TORCH if carpeta_extra else ENTRENAMIENTO)
     celdas = (primera, CORTADA_Y_SILENCIOSA, VIVA, CIERRE)
@@ -68,7 +78,8 @@ def _ejecutar(carpeta_extra: str | None) -> nbformat.NotebookNode:
     def al_ejecutar(cell, cell_index, execute_reply):
         vistas.append(copy.deepcopy(cell.outputs))
 
-    NotebookClient(cuaderno, timeout=120, kernel_name="python3", startup_timeout=60,
+    km = KernelManager(kernel_name="python3", kernel_spec_manager=EsteEntorno())
+    NotebookClient(cuaderno, km=km, timeout=120, startup_timeout=60,
                    on_cell_executed=al_ejecutar).execute(env=entorno)
     cuaderno.metadata["vistas_al_ejecutar"] = vistas  # solo para estas pruebas
     return cuaderno
