@@ -34,7 +34,8 @@ Medir, estimar memoria y entrenar:
 - ``memoria``: cuánta memoria necesita un modelo y si cabe en tu GPU (lección 04).
 - ``memoria_entrenamiento``: la memoria de entrenar: pesos, gradientes, optimizador y activaciones medidas (lección 07).
 - ``lote_que_cabe``: ``lote_maximo``, el mayor lote que cabe, probado o calculado (lección 07).
-- ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05).
+- ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05); en un notebook, al cerrarse
+  dejan una copia fija de su estado final que se lee en las copias exportadas.
 - ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
 - ``escritura_segura``: escribir sin perder nada: archivos atómicos y un candado por carpeta (lección 05).
 - ``checkpoints``: guardar y cargar checkpoints con su SHA-256, también en Google Drive (lección 05).
