@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import torch
 
 from .cronometro import cronometrar, entero_positivo
-from .presentacion import Tabla, formatear_tiempo
+from .presentacion import ComoTabla, Tabla, formatear_tiempo
 
 
 @dataclass
-class ResultadoBucle:
+class ResultadoBucle(ComoTabla):
     """El bucle triple de Python frente a ``a @ b`` de NumPy. Lección 03."""
 
     n: int
@@ -33,12 +33,6 @@ class ResultadoBucle:
                       ["NumPy (a @ b)", formatear_tiempo(self.segundos_numpy)],
                       ["Aceleración", f"{self.aceleracion:.0f}x"],
                       ["¿Mismo resultado?", "sí" if self.iguales else "no"]])
-
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()
 
 
 def bucle_python_vs_numpy(n: int = 120, semilla: int = 0) -> ResultadoBucle:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from .dispositivo import como_dispositivo, sincronizar
-from .presentacion import Tabla
+from .presentacion import ComoTabla, Tabla
 
 ESPERA_MAXIMA = 60  # segundos que un proceso del DataLoader puede tardar en dar un lote
 
@@ -48,7 +48,7 @@ class MedicionCargador:
 
 
 @dataclass
-class ComparacionCargadores:
+class ComparacionCargadores(ComoTabla):
     """Muestras por segundo de cada configuración de ``DataLoader``. Lección 06."""
 
     mediciones: list[MedicionCargador]
@@ -73,12 +73,6 @@ class ComparacionCargadores:
         return Tabla(self._titulo(), ["num_workers", "pin_memory", "muestras/s", "vs. 1.ª", "arranque"],
                      [list(fila) for fila in self._filas()],
                      notas=[f"La mejor: num_workers={mejor.num_workers}, pin_memory={mejor.pin_memory}."])
-
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()
 
 
 def _lista(valor, nombre: str, convertir) -> tuple:

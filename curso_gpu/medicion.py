@@ -42,7 +42,7 @@ from .memoria_libre import (  # noqa: F401
 )
 from .picos import pico_teorico
 from .precisiones import normalizar_precision
-from .presentacion import Tabla, formatear_numero, formatear_tiempo, tabla_html, tabla_texto
+from .presentacion import ComoTabla, Tabla, formatear_numero, formatear_tiempo, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices
@@ -255,7 +255,7 @@ def _acelerador(dispositivo) -> torch.device | None:
 
 
 @dataclass
-class ComparacionCpuGpu:
+class ComparacionCpuGpu(ComoTabla):
     """La comparativa de la lección como datos: CPU, acelerador (o None) y aceleración. Lección 03."""
 
     n: int
@@ -297,12 +297,6 @@ class ComparacionCpuGpu:
                  f"{self.aceleracion_con_transferencia:.1f}x contando la copia CPU → {g.dispositivo} "
                  f"({formatear_tiempo(g.segundos_transferencia)})."]
         return Tabla(titulo, columnas, filas, notas=notas + [f"¡Ojo! {a}" for a in g.avisos])
-
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()
 
 
 def comparar_cpu_gpu(n: int = 5000, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,
@@ -385,7 +379,7 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
 # ---------------------------------------------------------------------------
 
 @dataclass
-class ComparacionSincronizacion:
+class ComparacionSincronizacion(ComoTabla):
     """La misma multiplicación medida bien (sincronizando) y mal (sin sincronizar). Lección 03."""
 
     n: int
@@ -414,12 +408,6 @@ class ComparacionSincronizacion:
                      [["sincronizando", formatear_tiempo(self.con_sincronizar.mediana)],
                       ["sin sincronizar", formatear_tiempo(self.sin_sincronizar.mediana)]],
                      notas=[self.explicacion])
-
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()
 
 
 def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,

@@ -32,7 +32,7 @@ from .dispositivo import (  # noqa: F401
 )
 from .numeros import leer_numero, mostrar_valor
 from .precisiones import PRECISIONES
-from .presentacion import Celda, Tabla
+from .presentacion import Celda, ComoTabla, Tabla
 
 PRECISIONES_MODELO = ("fp32", "fp16", "bf16", "int8", "int4")
 """Las precisiones en que se guarda un modelo, de la más a la menos precisa."""
@@ -344,7 +344,7 @@ class FilaVRAM:
 
 
 @dataclass
-class TablaVRAM:
+class TablaVRAM(ComoTabla):
     """¿Cabe este modelo en esta GPU? Una fila por precisión y la línea de entrenamiento.
 
     La crea ``tabla_vram()``. En un notebook se ve como tabla; en una terminal, ``print(tabla)``.
@@ -391,12 +391,6 @@ class TablaVRAM:
         return Tabla(self.titulo(), ["Precisión", "Bytes/parámetro", "Memoria necesaria", "¿Cabe?"], filas,
                      subtitulo=f"(inferencia con margen +{(self.margen - 1) * 100:.0f} %)",
                      ids_filas=ids, nombre_id="precision")
-
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()
 
 
 def _cabe(necesaria_bytes: float, vram_gb: float) -> bool:

@@ -35,7 +35,7 @@ from .modelos import dispositivo_del_modelo
 # Los mensajes de «sin memoria» viven en mensajes_torch; la lección 07 los importa desde aquí.
 from .mensajes_torch import MENSAJE_OOM_CPU, MENSAJE_OOM_CUDA, formato_pytorch, mensaje_sin_memoria  # noqa: F401
 from .precisiones import normalizar_precision
-from .presentacion import Tabla, formatear_numero
+from .presentacion import ComoTabla, Tabla, formatear_numero
 
 ESTADOS_OPTIMIZADOR: dict[str, int] = {"adam": 2, "adamw": 2, "sgd_momento": 1, "sgd": 0}
 """Números que guarda el optimizador por cada parámetro entrenable: Adam y AdamW, la media de
@@ -54,7 +54,7 @@ LOTE_MAXIMO_A_PROBAR = 65536
 # ---------------------------------------------------------------------------
 
 @dataclass
-class DesgloseMemoria:
+class DesgloseMemoria(ComoTabla):
     """La memoria de un paso de entrenamiento, por partes, en bytes. Lección 07.
 
     La crea ``medir_memoria_entrenamiento``. ``pesos_16_bits`` es la parte de ``pesos`` que son
@@ -101,12 +101,6 @@ class DesgloseMemoria:
                 f"{formatear_numero(self.parametros)} parámetros")
         return Tabla(self.titulo(), ["parte", "memoria", "%"], filas, notas=[nota],
                      total=["total", formatear_megas(self.total), ""])
-
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()
 
 
 def formatear_megas(n_bytes: int) -> str:

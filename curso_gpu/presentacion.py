@@ -225,3 +225,17 @@ class Tabla:
         notas = "".join(f"<p>{html.escape(n)}</p>" for n in self.notas)
         return (f"<div><b>{html.escape(self.titulo)}</b>{subtitulo}{self.grafico_html}"
                 f"<table>{cabecera}{cuerpo}{pie}</table>{notas}</div>")
+
+
+class ComoTabla:
+    """Para las dataclasses que se ven como una ``Tabla``: definen ``tabla()`` y de ahí salen
+    su texto (``print``) y su HTML (el notebook)."""
+
+    def tabla(self) -> Tabla:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return str(self.tabla())
+
+    def _repr_html_(self) -> str:
+        return self.tabla()._repr_html_()

@@ -29,7 +29,7 @@ from .cargadores import (  # noqa: F401
     entero_minimo,
 )
 from .dispositivo import como_dispositivo, sincronizar
-from .presentacion import Tabla
+from .presentacion import ComoTabla, Tabla
 
 CUELLOS = ("datos", "lanzamientos", "calculo")
 _TIPOS_DISPOSITIVO = ("CUDA", "XPU", "PrivateUse1")  # eventos del perfilador que ocurren en la GPU
@@ -58,7 +58,7 @@ CONSEJOS = {
 # ---------------------------------------------------------------------------
 
 @dataclass
-class Diagnostico:
+class Diagnostico(ComoTabla):
     """Dónde se va el tiempo de un paso de entrenamiento y qué hacer. Lección 06.
 
     Las tres fracciones suman 1: ``fraccion_datos`` (esperando el siguiente lote),
@@ -112,12 +112,6 @@ class Diagnostico:
                             ("cálculo", self.fraccion_calculo, "#2da44e")))
         return Tabla(self._titulo(), [], [list(fila) for fila in self._filas()], notas=[f"Consejo: {self.consejo}"],
                      grafico_html=f"<div style='display:flex;height:1em;width:24em;margin:4px 0'>{barra}</div>")
-
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()
 
 
 class PasoFallido(RuntimeError):

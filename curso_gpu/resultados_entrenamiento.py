@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .presentacion import Celda, Tabla
+from .presentacion import Celda, ComoTabla, Tabla
 
 
 
@@ -36,7 +36,7 @@ class Registro:
 
 
 @dataclass
-class Historial:
+class Historial(ComoTabla):
     """Lo que pasó en un entrenamiento: métricas por punto de registro y tiempo total. Lección 05."""
 
     epocas: list[int] = field(default_factory=list)
@@ -88,15 +88,9 @@ class Historial:
         return Tabla(titulo, ["época", "pérdida ent.", "pérdida val.", "acc. ent.", "acc. val."], filas,
                      notas=list(self.avisos))
 
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()
-
 
 @dataclass
-class Prediccion:
+class Prediccion(ComoTabla):
     """La clase que predice el modelo y la probabilidad de cada una. Lección 05."""
 
     clase: str
@@ -106,9 +100,3 @@ class Prediccion:
         """La clase predicha y una fila por clase con su probabilidad (una barra en el notebook)."""
         filas = [[n, Celda(f"{p:.2f}", barra=p)] for n, p in self.probabilidades.items()]
         return Tabla(f"Predicción: {self.clase}", [], filas)
-
-    def __str__(self) -> str:
-        return str(self.tabla())
-
-    def _repr_html_(self) -> str:
-        return self.tabla()._repr_html_()

@@ -102,3 +102,20 @@ def test_celda_con_estilo_barra_e_identificadores_de_fila():
     assert "<tr data-precision='fp16'>" in codigo and "<span>(margen +20 %)</span>" in codigo
     assert "<td style='text-align:left;color:#cf222e'>NO cabe<span" in codigo and "width:50px" in codigo
     assert str(tabla).splitlines() == ["¿Cabe? (margen +20 %)", "  precisión  veredicto", "  fp16       NO cabe"]
+
+
+def test_una_dataclass_como_tabla_se_imprime_y_se_ve_en_el_notebook_con_su_tabla():
+    from dataclasses import dataclass
+
+    from curso_gpu.presentacion import ComoTabla
+
+    @dataclass
+    class Partes(ComoTabla):
+        pesos: int
+
+        def tabla(self) -> Tabla:
+            return Tabla("Partes", ["parte", "bytes"], [["pesos", self.pesos]])
+
+    partes = Partes(12345)
+    assert str(partes) == str(partes.tabla()) == "Partes\n  parte   bytes\n  pesos  12 345"
+    assert partes._repr_html_() == partes.tabla()._repr_html_() and repr(partes).endswith("Partes(pesos=12345)")
