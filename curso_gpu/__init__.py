@@ -11,7 +11,7 @@ Datos y formato (tablas con su fuente; nada de esto habla con la GPU):
 - ``catalogo``: GPU (memoria) y modelos (parámetros) con sus fuentes (lección 04).
 - ``picos``: picos teóricos en TFLOP/s por GPU y precisión, para el «% del pico» (lección 03).
 - ``nube``: cuánto cuesta una GPU alquilada y olvidarse de apagarla (lección 02).
-- ``mensajes_torch``: los mensajes de error reales de PyTorch que enseñan las lecciones 01 y 05.
+- ``mensajes_torch``: los mensajes de error reales de PyTorch que enseñan las lecciones 01, 05 y 07.
 - ``presentacion``: cómo se ven números (``formatear_numero``), informes y tablas en la terminal y
   en el notebook (todas).
 - ``numeros``: leer los números que escribes: ``3``, ``np.int64(3)``, ``Decimal("0.8")`` (lecciones 02 y 04).
@@ -27,25 +27,36 @@ El dispositivo:
 
 Medir, estimar memoria y entrenar:
 
-- ``cronometro``: cronometrar bien: sincronizar, calentar, mediana (lección 03).
+- ``cronometro``: cronometrar bien: sincronizar, calentar, mediana, bloques con presupuesto (lección 03).
 - ``memoria_libre``: ¿caben las matrices antes de crearlas? (lección 03).
+- ``bucle_python``: el bucle triple de Python frente a ``a @ b`` de NumPy (lección 03).
 - ``medicion``: CPU frente a GPU con ``a @ b``: GFLOP/s, barrido, sin sincronizar (lección 03).
 - ``memoria``: cuánta memoria necesita un modelo y si cabe en tu GPU (lección 04).
-- ``memoria_entrenamiento``: la memoria de entrenar, activaciones medidas, y qué lote cabe (lección 07).
-- ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05).
+- ``memoria_entrenamiento``: la memoria de entrenar: pesos, gradientes, optimizador y activaciones medidas (lección 07).
+- ``lote_que_cabe``: ``lote_maximo``, el mayor lote que cabe, probado o calculado (lección 07).
+- ``progreso``: barras de progreso con ``tqdm`` (lecciones 03 y 05); en un notebook, al cerrarse
+  dejan una copia fija de su estado final que se lee en las copias exportadas.
 - ``datos``, ``modelos``: las imágenes de líneas de 8×8 y la CNN pequeña (lección 05).
-- ``checkpoints``: guardar y reanudar, también en Google Drive (lección 05).
+- ``escritura_segura``: escribir sin perder nada: archivos atómicos y un candado por carpeta (lección 05).
+- ``checkpoints``: guardar y cargar checkpoints con su SHA-256, también en Google Drive (lección 05).
+- ``reanudacion``: seguir desde el último checkpoint o empezar de cero sin borrar nada (lección 05).
+- ``entradas_entrenamiento``: comprobar modelo, datos y números antes de entrenar, con errores claros (lección 05).
+- ``resultados_entrenamiento``: ``Registro``, ``Historial`` y ``Prediccion``, lo que devuelve entrenar (lección 05).
 - ``entrenamiento``: ``entrenar``, ``evaluar`` y ``predecir`` en cualquier dispositivo (lección 05).
 - ``precision_mixta``: ``autocast`` y ``GradScaler`` según lo que pueda cada dispositivo (lección 06).
 - ``conjuntos``: imágenes con el aumento de datos hecho en la CPU, para el ``DataLoader`` (lección 06).
-- ``rendimiento``: ¿datos, lanzamientos o cálculo? ``diagnosticar`` y ``comparar_cargadores`` (lección 06).
+- ``cargadores``: ``comparar_cargadores``: muestras por segundo según ``num_workers`` y ``pin_memory`` (lección 06).
+- ``rendimiento``: ¿datos, lanzamientos o cálculo? ``diagnosticar`` (lección 06).
 - ``distribuido``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce, para DDP (lección 08).
 - ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos (lección 08).
 
 Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
 
-- ``graficos``: las figuras de las lecciones 02 a 07 y su estilo común (``nueva_figura``,
-  ``dar_estilo``, ``leyenda_fuera``).
+- ``estilo_graficos``: el estilo común de las figuras (``nueva_figura``, ``dar_estilo``,
+  ``leyenda_fuera``) (lecciones 02 a 07).
+- ``graficos_entrenamiento``: las figuras de entrenar: curvas, reanudación, memoria, cargadores (lecciones 05 a 07).
+- ``graficos``: las figuras de velocidad y de memoria de un modelo (lecciones 02 a 04); reexporta
+  las otras dos, así que ``graficos.curvas_entrenamiento`` sigue funcionando.
 - ``widgets``: la pizarra y el selector de dispositivo (lección 05); ``con_respaldo_html`` deja una
   foto HTML legible de un widget en las copias exportadas.
 - ``calculadora``: la calculadora de VRAM (lección 04).

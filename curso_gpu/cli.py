@@ -9,6 +9,7 @@ import json
 import math
 import sys
 
+from .presentacion import Tabla
 from .terminal import AnalizadorArgumentos, ejecutar_orden, sabe_escribir
 
 DESCRIPCION = (
@@ -142,10 +143,10 @@ def resumen_memoria(dispositivo) -> tuple[dict, str]:
         quien = f"{memoria.dispositivo} ({memoria.nombre})" if memoria.nombre else memoria.dispositivo
         cabeza = (f"Memoria de la GPU {quien}: {total_gb:.1f} GB en total{libre} "
                   f"(dato de {memoria.fuente}).")
-    lineas = [titulo, cabeza, "Para usar un modelo (inferencia, margen +20 %), el mayor que te cabe:"]
-    for p, n in por_precision.items():
-        ejemplo = f"   (p. ej. {ejemplos[p]})" if ejemplos[p] else ""
-        lineas.append(f"  {p:<5} hasta {formatear_parametros(n):>6} parámetros{ejemplo}")
+    tabla = Tabla("Para usar un modelo (inferencia, margen +20 %), el mayor que te cabe:",
+                  ["precisión", "parámetros", "p. ej."],
+                  [[p, formatear_parametros(n), ejemplos[p] or "—"] for p, n in por_precision.items()])
+    lineas = [titulo, cabeza, str(tabla)]
     lineas.append(f"Para entrenarlo entero (~{BYTES_ENTRENAMIENTO} bytes/parámetro): hasta "
                   f"{formatear_parametros(entrenar)} parámetros.")
     return datos, "\n".join(lineas)

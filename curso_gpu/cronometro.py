@@ -185,3 +185,43 @@ def cronometrar_sin_sincronizar(funcion, d: torch.device, repeticiones: int, cal
     sincronizar(d)  # fuera del reloj: dejamos la GPU limpia
     return Medicion(muestras, None, str(d), calentamiento, False,
                     torch.get_num_threads() if d.type == "cpu" else None, descripcion)
+
+
+def cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device, presupuesto_s: float,
+                                minimo: int, calentamiento: int, reloj: Callable[[], float] | None,
+                                descripcion: str) -> Medicion:
+    """Como ``cronometrar``, pero repite hasta gastar ``presupuesto_s`` segundos (y al menos ``minimo``).
+
+    La idea de ``blocked_autorange`` (``torch.utils.benchmark``): una operación de microsegundos
+    se mide en *bloques* de k llamadas seguidas, así el reloj y la sincronización (microsegundos)
+    no pesan. k empieza en 1 y crece (como mucho ×10 cada vez) hasta que un bloque dura ~1 ms;
+    solo cuentan los bloques de esa duración. Bloques cortos: si otro programa interrumpe uno,
+    es una muestra rara que la mediana descarta. Cada muestra es el tiempo del bloque entre k.
+    """
+    reloj = reloj or time.perf_counter
+
+    def bloque(k: int) -> float:
+        sincronizar(d)
+        inicio = reloj()
+        for _ in range(k):
+            funcion()
+        sincronizar(d)
+        return reloj() - inicio
+
+    primera = bloque(1)  # en frío: aparte, no cuenta
+    for _ in range(calentamiento):
+        funcion()
+    objetivo = min(presupuesto_s / 10, 1e-3)  # lo que debe durar cada bloque
+    llamadas, gastado = 1, 0.0
+    muestras: list[float] = []
+    while len(muestras) < minimo or (gastado < presupuesto_s and len(muestras) < 1000):
+        segundos = bloque(llamadas)
+        gastado += segundos
+        if segundos >= objetivo / 2 or llamadas >= 1_000_000 or gastado >= presupuesto_s:
+            muestras.append(segundos / llamadas)
+        else:  # bloque demasiado corto: no cuenta, el siguiente será mayor
+            llamadas = min(1_000_000, llamadas * min(10, max(2, round(objetivo / max(segundos, 1e-9)))))
+    if llamadas > 1:
+        descripcion = f"{descripcion} (bloques de {llamadas} llamadas)"
+    return Medicion(muestras, primera, str(d), calentamiento, True,
+                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)

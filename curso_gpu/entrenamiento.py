@@ -12,12 +12,9 @@ la GPU trabaja sin esperas.
 from __future__ import annotations
 
 import contextlib
-import html
 import math
-import numbers
 import random
 import time
-from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 import torch
@@ -26,15 +23,22 @@ from torch import nn
 from .datos import NOMBRES_CLASES
 from .dispositivo import como_dispositivo as _como_dispositivo
 from .dispositivo import sincronizar
-from .modelos import dispositivo_del_modelo
-from .numeros import leer_numero, mostrar_valor
+from .entradas_entrenamiento import (  # noqa: F401  (se importan también desde aquí)
+    SEMILLA_MAXIMA,
+    DispositivosDistintos,
+    comprobar_con_modelo,
+    comprobar_mismo_dispositivo,
+    modo_evaluacion,
+    validar_datos,
+    validar_modelo,
+    validar_positivo,
+    validar_semilla,
+)
 from .precision_mixta import preparar_precision
+# Los datos que se devuelven viven en resultados_entrenamiento; las lecciones los importan desde aquí.
+from .resultados_entrenamiento import Historial, Prediccion, Registro  # noqa: F401
 
 CADA_REGISTRO = 10
-
-
-class DispositivosDistintos(ValueError):
-    """El modelo y los datos están en dispositivos distintos."""
 
 
 class PerdidaNoFinita(ValueError):
@@ -43,283 +47,6 @@ class PerdidaNoFinita(ValueError):
     def __init__(self, mensaje: str, historial: "Historial | None" = None):
         super().__init__(mensaje)
         self.historial = historial
-
-
-# ---------------------------------------------------------------------------
-# Datos que se devuelven
-# ---------------------------------------------------------------------------
-
-@dataclass
-class Registro:
-    """Las métricas de un punto de registro (época 1, cada 10 y la última)."""
-
-    epoca: int
-    epocas: int
-    perdida_entrenamiento: float
-    perdida_validacion: float
-    accuracy_entrenamiento: float
-    accuracy_validacion: float
-    segundos: float
-
-    def __str__(self) -> str:
-        return (
-            f"Época: {self.epoca:3d}/{self.epocas}\n"
-            f"Pérdida de entrenamiento: {self.perdida_entrenamiento:.4f}\n"
-            f"Pérdida de validación:    {self.perdida_validacion:.4f}\n"
-            f"Accuracy de entrenamiento: {self.accuracy_entrenamiento:.3f}\n"
-            f"Accuracy de validación:    {self.accuracy_validacion:.3f}\n"
-            f"Segundos: {self.segundos:.2f}"
-        )
-
-
-@dataclass
-class Historial:
-    """Lo que pasó en un entrenamiento: métricas por punto de registro y tiempo total. Lección 05."""
-
-    epocas: list[int] = field(default_factory=list)
-    perdida_entrenamiento: list[float] = field(default_factory=list)
-    perdida_validacion: list[float] = field(default_factory=list)
-    accuracy_entrenamiento: list[float] = field(default_factory=list)
-    accuracy_validacion: list[float] = field(default_factory=list)
-    segundos: float = 0.0
-    dispositivo: str = "cpu"
-    epocas_totales: int = 0
-    reanudado_desde: int | None = None  # última época del checkpoint del que se siguió
-    avisos: list[str] = field(default_factory=list)  # p. ej. «Reanudo desde…»: entrenar no imprime
-
-    def agregar(self, registro: Registro) -> None:
-        self.epocas.append(registro.epoca)
-        self.perdida_entrenamiento.append(registro.perdida_entrenamiento)
-        self.perdida_validacion.append(registro.perdida_validacion)
-        self.accuracy_entrenamiento.append(registro.accuracy_entrenamiento)
-        self.accuracy_validacion.append(registro.accuracy_validacion)
-
-    def registros(self) -> list[Registro]:
-        return [
-            Registro(e, self.epocas_totales, pe, pv, ae, av, self.segundos)
-            for e, pe, pv, ae, av in zip(self.epocas, self.perdida_entrenamiento, self.perdida_validacion,
-                                         self.accuracy_entrenamiento, self.accuracy_validacion)
-        ]
-
-    @property
-    def final(self) -> Registro | None:
-        """Las métricas al terminar (el último punto de registro)."""
-        registros = self.registros()
-        return registros[-1] if registros else None
-
-    def a_dict(self) -> dict:
-        """Solo listas, números y texto: se guarda en un checkpoint con ``weights_only=True``."""
-        return asdict(self)
-
-    @classmethod
-    def desde_dict(cls, datos: dict) -> "Historial":
-        return cls(**datos)
-
-    def _cabecera(self) -> str:
-        reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
-        avisos = "".join(f"\n{a}" for a in self.avisos)
-        return (f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s"
-                f"{reanudado}{avisos}")
-
-    def __str__(self) -> str:
-        lineas = [self._cabecera(),
-                  f"{'época':>6}  {'pérdida ent.':>12}  {'pérdida val.':>12}  {'acc. ent.':>9}  {'acc. val.':>9}"]
-        for r in self.registros():
-            lineas.append(f"{r.epoca:>6}  {r.perdida_entrenamiento:>12.4f}  {r.perdida_validacion:>12.4f}  "
-                          f"{r.accuracy_entrenamiento:>9.3f}  {r.accuracy_validacion:>9.3f}")
-        return "\n".join(lineas)
-
-    def _repr_html_(self) -> str:
-        filas = "".join(
-            f"<tr><td>{r.epoca}</td><td>{r.perdida_entrenamiento:.4f}</td><td>{r.perdida_validacion:.4f}</td>"
-            f"<td>{r.accuracy_entrenamiento:.3f}</td><td>{r.accuracy_validacion:.3f}</td></tr>"
-            for r in self.registros()
-        )
-        return (f"<div><b>{html.escape(self._cabecera())}</b><table><tr><th>época</th><th>pérdida ent.</th>"
-                f"<th>pérdida val.</th><th>acc. ent.</th><th>acc. val.</th></tr>{filas}</table></div>")
-
-
-@dataclass
-class Prediccion:
-    """La clase que predice el modelo y la probabilidad de cada una. Lección 05."""
-
-    clase: str
-    probabilidades: dict[str, float]
-
-    def __str__(self) -> str:
-        return "\n".join([f"Predicción: {self.clase}"] + [f"{n} {p:.2f}" for n, p in self.probabilidades.items()])
-
-    def _repr_html_(self) -> str:
-        barras = "".join(
-            f"<div style='display:flex;align-items:center;gap:6px'><span style='width:9em'>"
-            f"{html.escape(n)} {p:.2f}</span><div style='background:#4c72b0;height:0.9em;"
-            f"width:{100 * p:.0f}px'></div></div>"
-            for n, p in self.probabilidades.items()
-        )
-        return f"<div><b>Predicción: {html.escape(self.clase)}</b>{barras}</div>"
-
-
-# ---------------------------------------------------------------------------
-# Comprobaciones con mensajes claros
-# ---------------------------------------------------------------------------
-
-def _mismo_dispositivo(a: torch.device, b: torch.device) -> bool:
-    return a.type == b.type and (a.index is None or b.index is None or a.index == b.index)
-
-
-def comprobar_mismo_dispositivo(modelo: nn.Module, dispositivo) -> None:
-    """Lanza ``DispositivosDistintos`` (en español) si el modelo no está en ``dispositivo``."""
-    dispositivo = _como_dispositivo(dispositivo)
-    del_modelo = dispositivo_del_modelo(modelo)
-    if not _mismo_dispositivo(del_modelo, dispositivo):
-        raise DispositivosDistintos(
-            f"El modelo está en '{del_modelo}' pero los datos van a '{dispositivo}': PyTorch no mezcla "
-            f"dispositivos. Mueve el modelo al mismo dispositivo que los datos con "
-            f"modelo.to(torch.device('{dispositivo}')) (o los datos con .to('{del_modelo}'))."
-        )
-
-
-def _validar_modelo(modelo) -> None:
-    if not isinstance(modelo, nn.Module):
-        raise ValueError(f"modelo debe ser una red de PyTorch (un nn.Module, por ejemplo CNNPequena()); "
-                         f"recibí {modelo!r:.80}.")
-
-
-def _validar_datos(datos, nombre: str):
-    """Comprobaciones que no necesitan el modelo: tupla (X, y), mismo largo, X de números reales."""
-    if datos is None:
-        raise ValueError(f"{nombre} es None: pasa una tupla (X, y) de tensores, por ejemplo generar_dataset(120).")
-    if not (isinstance(datos, (tuple, list)) and len(datos) == 2
-            and all(isinstance(t, torch.Tensor) for t in datos)):
-        raise ValueError(f"{nombre} debe ser una tupla (X, y) de tensores; recibí {type(datos).__name__}.")
-    X, y = datos
-    if X.ndim == 0 or y.ndim == 0:
-        raise ValueError(f"{nombre}: X e y deben tener una fila por ejemplo; recibí X con forma {list(X.shape)} "
-                         f"e y con forma {list(y.shape)}.")
-    if X.shape[0] != y.shape[0] or X.shape[0] == 0:
-        raise ValueError(
-            f"{nombre}: X e y deben tener el mismo número de ejemplos (y al menos uno); "
-            f"recibí X con {X.shape[0]} e y con {y.shape[0]}.")
-    if not X.is_floating_point():
-        raise ValueError(f"{nombre}: X es de tipo {X.dtype} y la red necesita números reales (torch.float32). "
-                         "Conviértelo con X.float().")
-    return X, y
-
-
-def _forma_esperada(modelo: nn.Module, X: torch.Tensor) -> str:
-    """Qué forma de entrada espera la primera capa del modelo, y cómo llegar a ella."""
-    from .modelos import CNNPequena
-
-    for capa in modelo.modules():
-        if isinstance(capa, nn.Conv2d):
-            forma = "[N, 1, 8, 8]" if isinstance(modelo, CNNPequena) else f"[N, {capa.in_channels}, alto, ancho]"
-            canal = " Añade el canal con X.unsqueeze(1)." if X.ndim == 3 else ""
-            return f" Espera X con forma {forma}.{canal}"
-        if isinstance(capa, nn.Linear):
-            return f" Espera X con forma [N, {capa.in_features}]."
-    return ""
-
-
-def _comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch.Tensor, nombre: str,
-                          dispositivo: torch.device):
-    """Prueba el modelo con dos ejemplos y comprueba que X, y y la pérdida encajan con su salida.
-
-    Devuelve ``(criterio, y)``: sin criterio, entropía cruzada si el modelo da un logit por
-    clase y ``BCEWithLogitsLoss`` si da uno solo por ejemplo; ``y`` en el tipo que pide la pérdida.
-    Lee los datos una sola vez (NaN/inf, rango de etiquetas), antes de entrenar.
-    """
-    parametro = next(modelo.parameters(), None)
-    if parametro is not None and parametro.is_floating_point() and X.dtype != parametro.dtype:
-        raise ValueError(f"{nombre}: X es {X.dtype} y el modelo usa {parametro.dtype}. "
-                         f"Convierte X con X.to({parametro.dtype}) (lo normal: X.float()).")
-    n = min(2, X.shape[0])
-    with _modo_evaluacion(modelo):
-        try:
-            salida = modelo(X[:n].to(dispositivo))
-        except (RuntimeError, ValueError, TypeError, IndexError) as error:
-            linea = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise ValueError(
-                f"{nombre}: el modelo {type(modelo).__name__} no acepta X con forma {list(X.shape)} ({X.dtype})."
-                f"{_forma_esperada(modelo, X)} (PyTorch dice: {linea})") from None
-    if not isinstance(salida, torch.Tensor) or salida.ndim == 0 or salida.shape[0] != n:
-        forma = list(salida.shape) if isinstance(salida, torch.Tensor) else type(salida).__name__
-        raise ValueError(f"El modelo {type(modelo).__name__} debe devolver un tensor con una fila por ejemplo; "
-                         f"con {n} ejemplos devolvió {forma}.")
-    un_logit = salida.ndim == 1 or (salida.ndim == 2 and salida.shape[1] == 1)
-    if criterio is None:
-        criterio = nn.BCEWithLogitsLoss() if un_logit else nn.CrossEntropyLoss()
-    rango = None
-    if isinstance(criterio, nn.CrossEntropyLoss):
-        if un_logit or salida.ndim != 2:
-            raise ValueError(
-                f"El modelo {type(modelo).__name__} da salidas de forma {list(salida.shape)} y la entropía cruzada "
-                "(nn.CrossEntropyLoss) necesita un logit por clase: forma [N, clases], con 2 clases o más. "
-                "Con un solo logit por ejemplo (clasificación binaria) usa criterio=nn.BCEWithLogitsLoss(), "
-                "o no pases criterio y se elige solo.")
-        clases = salida.shape[1]
-        if not (y.is_floating_point() and list(y.shape) == [X.shape[0], clases]):  # probabilidades por clase: valen
-            if y.is_floating_point() or y.is_complex() or y.ndim != 1:
-                raise ValueError(
-                    f"{nombre}: y debe ser un vector de etiquetas enteras de 0 a {clases - 1} (forma [N]); "
-                    f"recibí {y.dtype} con forma {list(y.shape)}. Conviértelo con y.long().")
-            y, rango = y.long(), (0, clases - 1)
-    elif isinstance(criterio, (nn.BCEWithLogitsLoss, nn.BCELoss)):
-        por_ejemplo = salida[0].numel()
-        if y.numel() != X.shape[0] * por_ejemplo:
-            raise ValueError(f"{nombre}: el modelo da {por_ejemplo} valor(es) por ejemplo y y tiene forma "
-                             f"{list(y.shape)}: hace falta una etiqueta 0/1 por cada uno.")
-        y, rango = y.to(salida.dtype).reshape(X.shape[0], *salida.shape[1:]), (0, 1)
-    # Una sola lectura de los datos (antes del bucle): valores finitos y rango de las etiquetas.
-    comprobar = [torch.isfinite(X).all().float().cpu()]
-    if y.is_floating_point():
-        comprobar.append(torch.isfinite(y).all().float().cpu())
-    if rango is not None:
-        comprobar += [y.min().float().cpu(), y.max().float().cpu()]
-    valores = torch.stack(comprobar).tolist()
-    if not valores[0]:
-        raise ValueError(f"{nombre}: X tiene valores NaN o infinitos. Revisa cómo generaste los datos o "
-                         "límpialos antes de entrenar (por ejemplo, con torch.nan_to_num(X)).")
-    if y.is_floating_point() and not valores[1]:
-        raise ValueError(f"{nombre}: y tiene valores NaN o infinitos. Revisa las etiquetas.")
-    if rango is not None and (valores[-2] < rango[0] or valores[-1] > rango[1]):
-        raise ValueError(
-            f"{nombre}: y tiene etiquetas de {valores[-2]:g} a {valores[-1]:g}, pero deben ir de {rango[0]} a "
-            f"{rango[1]} (el modelo da {salida.shape[1] if salida.ndim == 2 and rango[1] > 1 else 1} salida(s) "
-            "por ejemplo). Revisa las etiquetas o usa un modelo con tantas salidas como clases.")
-    return criterio, y
-
-
-def _como_numero(valor, entero: bool):
-    """El número como int o float de Python (también los de NumPy y, si no es entero, Decimal); None si no vale."""
-    if entero:
-        return int(valor) if isinstance(valor, numbers.Integral) and not isinstance(valor, bool) else None
-    try:
-        return leer_numero(valor)  # rechaza booleanos, textos, NaN e infinitos
-    except ValueError:
-        return None
-
-
-def _validar_positivo(valor, nombre: str, entero: bool, ejemplo: str, minimo_cero: bool = False):
-    """Comprueba un número positivo y lo devuelve como int o float de Python."""
-    numero = _como_numero(valor, entero)
-    if numero is None or numero < 0 or (numero == 0 and not minimo_cero):
-        cota = "mayor o igual que 0" if minimo_cero else ("mayor o igual que 1" if entero else "mayor que 0")
-        raise ValueError(f"{nombre} debe ser {'un entero' if entero else 'un número'} {cota}; recibí "
-                         f"{mostrar_valor(valor)}. Prueba, por ejemplo, {ejemplo}.")
-    return numero
-
-
-SEMILLA_MAXIMA = 2**63 - 1
-
-
-def _validar_semilla(semilla) -> int | None:
-    if semilla is None:
-        return None
-    numero = _como_numero(semilla, True)
-    if numero is None or not 0 <= numero <= SEMILLA_MAXIMA:
-        raise ValueError(f"semilla debe ser un entero entre 0 y 2**63 - 1, o None; recibí {mostrar_valor(semilla)}. "
-                         "Prueba, por ejemplo, semilla=0.")
-    return numero
 
 
 # ---------------------------------------------------------------------------
@@ -357,17 +84,6 @@ def _medir(modelo, X, y, criterio, tamano_lote, dispositivo):
     return perdida / X.shape[0], aciertos / X.shape[0]
 
 
-@contextlib.contextmanager
-def _modo_evaluacion(modelo: nn.Module):
-    entrenando = modelo.training
-    modelo.eval()
-    try:
-        with torch.no_grad():
-            yield
-    finally:
-        modelo.train(entrenando)
-
-
 def evaluar(modelo: nn.Module, X: torch.Tensor, y: torch.Tensor, dispositivo, *, criterio=None,
             tamano_lote: int | None = None) -> tuple[float, float]:
     """Pérdida y accuracy de ``modelo`` sobre ``(X, y)``, con ``eval()`` y ``no_grad()``. Lección 05.
@@ -376,14 +92,14 @@ def evaluar(modelo: nn.Module, X: torch.Tensor, y: torch.Tensor, dispositivo, *,
     en español que dice dónde está cada cosa). Sin ``criterio``, la misma pérdida que elige
     ``entrenar``. Comprueba antes los datos (forma, tipo, NaN, etiquetas en rango).
     """
-    _validar_modelo(modelo)
+    validar_modelo(modelo)
     dispositivo = _como_dispositivo(dispositivo)
     if tamano_lote is not None:
-        tamano_lote = _validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
-    X, y = _validar_datos((X, y), "Los datos a evaluar")
+        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+    X, y = validar_datos((X, y), "Los datos a evaluar")
     comprobar_mismo_dispositivo(modelo, dispositivo)
-    criterio, y = _comprobar_con_modelo(modelo, criterio, X, y, "Los datos a evaluar", dispositivo)
-    with _modo_evaluacion(modelo):
+    criterio, y = comprobar_con_modelo(modelo, criterio, X, y, "Los datos a evaluar", dispositivo)
+    with modo_evaluacion(modelo):
         perdida, acierto = _medir(modelo, X, y, criterio, tamano_lote, dispositivo)
         perdida, acierto = torch.stack([perdida.float(), acierto]).tolist()
     return perdida, acierto
@@ -406,11 +122,11 @@ def _como_imagen(imagen) -> torch.Tensor:
 
 def predecir(modelo: nn.Module, imagen_8x8, dispositivo) -> Prediccion:
     """La clase de una imagen de 8×8 (lista, array o tensor con valores en [0, 1]). Lección 05."""
-    _validar_modelo(modelo)
+    validar_modelo(modelo)
     dispositivo = _como_dispositivo(dispositivo)
     entrada = _como_imagen(imagen_8x8)
     comprobar_mismo_dispositivo(modelo, dispositivo)
-    with _modo_evaluacion(modelo):
+    with modo_evaluacion(modelo):
         try:
             salida = modelo(entrada.to(dispositivo))
         except (RuntimeError, ValueError, TypeError, IndexError) as error:
@@ -438,7 +154,7 @@ def fijar_semilla(semilla: int) -> None:
     """
     import numpy as np
 
-    semilla = _validar_semilla(semilla)
+    semilla = validar_semilla(semilla)
     if semilla is None:
         raise ValueError("fijar_semilla necesita un entero, por ejemplo fijar_semilla(0); recibí None.")
     torch.manual_seed(semilla)
@@ -553,26 +269,26 @@ def entrenar(
     - ``precision``: ``"fp32"`` (por defecto), ``"fp16"`` (autocast + ``GradScaler``, cuyo
       estado va en el checkpoint) o ``"bf16"`` (autocast, sin escalador). Lección 06.
     """
-    from .checkpoints import (CheckpointNoGuardado, como_carpeta, estado_aleatorio, preparar_reanudacion,
-                              restaurar_estado_aleatorio)
+    from .checkpoints import CheckpointNoGuardado, como_carpeta, estado_aleatorio, restaurar_estado_aleatorio
+    from .reanudacion import preparar_reanudacion
 
     # 1. Comprobar todo antes de gastar un segundo de cálculo.
-    _validar_modelo(modelo)
-    epocas = _validar_positivo(epocas, "epocas", True, "epocas=120")
-    lr = _validar_positivo(lr, "lr", False, "lr=0.01")
+    validar_modelo(modelo)
+    epocas = validar_positivo(epocas, "epocas", True, "epocas=120")
+    lr = validar_positivo(lr, "lr", False, "lr=0.01")
     if tamano_lote is not None:
-        tamano_lote = _validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
-    cada_checkpoint = _validar_positivo(cada_checkpoint, "cada_checkpoint", True, "cada_checkpoint=10", minimo_cero=True)
-    semilla = _validar_semilla(semilla)
+        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+    cada_checkpoint = validar_positivo(cada_checkpoint, "cada_checkpoint", True, "cada_checkpoint=10", minimo_cero=True)
+    semilla = validar_semilla(semilla)
     if reanudar is not None and not isinstance(reanudar, bool):
         raise ValueError(f"reanudar debe ser None (sigue si hay checkpoints), True o False (empieza de cero); "
                          f"recibí {reanudar!r}.")
-    acumular = _validar_positivo(acumular, "acumular", True, "acumular=4")
+    acumular = validar_positivo(acumular, "acumular", True, "acumular=4")
     if acumular > 1 and tamano_lote is None:
         raise ValueError(f"acumular={acumular} necesita un tamaño de micro-lote: entrenar(..., tamano_lote=8, "
                          f"acumular={acumular}) da pasos con {acumular} × 8 ejemplos.")
-    X_ent, y_ent = _validar_datos(datos_entrenamiento, "datos_entrenamiento")
-    X_val, y_val = _validar_datos(datos_validacion, "datos_validacion")
+    X_ent, y_ent = validar_datos(datos_entrenamiento, "datos_entrenamiento")
+    X_val, y_val = validar_datos(datos_validacion, "datos_validacion")
     dispositivo = _como_dispositivo(dispositivo)
     autocast, escalador = preparar_precision(precision, dispositivo)
     carpeta = None
@@ -586,8 +302,8 @@ def entrenar(
 
     # 2. Todo al mismo dispositivo, una sola vez.
     modelo.to(dispositivo)
-    criterio, y_ent = _comprobar_con_modelo(modelo, criterio, X_ent, y_ent, "datos_entrenamiento", dispositivo)
-    criterio, y_val = _comprobar_con_modelo(modelo, criterio, X_val, y_val, "datos_validacion", dispositivo)
+    criterio, y_ent = comprobar_con_modelo(modelo, criterio, X_ent, y_ent, "datos_entrenamiento", dispositivo)
+    criterio, y_val = comprobar_con_modelo(modelo, criterio, X_val, y_val, "datos_validacion", dispositivo)
     optimizador = torch.optim.Adam(modelo.parameters(), lr=lr)
     en_cuda = dispositivo.type == "cuda"
     if tamano_lote is None:
@@ -675,7 +391,7 @@ def entrenar(
                         escalador.update()
 
             if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == epocas:
-                with _modo_evaluacion(modelo):
+                with modo_evaluacion(modelo):
                     pe, ae = _medir(modelo, X_ent, y_ent, criterio, tamano_lote, dispositivo)
                     pv, av = _medir(modelo, X_val, y_val, criterio, tamano_lote, dispositivo)
                     valores = torch.stack([pe.float(), pv.float(), ae, av, no_finita]).tolist()  # la única espera

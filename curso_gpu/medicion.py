@@ -10,14 +10,19 @@ Las funciones de esos dos módulos también se pueden importar desde aquí
 
 from __future__ import annotations
 
-import html
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 import torch
 
-from .cronometro import Medicion, cronometrar, cronometrar_sin_sincronizar, entero_positivo
+from .bucle_python import ResultadoBucle, bucle_python_vs_numpy  # noqa: F401  (la lección 03 lo importa desde aquí)
+from .cronometro import (  # noqa: F401
+    Medicion,
+    cronometrar,
+    cronometrar_con_presupuesto,
+    cronometrar_sin_sincronizar,
+    entero_positivo,
+)
 # sincronizar y memoria_disponible se reexportan: la lección 03 las importa desde aquí.
 from .dispositivo import (  # noqa: F401
     como_dispositivo,
@@ -37,7 +42,7 @@ from .memoria_libre import (  # noqa: F401
 )
 from .picos import pico_teorico
 from .precisiones import normalizar_precision
-from .presentacion import formatear_numero, formatear_tiempo, tabla_html, tabla_texto
+from .presentacion import ComoTabla, Tabla, formatear_numero, formatear_tiempo, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices
@@ -141,46 +146,6 @@ class ResultadoMatmul:
         return tabla_html("Multiplicación de matrices", self._filas(), self.avisos)
 
 
-def _cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device, presupuesto_s: float,
-                                 minimo: int, calentamiento: int, reloj: Callable[[], float] | None,
-                                 descripcion: str) -> Medicion:
-    """Como ``cronometrar``, pero repite hasta gastar ``presupuesto_s`` segundos (y al menos ``minimo``).
-
-    La idea de ``blocked_autorange`` (``torch.utils.benchmark``): una operación de microsegundos
-    se mide en *bloques* de k llamadas seguidas, así el reloj y la sincronización (microsegundos)
-    no pesan. k empieza en 1 y crece (como mucho ×10 cada vez) hasta que un bloque dura ~1 ms;
-    solo cuentan los bloques de esa duración. Bloques cortos: si otro programa interrumpe uno,
-    es una muestra rara que la mediana descarta. Cada muestra es el tiempo del bloque entre k.
-    """
-    reloj = reloj or time.perf_counter
-
-    def bloque(k: int) -> float:
-        sincronizar(d)
-        inicio = reloj()
-        for _ in range(k):
-            funcion()
-        sincronizar(d)
-        return reloj() - inicio
-
-    primera = bloque(1)  # en frío: aparte, no cuenta
-    for _ in range(calentamiento):
-        funcion()
-    objetivo = min(presupuesto_s / 10, 1e-3)  # lo que debe durar cada bloque
-    llamadas, gastado = 1, 0.0
-    muestras: list[float] = []
-    while len(muestras) < minimo or (gastado < presupuesto_s and len(muestras) < 1000):
-        segundos = bloque(llamadas)
-        gastado += segundos
-        if segundos >= objetivo / 2 or llamadas >= 1_000_000 or gastado >= presupuesto_s:
-            muestras.append(segundos / llamadas)
-        else:  # bloque demasiado corto: no cuenta, el siguiente será mayor
-            llamadas = min(1_000_000, llamadas * min(10, max(2, round(objetivo / max(segundos, 1e-9)))))
-    if llamadas > 1:
-        descripcion = f"{descripcion} (bloques de {llamadas} llamadas)"
-    return Medicion(muestras, primera, str(d), calentamiento, True,
-                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
-
-
 def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: int = 5, calentamiento: int = 1,
                  medir_transferencia: bool = True, reloj: Callable[[], float] | None = None,
                  semilla: int = 0, presupuesto_s: float | None = None) -> ResultadoMatmul:
@@ -246,7 +211,7 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
         if presupuesto_s is None:
             medicion = cronometrar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj, descripcion)
         else:
-            medicion = _cronometrar_con_presupuesto(lambda: _multiplicar(a, b), d, float(presupuesto_s),
+            medicion = cronometrar_con_presupuesto(lambda: _multiplicar(a, b), d, float(presupuesto_s),
                                                     repeticiones, calentamiento, reloj, descripcion)
     except Exception as error:
         if not es_falta_de_memoria(error):
@@ -290,7 +255,7 @@ def _acelerador(dispositivo) -> torch.device | None:
 
 
 @dataclass
-class ComparacionCpuGpu:
+class ComparacionCpuGpu(ComoTabla):
     """La comparativa de la lección como datos: CPU, acelerador (o None) y aceleración. Lección 03."""
 
     n: int
@@ -312,30 +277,26 @@ class ComparacionCpuGpu:
                 "acelerador": self.acelerador.a_dict() if self.acelerador else None,
                 "aceleracion": self.aceleracion, "aceleracion_con_transferencia": self.aceleracion_con_transferencia}
 
-    def lineas(self) -> list[str]:
+    def tabla(self) -> Tabla:
+        """Una fila por dispositivo (tiempo, GFLOP/s y % del pico); debajo, la aceleración y los avisos."""
         c = self.cpu
-        lineas = [f"a @ b con matrices {self.n}×{self.n} ({c.dtype}), mediana de {c.medicion.repeticiones} "
-                  f"medidas tras {c.medicion.calentamiento + 1} de calentamiento:",
-                  f"  CPU ({c.hilos_cpu} hilos): {formatear_tiempo(c.segundos):>10}  {c.gflops:10.1f} GFLOP/s"]
-        if self.acelerador is None:
-            lineas.append("  No hay GPU: solo se midió la CPU. En una T4 de Colab esta misma cuenta va "
-                          "decenas de veces más rápida.")
-            return lineas
+        titulo = (f"a @ b con matrices {self.n}×{self.n} ({c.dtype}), mediana de {c.medicion.repeticiones} "
+                  f"medidas tras {c.medicion.calentamiento + 1} de calentamiento:")
+        columnas = ["dispositivo", "tiempo", "GFLOP/s"]
+        filas = [[f"CPU ({c.hilos_cpu} hilos)", formatear_tiempo(c.segundos), f"{c.gflops:.1f}"]]
         g = self.acelerador
-        pico = f"  ({g.porcentaje_pico:.0f} % del pico {g.modo})" if g.porcentaje_pico is not None else ""
-        lineas.append(f"  {g.dispositivo} ({g.nombre_dispositivo}): {formatear_tiempo(g.segundos):>10}  "
-                      f"{g.gflops:10.1f} GFLOP/s{pico}")
-        lineas.append(f"  Aceleración: {self.aceleracion:.1f}x sin contar la copia; "
-                      f"{self.aceleracion_con_transferencia:.1f}x contando la copia CPU → {g.dispositivo} "
-                      f"({formatear_tiempo(g.segundos_transferencia)}).")
-        lineas += [f"  ¡Ojo! {a}" for a in g.avisos]
-        return lineas
-
-    def __str__(self) -> str:
-        return "\n".join(self.lineas())
-
-    def _repr_html_(self) -> str:
-        return "<pre>" + html.escape(str(self)) + "</pre>"
+        if g is None:
+            return Tabla(titulo, columnas, filas,
+                         notas=["No hay GPU: solo se midió la CPU. En una T4 de Colab esta misma cuenta va "
+                                "decenas de veces más rápida."])
+        filas.append([f"{g.dispositivo} ({g.nombre_dispositivo})", formatear_tiempo(g.segundos), f"{g.gflops:.1f}"])
+        if g.porcentaje_pico is not None:
+            columnas.append("% del pico")
+            filas = [filas[0] + [""], filas[1] + [f"{g.porcentaje_pico:.0f} % ({g.modo})"]]
+        notas = [f"Aceleración: {self.aceleracion:.1f}x sin contar la copia; "
+                 f"{self.aceleracion_con_transferencia:.1f}x contando la copia CPU → {g.dispositivo} "
+                 f"({formatear_tiempo(g.segundos_transferencia)})."]
+        return Tabla(titulo, columnas, filas, notas=notas + [f"¡Ojo! {a}" for a in g.avisos])
 
 
 def comparar_cpu_gpu(n: int = 5000, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,
@@ -418,7 +379,7 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
 # ---------------------------------------------------------------------------
 
 @dataclass
-class ComparacionSincronizacion:
+class ComparacionSincronizacion(ComoTabla):
     """La misma multiplicación medida bien (sincronizando) y mal (sin sincronizar). Lección 03."""
 
     n: int
@@ -441,14 +402,12 @@ class ComparacionSincronizacion:
         return (f"Sin sincronizar, el tiempo sale {self.factor:.0f} veces más corto: mide lo que tarda Python "
                 f"en encargar el trabajo a {self.dispositivo}, no lo que tarda la GPU en hacerlo.")
 
-    def __str__(self) -> str:
-        return (f"a @ b, {self.n}×{self.n}, en {self.dispositivo} (medianas):\n"
-                f"  sincronizando:     {formatear_tiempo(self.con_sincronizar.mediana)}\n"
-                f"  sin sincronizar:   {formatear_tiempo(self.sin_sincronizar.mediana)}\n"
-                f"  {self.explicacion}")
-
-    def _repr_html_(self) -> str:
-        return "<pre>" + html.escape(str(self)) + "</pre>"
+    def tabla(self) -> Tabla:
+        """Las dos medianas y, debajo, la explicación."""
+        return Tabla(f"a @ b, {self.n}×{self.n}, en {self.dispositivo} (medianas):", [],
+                     [["sincronizando", formatear_tiempo(self.con_sincronizar.mediana)],
+                      ["sin sincronizar", formatear_tiempo(self.sin_sincronizar.mediana)]],
+                     notas=[self.explicacion])
 
 
 def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,
@@ -468,49 +427,3 @@ def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, 
     mal = cronometrar_sin_sincronizar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj,
                                        descripcion)
     return ComparacionSincronizacion(n, str(d), bien, mal)
-
-
-# ---------------------------------------------------------------------------
-# Bucle de Python frente a NumPy
-# ---------------------------------------------------------------------------
-
-@dataclass
-class ResultadoBucle:
-    """El bucle triple de Python frente a ``a @ b`` de NumPy. Lección 03."""
-
-    n: int
-    segundos_bucle: float
-    segundos_numpy: float  # mediana de varias llamadas
-    iguales: bool  # np.allclose entre los dos resultados
-
-    @property
-    def aceleracion(self) -> float:
-        return self.segundos_bucle / self.segundos_numpy
-
-    def __str__(self) -> str:
-        return (f"Matrices {self.n}×{self.n}:\n"
-                f"  Bucle de Python: {formatear_tiempo(self.segundos_bucle)}\n"
-                f"  NumPy (a @ b):   {formatear_tiempo(self.segundos_numpy)}\n"
-                f"  Aceleración:     {self.aceleracion:.0f}x\n"
-                f"  ¿Mismo resultado? {'sí' if self.iguales else 'no'}")
-
-
-def bucle_python_vs_numpy(n: int = 120, semilla: int = 0) -> ResultadoBucle:
-    """La demostración de la lección: un bucle de Python contra ``a @ b`` de NumPy. Lección 03.
-
-    El bucle hace las n³ multiplicaciones de una en una; NumPy las lanza en bloque sobre código
-    optimizado que usa las instrucciones vectoriales de la CPU. Con n=120 el bucle tarda
-    unas décimas de segundo; el tiempo crece con n³.
-    """
-    import numpy as np
-
-    n = entero_positivo(n, "n (el lado de la matriz)")
-    generador = np.random.default_rng(semilla)
-    a = generador.random((n, n))
-    b = generador.random((n, n))
-    filas_a, filas_b = a.tolist(), b.tolist()
-    inicio = time.perf_counter()
-    c = [[sum(filas_a[i][k] * filas_b[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
-    segundos_bucle = time.perf_counter() - inicio
-    medicion = cronometrar(lambda: a @ b, torch.device("cpu"), repeticiones=21, calentamiento=2)
-    return ResultadoBucle(n, segundos_bucle, medicion.mediana, bool(np.allclose(c, a @ b)))

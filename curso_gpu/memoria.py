@@ -11,7 +11,6 @@ Las funciones devuelven bytes. ``a_gb`` y ``a_gib`` los pasan a GB (10⁹) y GiB
 
 from __future__ import annotations
 
-import html
 import math
 import numbers
 import re
@@ -33,6 +32,7 @@ from .dispositivo import (  # noqa: F401
 )
 from .numeros import leer_numero, mostrar_valor
 from .precisiones import PRECISIONES
+from .presentacion import Celda, ComoTabla, Tabla
 
 PRECISIONES_MODELO = ("fp32", "fp16", "bf16", "int8", "int4")
 """Las precisiones en que se guarda un modelo, de la más a la menos precisa."""
@@ -344,7 +344,7 @@ class FilaVRAM:
 
 
 @dataclass
-class TablaVRAM:
+class TablaVRAM(ComoTabla):
     """¿Cabe este modelo en esta GPU? Una fila por precisión y la línea de entrenamiento.
 
     La crea ``tabla_vram()``. En un notebook se ve como tabla; en una terminal, ``print(tabla)``.
@@ -374,43 +374,23 @@ class TablaVRAM:
             frase += f" (sobran {formatear_bytes(max(self.vram_gb * GB - fila.necesaria_bytes, 0))})"
         return frase
 
-    def _filas_texto(self) -> list[tuple[str, str, str]]:
-        return [(f.precision, formatear_bytes(f.necesaria_bytes), f.veredicto) for f in self.filas]
+    def tabla(self) -> Tabla:
+        """La tabla: una fila por precisión y, si la hay, la de entrenar el modelo entero."""
+        def veredicto(fila: FilaVRAM) -> Celda:
+            color = "#1a7f37" if fila.cabe else "#cf222e"
+            return Celda(fila.veredicto, f"color:{color};font-weight:bold;white-space:nowrap")
 
-    def __str__(self) -> str:
-        margen = f"margen +{(self.margen - 1) * 100:.0f} %"
-        lineas = [f"{self.titulo()} (inferencia, {margen}):", ""]
-        lineas += [f"  {p:<6} {gb:>10}  → {v}" for p, gb, v in self._filas_texto()]
+        filas = [[f.precision, f"{f.bytes_por_parametro:g}", formatear_bytes(f.necesaria_bytes), veredicto(f)]
+                 for f in self.filas]
+        ids = [f.precision for f in self.filas]
         if self.entrenamiento is not None:
             e = self.entrenamiento
-            lineas += ["", f"Para entrenarlo entero (~{e.bytes_por_parametro:g} bytes/parámetro): "
-                           f"{formatear_bytes(e.necesaria_bytes)} → {e.veredicto}"]
-        return "\n".join(lineas)
-
-    def _repr_html_(self) -> str:
-        def celda(texto: str, cabe: bool | None = None, etiqueta: str = "td") -> str:
-            if cabe is None:
-                return f"<{etiqueta}>{html.escape(texto)}</{etiqueta}>"
-            color = "#1a7f37" if cabe else "#cf222e"
-            estilo = f"color:{color};font-weight:bold;white-space:nowrap"
-            return f"<{etiqueta} style='{estilo}'>{html.escape(texto)}</{etiqueta}>"
-
-        cabecera = "<tr><th>Precisión</th><th>Bytes/parámetro</th><th>Memoria necesaria</th><th>¿Cabe?</th></tr>"
-        filas = "".join(
-            f"<tr data-precision='{f.precision}'>" + celda(f.precision) + celda(f"{f.bytes_por_parametro:g}")
-            + celda(formatear_bytes(f.necesaria_bytes)) + celda(f.veredicto, f.cabe) + "</tr>"
-            for f in self.filas
-        )
-        if self.entrenamiento is not None:
-            e = self.entrenamiento
-            filas += ("<tr data-precision='entrenamiento'>" + celda("entrenar entero")
-                      + celda(f"~{e.bytes_por_parametro:g}") + celda(formatear_bytes(e.necesaria_bytes))
-                      + celda(e.veredicto, e.cabe) + "</tr>")
-        return (
-            f"<div><b>{html.escape(self.titulo())}</b> "
-            f"<span>(inferencia con margen +{(self.margen - 1) * 100:.0f} %)</span>"
-            f"<table>{cabecera}{filas}</table></div>"
-        )
+            filas.append(["entrenar entero", f"~{e.bytes_por_parametro:g}", formatear_bytes(e.necesaria_bytes),
+                          veredicto(e)])
+            ids.append("entrenamiento")
+        return Tabla(self.titulo(), ["Precisión", "Bytes/parámetro", "Memoria necesaria", "¿Cabe?"], filas,
+                     subtitulo=f"(inferencia con margen +{(self.margen - 1) * 100:.0f} %)",
+                     ids_filas=ids, nombre_id="precision")
 
 
 def _cabe(necesaria_bytes: float, vram_gb: float) -> bool:
@@ -471,7 +451,8 @@ def vram_disponible(dispositivo: torch.device | str) -> MemoriaDispositivo | Non
 
 
 # ---------------------------------------------------------------------------
-# Lección 07: la memoria al entrenar (vive en memoria_entrenamiento)
+# Lección 07: la memoria al entrenar (vive en memoria_entrenamiento y lote_que_cabe)
 # ---------------------------------------------------------------------------
 
-from .memoria_entrenamiento import DesgloseMemoria, lote_maximo, medir_memoria_entrenamiento  # noqa: E402,F401
+from .lote_que_cabe import lote_maximo  # noqa: E402,F401
+from .memoria_entrenamiento import DesgloseMemoria, medir_memoria_entrenamiento  # noqa: E402,F401

@@ -26,19 +26,16 @@ ZeRO guardan el modelo en fp16 y la copia en fp32 dentro del optimizador.
 from __future__ import annotations
 
 import contextlib
-import gc
-import html
-import math
-import numbers
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 from torch import nn
 
-from .dispositivo import memoria_dispositivo
 from .modelos import dispositivo_del_modelo
+# Los mensajes de «sin memoria» viven en mensajes_torch; la lección 07 los importa desde aquí.
+from .mensajes_torch import MENSAJE_OOM_CPU, MENSAJE_OOM_CUDA, formato_pytorch, mensaje_sin_memoria  # noqa: F401
 from .precisiones import normalizar_precision
+from .presentacion import ComoTabla, Tabla, formatear_numero
 
 ESTADOS_OPTIMIZADOR: dict[str, int] = {"adam": 2, "adamw": 2, "sgd_momento": 1, "sgd": 0}
 """Números que guarda el optimizador por cada parámetro entrenable: Adam y AdamW, la media de
@@ -52,52 +49,12 @@ PRECISIONES = ("fp32", *TIPO_MIXTA)
 LOTE_MAXIMO_A_PROBAR = 65536
 """El lote más grande que ``lote_maximo`` prueba en una GPU (la búsqueda se detiene ahí)."""
 
-# El mensaje de CUDA al quedarse sin memoria, tal como lo escribe PyTorch. Fuente: las cadenas
-# de torch/lib/libc10_cuda.so de la rueda torch 2.14.1+cu130 (``strings libc10_cuda.so``), que
-# salen de c10/cuda/CUDACachingAllocator.cpp. El PyTorch para CPU no trae ese archivo: su
-# mensaje es el de libc10.so, más abajo. Los huecos {…} los rellena ``mensaje_sin_memoria``.
-MENSAJE_OOM_CUDA = (
-    "CUDA out of memory. Tried to allocate {pedido}. GPU {gpu} has a total capacity of {total} "
-    "of which {libre} is free. Including non-PyTorch memory, this process has {proceso} memory in use. "
-    "Of the allocated memory {asignada} is allocated by PyTorch, and {reservada_libre} is reserved by "
-    "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
-    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
-    "Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html"
-    "#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)"
-)
-# En la CPU, la RAM que falta. Fuente: ``strings torch/lib/libc10.so`` de torch 2.13.0+cpu.
-MENSAJE_OOM_CPU = "DefaultCPUAllocator: can't allocate memory: you tried to allocate {pedido} bytes."
-
-
-def formato_pytorch(n_bytes: int) -> str:
-    """Un tamaño escrito como en los mensajes de PyTorch: «20.00 MiB», «14.75 GiB». Lección 07."""
-    if n_bytes <= 1024:
-        return f"{n_bytes} bytes"
-    for limite, divisor, unidad in ((2**20, 2**10, "KiB"), (2**30, 2**20, "MiB")):
-        if n_bytes <= limite:
-            return f"{n_bytes / divisor:.2f} {unidad}"
-    return f"{n_bytes / 2**30:.2f} GiB"
-
-
-def mensaje_sin_memoria(pedido: int, total: int, libre: int, asignada: int, reservada: int,
-                        gpu: int = 0) -> str:
-    """El texto de «CUDA out of memory» con estos números (en bytes). Lección 07.
-
-    ``asignada`` es lo que ocupan los tensores (``memory_allocated``); ``reservada``, lo que el
-    asignador de PyTorch tiene pedido a CUDA (``memory_reserved``), siempre ≥ ``asignada``.
-    """
-    return MENSAJE_OOM_CUDA.format(
-        pedido=formato_pytorch(pedido), gpu=gpu, total=formato_pytorch(total), libre=formato_pytorch(libre),
-        proceso=formato_pytorch(total - libre), asignada=formato_pytorch(asignada),
-        reservada_libre=formato_pytorch(reservada - asignada))
-
-
 # ---------------------------------------------------------------------------
 # El desglose
 # ---------------------------------------------------------------------------
 
 @dataclass
-class DesgloseMemoria:
+class DesgloseMemoria(ComoTabla):
     """La memoria de un paso de entrenamiento, por partes, en bytes. Lección 07.
 
     La crea ``medir_memoria_entrenamiento``. ``pesos_16_bits`` es la parte de ``pesos`` que son
@@ -136,27 +93,18 @@ class DesgloseMemoria:
         return (f"Memoria para entrenar con {self.nombre_optimizador} en {self.precision}, lote de {self.lote}, "
                 f"en {self.dispositivo}{nota}")
 
-    def _filas(self) -> list[tuple[str, str, str]]:
+    def tabla(self) -> Tabla:
+        """Las cuatro partes con su peso en el total, la fila del total y los bytes por parámetro."""
         total = max(self.total, 1)
-        return [(nombre, _megas(valor), f"{100 * valor / total:.0f} %") for nombre, valor in self.partes().items()]
-
-    def __str__(self) -> str:
-        lineas = [self.titulo() + ":"]
-        lineas += [f"  {n:<13} {m:>12}  {p:>5}" for n, m, p in self._filas()]
-        lineas.append(f"  {'total':<13} {_megas(self.total):>12}")
-        lineas.append(f"  ({self.bytes_por_parametro:.1f} bytes por parámetro sin activaciones; "
-                      f"{self.parametros:,} parámetros)".replace(",", " "))
-        return "\n".join(lineas)
-
-    def _repr_html_(self) -> str:
-        derecha = "style='text-align:right'"
-        filas = "".join(f"<tr><td>{n}</td><td {derecha}>{m}</td><td {derecha}>{p}</td></tr>" for n, m, p in self._filas())
-        return (f"<div><b>{html.escape(self.titulo())}</b><table><tr><th>parte</th><th>memoria</th><th>%</th></tr>"
-                f"{filas}<tr><th>total</th><th style='text-align:right'>{_megas(self.total)}</th><th></th></tr></table>"
-                f"<span>{self.bytes_por_parametro:.1f} bytes por parámetro sin activaciones</span></div>")
+        filas = [[nombre, formatear_megas(valor), f"{100 * valor / total:.0f} %"] for nombre, valor in self.partes().items()]
+        nota = (f"{self.bytes_por_parametro:.1f} bytes por parámetro sin activaciones; "
+                f"{formatear_numero(self.parametros)} parámetros")
+        return Tabla(self.titulo(), ["parte", "memoria", "%"], filas, notas=[nota],
+                     total=["total", formatear_megas(self.total), ""])
 
 
-def _megas(n_bytes: int) -> str:
+def formatear_megas(n_bytes: int) -> str:
+    """Bytes en kB, MB o GB (potencias de 10), como en la tabla del desglose."""
     if n_bytes >= 10**9:
         return f"{n_bytes / 10**9:.2f} GB"
     if n_bytes >= 10**6:
@@ -188,7 +136,8 @@ def normalizar_precision_entrenamiento(precision) -> str:
                          "(fp16 y bf16 son precisión mixta con torch.autocast).") from None
 
 
-def _validar_modelo(modelo) -> None:
+def validar_modelo_entrenable(modelo) -> None:
+    """``ValueError`` si no es un ``nn.Module`` o no tiene nada que entrenar."""
     if not isinstance(modelo, nn.Module):
         raise ValueError(f"modelo debe ser un torch.nn.Module; recibí {type(modelo).__name__}.")
     if not any(p.requires_grad for p in modelo.parameters()):
@@ -196,7 +145,8 @@ def _validar_modelo(modelo) -> None:
                          "(¿congelaste todo con requires_grad_(False)?).")
 
 
-def _validar_entrada(entrada) -> torch.Tensor:
+def validar_entrada_ejemplo(entrada) -> torch.Tensor:
+    """``ValueError`` si no es un tensor con un lote de al menos un ejemplo; si lo es, lo devuelve."""
     if not isinstance(entrada, torch.Tensor):
         raise ValueError(f"entrada_ejemplo debe ser un tensor con un lote de ejemplos (p. ej. X[:8]); "
                          f"recibí {type(entrada).__name__}. Usa torch.as_tensor(...) o toma un trozo de tus datos.")
@@ -234,15 +184,15 @@ def _es_copia_de_parametro(tensor: torch.Tensor, de_parametros: set) -> bool:
     return any(_clave(h)[0] in de_parametros for h in hojas)
 
 
-def _tensores(salida):
+def tensores_de(salida):
     if isinstance(salida, torch.Tensor):
         yield salida
     elif isinstance(salida, dict):
         for valor in salida.values():
-            yield from _tensores(valor)
+            yield from tensores_de(valor)
     elif isinstance(salida, (list, tuple)):
         for valor in salida:
-            yield from _tensores(valor)
+            yield from tensores_de(valor)
 
 
 def _atencion_fusionada(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -335,7 +285,7 @@ def _medir_guardado(modelo: nn.Module, entrada: torch.Tensor, precision: str) ->
                     salida = modelo(entrada)
             else:
                 salida = modelo(entrada)
-        for tensor in _tensores(salida):  # la salida vive hasta calcular la pérdida
+        for tensor in tensores_de(salida):  # la salida vive hasta calcular la pérdida
             contar(tensor)
     finally:
         modelo.train(entrenando)
@@ -364,8 +314,8 @@ def medir_memoria_entrenamiento(modelo: nn.Module, entrada_ejemplo: torch.Tensor
     en precisión mixta las activaciones de 32 bits se cuentan a 2 bytes por número
     (``aproximado=True``).
     """
-    _validar_modelo(modelo)
-    entrada = _validar_entrada(entrada_ejemplo)
+    validar_modelo_entrenable(modelo)
+    entrada = validar_entrada_ejemplo(entrada_ejemplo)
     nombre_optimizador = normalizar_optimizador(optimizador)
     precision = normalizar_precision_entrenamiento(precision)
     dispositivo = dispositivo_del_modelo(modelo)
@@ -396,194 +346,3 @@ def medir_memoria_entrenamiento(modelo: nn.Module, entrada_ejemplo: torch.Tensor
         pesos_16_bits=guardado.copias,
         aproximado=aproximado,
     )
-
-
-# ---------------------------------------------------------------------------
-# ¿Qué lote me cabe?
-# ---------------------------------------------------------------------------
-
-def _lote_de(forma_ejemplo, lote: int, dispositivo: torch.device) -> torch.Tensor:
-    if isinstance(forma_ejemplo, torch.Tensor):
-        uno = forma_ejemplo[:1].to(dispositivo)
-        return uno.expand(lote, *uno.shape[1:]).clone()
-    return torch.randn(lote, *forma_ejemplo, device=dispositivo)
-
-
-def _validar_forma(forma_ejemplo):
-    if isinstance(forma_ejemplo, torch.Tensor):
-        return _validar_entrada(forma_ejemplo)
-    if (isinstance(forma_ejemplo, (tuple, list, torch.Size)) and len(forma_ejemplo) > 0
-            and all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d > 0 for d in forma_ejemplo)):
-        return tuple(int(d) for d in forma_ejemplo)
-    raise ValueError(
-        f"forma_ejemplo no válida: {forma_ejemplo!r}. Da la forma de UN ejemplo, sin la dimensión del lote, "
-        "como una tupla de enteros positivos, p. ej. (1, 8, 8) para una imagen de 8×8; o un tensor con un "
-        "lote de ejemplos (p. ej. ids de tokens) del que se copia el primero.")
-
-
-def _validar_memoria(memoria_bytes) -> int:
-    if (isinstance(memoria_bytes, bool) or not isinstance(memoria_bytes, numbers.Real)
-            or not math.isfinite(memoria_bytes) or memoria_bytes <= 0):
-        raise ValueError(f"memoria_bytes no válido: {memoria_bytes!r}. Da la memoria disponible en bytes, "
-                         "mayor que 0, p. ej. 16 * 10**9 para una T4 de 16 GB.")
-    return int(memoria_bytes)
-
-
-def _memoria_del_dispositivo(dispositivo: torch.device) -> int:
-    """La memoria libre (bytes) donde se entrenará, si no la da quien llama."""
-    try:
-        libre = _memoria_libre(dispositivo)
-    except (RuntimeError, AttributeError, AssertionError):  # un dispositivo que esta máquina no tiene
-        libre = None
-    if not libre or libre <= 0:
-        raise ValueError(f"No sé cuánta memoria hay en '{dispositivo}'. Dásela con memoria_bytes=..., "
-                         "p. ej. memoria_bytes=16 * 10**9.")
-    return int(libre)
-
-
-def _memoria_libre(dispositivo: torch.device) -> int | None:
-    """La memoria libre de ``dispositivo`` según ``dispositivo.memoria_dispositivo`` (en CPU, la RAM)."""
-    info = memoria_dispositivo(dispositivo)
-    if info is None:
-        return None
-    return info.libre_bytes if info.libre_bytes is not None else (info.total_bytes if dispositivo.type == "cpu" else None)
-
-
-def lote_maximo(modelo: nn.Module, forma_ejemplo, dispositivo, memoria_bytes: int | None = None, *,
-                optimizador: str = "adam", precision: str = "fp32",
-                maximo: int = LOTE_MAXIMO_A_PROBAR) -> int:
-    """El mayor tamaño de lote con el que un paso de entrenamiento cabe en memoria. Lección 07.
-
-    - ``forma_ejemplo``: la forma de un ejemplo sin el lote, p. ej. ``(1, 8, 8)`` (se usan
-      números al azar), o un tensor con ejemplos de verdad (ids de tokens) del que se copia el primero.
-    - En CUDA y sin ``memoria_bytes``: lo **prueba** con pasos de entrenamiento reales (con lr=0:
-      los pesos no cambian), doblando el lote hasta un ``torch.OutOfMemoryError`` y buscando
-      después entre el último que cupo y el primero que no. Tras cada fallo libera la memoria
-      (``del``, ``gc.collect()``, ``torch.cuda.empty_cache()``) y al terminar la deja como estaba.
-    - En los demás casos (o con ``memoria_bytes``): lo **calcula**. Mide las activaciones con
-      lotes de 1 y de 2 (``medir_memoria_entrenamiento``); lo que crece entre los dos es lo que
-      pide cada ejemplo, y el resto es fijo. Sin ``memoria_bytes`` usa la memoria libre del
-      dispositivo (la RAM en CPU). Es una cota: deja margen para el contexto y los temporales.
-    - ``maximo``: el resultado nunca pasa de ahí (65 536 por defecto).
-    """
-    _validar_modelo(modelo)
-    forma = _validar_forma(forma_ejemplo)
-    optimizador = normalizar_optimizador(optimizador)
-    precision = normalizar_precision_entrenamiento(precision)
-    if isinstance(maximo, bool) or not isinstance(maximo, numbers.Integral) or maximo < 1:
-        raise ValueError(f"maximo debe ser un entero mayor o igual que 1; recibí {maximo!r}.")
-    try:
-        dispositivo = torch.device(dispositivo)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"Dispositivo no válido: {dispositivo!r}. Usa 'cpu', 'cuda', 'cuda:0', 'mps' o 'meta'.") from None
-
-    if memoria_bytes is None and dispositivo.type == "cuda":
-        del_modelo = dispositivo_del_modelo(modelo)
-        if del_modelo.type != "cuda":
-            raise ValueError(f"Para probar lotes en '{dispositivo}' el modelo debe estar allí, y está en '{del_modelo}'. "
-                             f"Muévelo con modelo.to('{dispositivo}'), o da memoria_bytes=... para calcularlo sin probar.")
-        return _buscar_lote(modelo, lambda b: _lote_de(forma, b, del_modelo), optimizador, precision, int(maximo))
-
-    if memoria_bytes is None:
-        if dispositivo.type == "meta":
-            raise ValueError("En 'meta' no hay memoria que medir: da el presupuesto con memoria_bytes=..., "
-                             "p. ej. memoria_bytes=16 * 10**9 para una T4.")
-        presupuesto = _memoria_del_dispositivo(dispositivo)
-    else:
-        presupuesto = _validar_memoria(memoria_bytes)
-    del_modelo = dispositivo_del_modelo(modelo)
-    uno = medir_memoria_entrenamiento(modelo, _lote_de(forma, 1, del_modelo), optimizador, precision)
-    dos = medir_memoria_entrenamiento(modelo, _lote_de(forma, 2, del_modelo), optimizador, precision)
-    por_ejemplo = dos.total - uno.total
-    fijo = uno.total - por_ejemplo
-    if por_ejemplo <= 0:
-        raise ValueError("Las activaciones de este modelo no crecen con el lote, así que no puedo calcular "
-                         "el lote máximo. ¿Usa el modelo la primera dimensión como lote?")
-    lote = (presupuesto - fijo) // por_ejemplo
-    if lote < 1:
-        raise ValueError(
-            f"No cabe ni un ejemplo: el presupuesto es de {_megas(presupuesto)} y un paso con lote 1 pide "
-            f"{_megas(uno.total)} ({uno.total} bytes). Da al menos memoria_bytes={uno.total}, o reduce el "
-            "modelo, usa precisión mixta o un optimizador con menos estados (sgd).")
-    return int(min(lote, maximo))
-
-
-def _crear_optimizador(modelo: nn.Module, optimizador: str) -> torch.optim.Optimizer:
-    """El optimizador con lr=0: reserva sus estados de verdad pero no cambia los pesos."""
-    parametros = [p for p in modelo.parameters() if p.requires_grad]
-    if optimizador in ("adam", "adamw"):
-        clase = torch.optim.Adam if optimizador == "adam" else torch.optim.AdamW
-        return clase(parametros, lr=0.0, weight_decay=0.0)
-    return torch.optim.SGD(parametros, lr=0.0, momentum=0.9 if optimizador == "sgd_momento" else 0.0)
-
-
-def _buscar_lote(modelo: nn.Module, hacer_lote: Callable[[int], torch.Tensor], optimizador: str,
-                 precision: str, maximo: int) -> int:
-    """Busca el mayor lote que entrena sin ``torch.OutOfMemoryError``, probándolo de verdad.
-
-    Dobla el lote (1, 2, 4...) hasta el primer fallo y después busca por bisección. Después de
-    cada intento borra la entrada, la salida y los gradientes; tras un fallo, además, llama a
-    ``gc.collect()`` y a ``torch.cuda.empty_cache()``. Al terminar, los pesos y los *buffers* son los de antes y el
-    optimizador (con sus estados) ya no existe.
-    """
-    dispositivo = dispositivo_del_modelo(modelo)
-    en_cuda = dispositivo.type == "cuda"
-    entrenando = modelo.training
-    buffers = [(b, b.detach().clone()) for b in modelo.buffers()]
-    optim = _crear_optimizador(modelo, optimizador)
-
-    def cabe(lote: int) -> bool:
-        entrada = salida = perdida = None
-        sin_memoria = False
-        try:
-            entrada = hacer_lote(lote)
-            with torch.autocast(dispositivo.type, dtype=TIPO_MIXTA.get(precision, torch.float32),
-                                enabled=precision != "fp32"):
-                salida = modelo(entrada)
-                perdida = sum(t.float().sum() for t in _tensores(salida) if t.is_floating_point())
-            perdida.backward()
-            optim.step()
-            if en_cuda:
-                torch.cuda.synchronize(dispositivo)
-            return True
-        except torch.OutOfMemoryError:
-            sin_memoria = True
-            return False
-        finally:
-            del entrada, salida, perdida  # sin referencias, la memoria vuelve al asignador
-            optim.zero_grad(set_to_none=True)
-            if sin_memoria:  # lo que quedó a medias (y el traceback) se libera ya, no más tarde
-                gc.collect()
-                if en_cuda:
-                    torch.cuda.empty_cache()
-
-    try:
-        modelo.train()
-        if not cabe(1):
-            raise ValueError("No cabe ni un ejemplo en la memoria de la GPU. Prueba con precisión mixta "
-                             "(precision='bf16' o 'fp16'), un optimizador con menos estados (sgd) o un modelo menor.")
-        bueno, malo = 1, None
-        while bueno < maximo:
-            siguiente = min(bueno * 2, maximo)
-            if cabe(siguiente):
-                bueno = siguiente
-            else:
-                malo = siguiente
-                break
-        while malo is not None and malo - bueno > 1:
-            medio = (bueno + malo) // 2
-            if cabe(medio):
-                bueno = medio
-            else:
-                malo = medio
-        return bueno
-    finally:
-        modelo.train(entrenando)
-        with torch.no_grad():
-            for buffer, copia in buffers:
-                buffer.copy_(copia)
-        optim.state.clear()
-        del optim
-        gc.collect()
-        if en_cuda:
-            torch.cuda.empty_cache()

@@ -1,4 +1,4 @@
-"""Los mensajes de error reales de PyTorch que las lecciones 01 y 05 enseñan. Lecciones 01 y 05.
+"""Los mensajes de error reales de PyTorch que enseñan las lecciones 01, 05 y 07.
 
 Es el único sitio del curso con estos textos: las lecciones los imprimen desde aquí y
 ``benchmarks/validar_en_gpu.py`` comprueba en una GPU de verdad que PyTorch dice lo mismo.
@@ -54,3 +54,45 @@ def coincide(real: str, esperado: str) -> bool:
     """¿Empieza el mensaje real (quitando «RuntimeError: » y espacios) como el esperado?"""
     texto = str(real).strip().removeprefix("RuntimeError:").strip()
     return texto.startswith(esperado)
+
+
+# --- Sin memoria (lección 07) ---------------------------------------------------------------
+
+# El mensaje de CUDA al quedarse sin memoria, tal como lo escribe PyTorch. Fuente: las cadenas
+# de torch/lib/libc10_cuda.so de la rueda torch 2.14.1+cu130 (``strings libc10_cuda.so``), que
+# salen de c10/cuda/CUDACachingAllocator.cpp. El PyTorch para CPU no trae ese archivo: su
+# mensaje es el de libc10.so, más abajo. Los huecos {…} los rellena ``mensaje_sin_memoria``.
+MENSAJE_OOM_CUDA = (
+    "CUDA out of memory. Tried to allocate {pedido}. GPU {gpu} has a total capacity of {total} "
+    "of which {libre} is free. Including non-PyTorch memory, this process has {proceso} memory in use. "
+    "Of the allocated memory {asignada} is allocated by PyTorch, and {reservada_libre} is reserved by "
+    "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
+    "Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html"
+    "#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)"
+)
+# En la CPU, la RAM que falta. Fuente: ``strings torch/lib/libc10.so`` de torch 2.13.0+cpu.
+MENSAJE_OOM_CPU = "DefaultCPUAllocator: can't allocate memory: you tried to allocate {pedido} bytes."
+
+
+def formato_pytorch(n_bytes: int) -> str:
+    """Un tamaño escrito como en los mensajes de PyTorch: «20.00 MiB», «14.75 GiB». Lección 07."""
+    if n_bytes <= 1024:
+        return f"{n_bytes} bytes"
+    for limite, divisor, unidad in ((2**20, 2**10, "KiB"), (2**30, 2**20, "MiB")):
+        if n_bytes <= limite:
+            return f"{n_bytes / divisor:.2f} {unidad}"
+    return f"{n_bytes / 2**30:.2f} GiB"
+
+
+def mensaje_sin_memoria(pedido: int, total: int, libre: int, asignada: int, reservada: int,
+                        gpu: int = 0) -> str:
+    """El texto de «CUDA out of memory» con estos números (en bytes). Lección 07.
+
+    ``asignada`` es lo que ocupan los tensores (``memory_allocated``); ``reservada``, lo que el
+    asignador de PyTorch tiene pedido a CUDA (``memory_reserved``), siempre ≥ ``asignada``.
+    """
+    return MENSAJE_OOM_CUDA.format(
+        pedido=formato_pytorch(pedido), gpu=gpu, total=formato_pytorch(total), libre=formato_pytorch(libre),
+        proceso=formato_pytorch(total - libre), asignada=formato_pytorch(asignada),
+        reservada_libre=formato_pytorch(reservada - asignada))

@@ -12,7 +12,6 @@ tienen un tiempo máximo de espera: nunca se quedan colgados.
 
 from __future__ import annotations
 
-import html
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -20,10 +19,19 @@ from typing import Callable, Iterable
 
 import torch
 
+# comparar_cargadores vive en cargadores; la lección 06 lo importa desde aquí.
+from .cargadores import (  # noqa: F401
+    ESPERA_MAXIMA,
+    ComparacionCargadores,
+    MedicionCargador,
+    cerrar_iterador,
+    comparar_cargadores,
+    entero_minimo,
+)
 from .dispositivo import como_dispositivo, sincronizar
+from .presentacion import ComoTabla, Tabla
 
 CUELLOS = ("datos", "lanzamientos", "calculo")
-ESPERA_MAXIMA = 60  # segundos que un proceso del DataLoader puede tardar en dar un lote
 _TIPOS_DISPOSITIVO = ("CUDA", "XPU", "PrivateUse1")  # eventos del perfilador que ocurren en la GPU
 FIJO_EN_DESPACHOS = 4  # una operación diminuta (reservar, copiar un escalar...) cuesta unos 4 despachos
 
@@ -45,19 +53,12 @@ CONSEJOS = {
 }
 
 
-def _entero(valor, nombre: str, minimo: int, ejemplo: str) -> int:
-    if isinstance(valor, bool) or not isinstance(valor, int) or valor < minimo:
-        raise ValueError(f"{nombre} debe ser un entero mayor o igual que {minimo}; recibí {valor!r}. "
-                         f"Prueba, por ejemplo, {ejemplo}.")
-    return valor
-
-
 # ---------------------------------------------------------------------------
 # diagnosticar
 # ---------------------------------------------------------------------------
 
 @dataclass
-class Diagnostico:
+class Diagnostico(ComoTabla):
     """Dónde se va el tiempo de un paso de entrenamiento y qué hacer. Lección 06.
 
     Las tres fracciones suman 1: ``fraccion_datos`` (esperando el siguiente lote),
@@ -102,22 +103,15 @@ class Diagnostico:
         nombres = {"datos": "los DATOS", "lanzamientos": "los LANZAMIENTOS", "calculo": "el CÁLCULO"}
         return f"Cuello de botella en {self.dispositivo}: {nombres[self.cuello]} ({self.pasos} pasos medidos)"
 
-    def __str__(self) -> str:
-        lineas = [self._titulo()]
-        lineas += [f"  {nombre:<26} {valor}" for nombre, valor in self._filas()]
-        lineas.append(f"Consejo: {self.consejo}")
-        return "\n".join(lineas)
-
-    def _repr_html_(self) -> str:
-        filas = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(v)}</td></tr>" for n, v in self._filas())
+    def tabla(self) -> Tabla:
+        """El diagnóstico como ``Tabla`` de pares (qué, valor), con la barra de las tres fracciones en HTML."""
         barra = "".join(
             f"<div title='{t}' style='width:{100 * f:.1f}%;background:{c}'></div>"
             for t, f, c in (("datos", self.fraccion_datos, "#cf222e"),
                             ("lanzamientos", self.fraccion_lanzamientos, "#bf8700"),
                             ("cálculo", self.fraccion_calculo, "#2da44e")))
-        return (f"<div><b>{html.escape(self._titulo())}</b>"
-                f"<div style='display:flex;height:1em;width:24em;margin:4px 0'>{barra}</div>"
-                f"<table>{filas}</table><p>{html.escape(self.consejo)}</p></div>")
+        return Tabla(self._titulo(), [], [list(fila) for fila in self._filas()], notas=[f"Consejo: {self.consejo}"],
+                     grafico_html=f"<div style='display:flex;height:1em;width:24em;margin:4px 0'>{barra}</div>")
 
 
 class PasoFallido(RuntimeError):
@@ -152,15 +146,6 @@ def _llamar(paso, xb, yb, numero: int, que: str):
         raise PasoFallido(
             f"El paso de entrenamiento falló en el lote {numero} ({que}) con {type(error).__name__}: "
             f"{error}. Pruébalo a mano con un lote, paso(xb, yb), antes de diagnosticar.") from error
-
-
-def _cerrar(iterador, cargador) -> None:
-    """Cierra los procesos del DataLoader si los abrió este iterador (y no son persistentes)."""
-    if iterador is None or getattr(cargador, "persistent_workers", False):
-        return
-    cerrar = getattr(iterador, "_shutdown_workers", None)  # lo que hace PyTorch al destruir el iterador
-    if cerrar is not None:
-        cerrar()
 
 
 def _perfilar(funcion, dispositivo: torch.device):
@@ -302,7 +287,7 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
     """
     if not callable(paso):
         raise ValueError(f"paso debe ser una función paso(xb, yb); recibí {type(paso).__name__}.")
-    _entero(pasos, "pasos", 1, "pasos=20")
+    entero_minimo(pasos, "pasos", 1, "pasos=20")
     dispositivo = como_dispositivo(dispositivo)
     try:
         iterador = iter(cargador)
@@ -332,7 +317,7 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
             tiempos_paso.append(fin - listo)
             muestras += _tamano(xb)
     finally:
-        _cerrar(iterador, cargador)
+        cerrar_iterador(iterador, cargador)
     if not tiempos_paso:  # el cargador solo tenía un lote: se mide ese
         for _ in range(min(pasos, 3)):
             listo = time.perf_counter()
@@ -360,126 +345,3 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
         operaciones_por_paso=operaciones, microsegundos_por_operacion=coste,
         sincronizaciones_por_paso=sincronizaciones, dispositivo=str(dispositivo),
         tiempos_datos=tiempos_datos, tiempos_paso=tiempos_paso)
-
-
-# ---------------------------------------------------------------------------
-# comparar_cargadores
-# ---------------------------------------------------------------------------
-
-@dataclass
-class MedicionCargador:
-    """Lo rápido que da lotes un ``DataLoader`` con una configuración. Lección 06."""
-
-    num_workers: int
-    pin_memory: bool
-    muestras_por_segundo: float   # en marcha, sin contar el arranque
-    segundos_arranque: float      # hasta el primer lote (crear los procesos incluido)
-    lotes: int
-
-
-@dataclass
-class ComparacionCargadores:
-    """Muestras por segundo de cada configuración de ``DataLoader``. Lección 06."""
-
-    mediciones: list[MedicionCargador]
-    tamano_lote: int
-    dispositivo: str
-
-    @property
-    def mejor(self) -> MedicionCargador:
-        return max(self.mediciones, key=lambda m: m.muestras_por_segundo)
-
-    def _filas(self) -> list[tuple[str, str, str, str]]:
-        base = self.mediciones[0].muestras_por_segundo or 1.0
-        return [(str(m.num_workers), "sí" if m.pin_memory else "no", f"{m.muestras_por_segundo:,.0f}".replace(",", " "),
-                 f"{m.muestras_por_segundo / base:.2f}x", f"{m.segundos_arranque:.2f} s") for m in self.mediciones]
-
-    def _titulo(self) -> str:
-        return f"DataLoader con lotes de {self.tamano_lote} hacia {self.dispositivo}: muestras por segundo"
-
-    def __str__(self) -> str:
-        lineas = [self._titulo(), f"  {'num_workers':>11}  {'pin_memory':>10}  {'muestras/s':>10}  {'vs. 1.ª':>7}  {'arranque':>8}"]
-        lineas += [f"  {a:>11}  {b:>10}  {c:>10}  {d:>7}  {e:>8}" for a, b, c, d, e in self._filas()]
-        mejor = self.mejor
-        lineas.append(f"La mejor: num_workers={mejor.num_workers}, pin_memory={mejor.pin_memory}.")
-        return "\n".join(lineas)
-
-    def _repr_html_(self) -> str:
-        filas = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in fila) + "</tr>" for fila in self._filas())
-        return (f"<div><b>{html.escape(self._titulo())}</b><table><tr><th>num_workers</th><th>pin_memory</th>"
-                f"<th>muestras/s</th><th>vs. 1.ª</th><th>arranque</th></tr>{filas}</table></div>")
-
-
-def _lista(valor, nombre: str, convertir) -> tuple:
-    valores = valor if isinstance(valor, (tuple, list)) else (valor,)
-    if not valores:
-        raise ValueError(f"{nombre} no puede estar vacío; prueba, por ejemplo, {nombre}=(0, 2).")
-    return tuple(convertir(v) for v in valores)
-
-
-def _medir_cargador(conjunto, tamano_lote, num_workers, pin_memory, lotes, dispositivo):
-    cargador = torch.utils.data.DataLoader(
-        conjunto, batch_size=tamano_lote, shuffle=False, num_workers=num_workers, pin_memory=pin_memory,
-        timeout=ESPERA_MAXIMA if num_workers > 0 else 0)
-    iterador = None
-    try:
-        inicio = time.perf_counter()
-        iterador = iter(cargador)
-        xb, _ = next(iterador)                       # arrancar los procesos y el primer lote
-        xb.to(dispositivo, non_blocking=pin_memory)
-        sincronizar(dispositivo)
-        arranque = time.perf_counter() - inicio
-        inicio, muestras, contados = time.perf_counter(), 0, 0
-        for xb, _ in iterador:
-            xb.to(dispositivo, non_blocking=pin_memory)
-            muestras += xb.shape[0]
-            contados += 1
-            if contados >= lotes:
-                break
-        sincronizar(dispositivo)
-        segundos = time.perf_counter() - inicio
-    except RuntimeError as error:
-        if "timed out" in str(error):
-            raise RuntimeError(
-                f"Un proceso del DataLoader (num_workers={num_workers}) tardó más de {ESPERA_MAXIMA} s en "
-                "dar un lote; lo he cerrado. Revisa que el conjunto no se quede esperando.") from error
-        raise
-    finally:
-        _cerrar(iterador, cargador)
-    return MedicionCargador(num_workers, pin_memory, muestras / segundos if segundos > 0 else 0.0, arranque, contados)
-
-
-def comparar_cargadores(conjunto, tamano_lote: int, num_workers=(0, 1, 2), pin_memory=None, *,
-                        lotes: int = 10, dispositivo=None) -> ComparacionCargadores:
-    """Muestras por segundo de un ``DataLoader`` según ``num_workers`` y ``pin_memory``. Lección 06.
-
-    Para cada combinación crea un ``DataLoader`` de ``conjunto``, cuenta aparte el arranque
-    (crear los procesos y el primer lote) y mide ``lotes`` lotes más, copiándolos a
-    ``dispositivo`` (por defecto, el que elige ``elegir_dispositivo()``).
-
-    ``pin_memory=None`` prueba ``False`` y ``True`` si hay CUDA (sin CUDA no sirve de nada) y
-    solo ``False`` si no. Los procesos se cierran siempre, y un proceso que no da un lote en
-    60 s es un error, no una espera eterna. Dibújalo con ``graficos.grafico_cargadores``.
-    """
-    try:
-        largo = len(conjunto)
-    except TypeError:
-        raise ValueError(f"conjunto debe ser un Dataset con len(); recibí {type(conjunto).__name__}.") from None
-    if largo == 0:
-        raise ValueError("El conjunto está vacío: no hay nada que cargar.")
-    _entero(tamano_lote, "tamano_lote", 1, "tamano_lote=64")
-    _entero(lotes, "lotes", 1, "lotes=10")
-    trabajadores = _lista(num_workers, "num_workers", lambda v: _entero(v, "num_workers", 0, "num_workers=(0, 1, 2)"))
-    dispositivo = como_dispositivo(dispositivo)
-    if pin_memory is None:
-        pin_memory = (False, True) if dispositivo.type == "cuda" else (False,)
-
-    def como_bool(v):
-        if not isinstance(v, bool):
-            raise ValueError(f"pin_memory debe ser True, False o una tupla de ellos; recibí {v!r}.")
-        return v
-
-    fijar = _lista(pin_memory, "pin_memory", como_bool)
-    mediciones = [_medir_cargador(conjunto, tamano_lote, n, p, lotes, dispositivo)
-                  for n in trabajadores for p in fijar]
-    return ComparacionCargadores(mediciones, tamano_lote, str(dispositivo))

@@ -225,20 +225,6 @@ class LogicaPizarra:
 # La pizarra con widgets
 # ---------------------------------------------------------------------------
 
-def html_resultado(prediccion) -> str:
-    """El resultado como HTML: la clase y una barra por probabilidad («vertical 0.97»)."""
-    filas = []
-    for nombre, p in prediccion.probabilidades.items():
-        filas.append(
-            "<div style='display:flex;align-items:center;gap:8px;margin:2px 0'>"
-            f"<span style='display:inline-block;width:16ch;white-space:nowrap;font-family:monospace'>{html.escape(nombre)} {p:.2f}</span>"
-            "<span style='display:inline-block;width:160px;height:12px;background:#eee'>"
-            f"<span style='display:inline-block;height:12px;width:{160 * p:.0f}px;background:#4c72b0'></span>"
-            "</span></div>"
-        )
-    return f"<div><b>Predicción: {html.escape(prediccion.clase)}</b>{''.join(filas)}</div>"
-
-
 class Pizarra:
     """La cuadrícula con botones «Predecir» y «Limpiar». Lección 05.
 
@@ -339,7 +325,7 @@ class Pizarra:
             self.aviso.value = f"<b style='color:#b00'>⚠ {html.escape(resultado)}</b>"
             return resultado
         self.aviso.value = ""
-        self.resultado.value = html_resultado(resultado)
+        self.resultado.value = resultado._repr_html_()  # la tabla de la Predicción, con sus barras
         return resultado
 
     def _ipython_display_(self):

@@ -64,8 +64,8 @@ def comprobar_dibujar_vertical_predice_vertical(modelo):
     texto = re.sub(r"<[^>]+>", " ", p.resultado.value)
     assert "Predicción: vertical" in texto, texto
     for nombre in ("vertical", "horizontal", "oblicua"):
-        assert re.search(rf"{nombre} [01]\.\d\d", texto), texto
-    probabilidad = float(re.search(r"vertical ([01]\.\d\d)", texto).group(1))
+        assert re.search(rf"{nombre}\s+[01]\.\d\d", texto), texto
+    probabilidad = float(re.search(r"vertical\s+([01]\.\d\d)", texto).group(1))
     assert probabilidad > 0.5, texto
 
 

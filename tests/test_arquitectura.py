@@ -23,12 +23,14 @@ CAPAS = {
     # 1. El dispositivo: primitivas, nvidia-smi, Colab y el informe del entorno.
     "nvidia_smi": 1, "dispositivo": 1, "colab": 1, "entorno": 1,
     # 2. Medir, estimar memoria y entrenar.
-    "cronometro": 2, "memoria_libre": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
-    "modelos": 2, "checkpoints": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
-    "precision_mixta": 2, "conjuntos": 2, "rendimiento": 2,
+    "cronometro": 2, "memoria_libre": 2, "bucle_python": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
+    "modelos": 2, "escritura_segura": 2, "checkpoints": 2, "reanudacion": 2,
+    "entradas_entrenamiento": 2, "resultados_entrenamiento": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
+    "lote_que_cabe": 2,
+    "precision_mixta": 2, "conjuntos": 2, "cargadores": 2, "rendimiento": 2,
     "distribuido": 2, "lanzador": 2,
     # 3. Presentación interactiva: gráficas y widgets.
-    "graficos": 3, "widgets": 3, "calculadora": 3,
+    "estilo_graficos": 3, "graficos_entrenamiento": 3, "graficos": 3, "widgets": 3, "calculadora": 3,
     # 4. Lecciones, línea de órdenes y app.
     "cli": 4, "__main__": 4, "app_lineas": 4, "__init__": 4, "entrenar_ddp": 4,
 }

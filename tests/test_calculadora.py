@@ -184,7 +184,7 @@ def test_precision_y_margen_actualizan_la_tabla(caja):
     c["precision"].value = "int4"
     assert "Llama 3 8B en int4 necesita 4.8 GB: cabe en 16 GB" in c["veredicto"].value
     c["margen"].value = 1.0
-    assert "<td>32.1 GB</td>" in c["tabla"].value  # fp32 sin margen: 8.03B × 4
+    assert ">32.1 GB</td>" in c["tabla"].value  # fp32 sin margen: 8.03B × 4
 
 
 def test_texto_malo_muestra_el_error_en_el_widget_y_oculta_el_grafico(caja):

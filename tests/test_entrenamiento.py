@@ -264,7 +264,7 @@ def test_predecir_una_linea_vertical(entrenado):
     assert isinstance(prediccion, Prediccion) and prediccion.clase == "vertical"
     assert list(prediccion.probabilidades) == ["vertical", "horizontal", "oblicua"]
     assert sum(prediccion.probabilidades.values()) == pytest.approx(1)
-    assert str(prediccion).startswith("Predicción: vertical\nvertical ")
+    assert str(prediccion).startswith("Predicción: vertical\n  vertical ")
     assert predecir(modelo, torch.eye(8)[None, None], "cpu").clase == "oblicua"
 
 

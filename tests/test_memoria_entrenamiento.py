@@ -8,10 +8,10 @@ from torch import nn
 
 from curso_gpu import memoria
 from curso_gpu.memoria import DesgloseMemoria, lote_maximo, medir_memoria_entrenamiento
+from curso_gpu.lote_que_cabe import _buscar_lote
 from curso_gpu.memoria_entrenamiento import (
     ESTADOS_OPTIMIZADOR,
     MENSAJE_OOM_CUDA,
-    _buscar_lote,
     formato_pytorch,
     mensaje_sin_memoria,
 )

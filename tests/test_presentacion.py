@@ -56,3 +56,66 @@ def test_nunca_coma_decimal_ni_notacion_cientifica():
 def test_lo_que_no_es_un_numero_da_un_error_claro():
     with pytest.raises(ValueError, match="espera un número"):
         formatear_numero("doce")
+
+
+# --- Tablas de varias columnas: todas las del paquete salen de Tabla ----------------------------
+
+from curso_gpu.presentacion import Celda, Tabla  # noqa: E402
+
+MEMORIA = Tabla("Memoria <de> entrenar", ["parte", "memoria", "%"],
+                [["pesos", "1.20 MB", "40 %"], ["activaciones", "300.0 kB", "10 %"], ["<otra>", 12345, "50 %"]],
+                notas=["16.0 bytes por parámetro"], total=["total", "3.00 MB", ""])
+
+
+def test_la_tabla_de_texto_tiene_cabecera_y_alinea_los_numeros_a_la_derecha():
+    # El texto, a la izquierda; los números (12345 se escribe con formatear_numero), a la derecha.
+    assert str(MEMORIA).splitlines() == [
+        "Memoria <de> entrenar",
+        "  parte          memoria     %",
+        "  pesos          1.20 MB  40 %",
+        "  activaciones  300.0 kB  10 %",
+        "  <otra>          12 345  50 %",
+        "  total          3.00 MB",
+        "  16.0 bytes por parámetro",
+    ]
+
+
+def test_la_tabla_html_escapa_y_alinea_igual_que_el_texto():
+    codigo = MEMORIA._repr_html_()
+    assert "&lt;otra&gt;" in codigo and "<otra>" not in codigo and "&lt;de&gt;" in codigo
+    assert "<th style='text-align:left'>parte</th><th style='text-align:right'>memoria</th>" in codigo
+    assert "<td style='text-align:left'>pesos</td><td style='text-align:right'>1.20 MB</td>" in codigo
+    assert codigo.count("<tr>") == 5 and "<th style='text-align:left'>total</th>" in codigo
+    assert "<p>16.0 bytes por parámetro</p>" in codigo and codigo.index("</table>") < codigo.index("<p>")
+
+
+def test_sin_cabecera_una_columna_de_texto_queda_a_la_izquierda():
+    tabla = Tabla("Diagnóstico", [], [["calculando", "80 %"], ["operaciones", "12 (≈ 3.1 µs cada una)"]])
+    assert str(tabla).splitlines() == ["Diagnóstico", "  calculando   80 %", "  operaciones  12 (≈ 3.1 µs cada una)"]
+    assert "<th" not in tabla._repr_html_()
+
+
+def test_celda_con_estilo_barra_e_identificadores_de_fila():
+    tabla = Tabla("¿Cabe?", ["precisión", "veredicto"], [["fp16", Celda("NO cabe", "color:#cf222e", barra=0.5)]],
+                  subtitulo="(margen +20 %)", ids_filas=["fp16"], nombre_id="precision")
+    codigo = tabla._repr_html_()
+    assert "<tr data-precision='fp16'>" in codigo and "<span>(margen +20 %)</span>" in codigo
+    assert "<td style='text-align:left;color:#cf222e'>NO cabe<span" in codigo and "width:50px" in codigo
+    assert str(tabla).splitlines() == ["¿Cabe? (margen +20 %)", "  precisión  veredicto", "  fp16       NO cabe"]
+
+
+def test_una_dataclass_como_tabla_se_imprime_y_se_ve_en_el_notebook_con_su_tabla():
+    from dataclasses import dataclass
+
+    from curso_gpu.presentacion import ComoTabla
+
+    @dataclass
+    class Partes(ComoTabla):
+        pesos: int
+
+        def tabla(self) -> Tabla:
+            return Tabla("Partes", ["parte", "bytes"], [["pesos", self.pesos]])
+
+    partes = Partes(12345)
+    assert str(partes) == str(partes.tabla()) == "Partes\n  parte   bytes\n  pesos  12 345"
+    assert partes._repr_html_() == partes.tabla()._repr_html_() and repr(partes).endswith("Partes(pesos=12345)")
