@@ -329,19 +329,18 @@ for c in (0.05, 0.2):
 #
 # Para no empezar de cero hacen falta checkpoints, con las reglas de la lección 05 y una más:
 # **solo el rango 0 escribe** (todos tienen los mismos pesos), de forma atómica; al arrancar,
-# todos leen el último y siguen desde ahí. Es lo que hace la versión completa del guion,
-# `curso_gpu.entrenar_ddp`, con `--checkpoints CARPETA`.
+# todos leen el último y siguen desde ahí.
 #
 # `--simular-fallo 2` hace que, en el primer intento, el proceso de rango 1 muera en la época 2.
-# En una sola máquina sería:
-#
-# ```
-# torchrun --nproc_per_node=2 --max-restarts=1 -m curso_gpu.entrenar_ddp --checkpoints ck --simular-fallo 2
-# ```
-#
-# Lo lanzamos en el paso 5, repartido en dos máquinas simuladas: el reinicio funciona igual con
-# una máquina que con varias, y así esta lección arranca Python y torch (lo que más tarda
-# aquí) en menos procesos.
+# Esta es la orden; la lanzamos después del paso 5, a la vez que la de dos máquinas:
+
+# %%
+ck = CARPETA / "checkpoints"
+orden_fallo = orden_torchrun(
+    ["-m", "curso_gpu.entrenar_ddp", "--epocas", str(EPOCAS), "--tamano-lote", "16", "--semilla", "0",
+     "--checkpoints", str(ck), "--simular-fallo", "2", "--guardar-pesos", str(CARPETA / "pesos_fallo.pt")],
+    procesos=2, reinicios=1)
+print(" ".join(orden_fallo[1:]))
 
 # %% [markdown]
 # ### 5. Más de una máquina, simulada en esta
@@ -349,56 +348,73 @@ for c in (0.05, 0.2):
 # Con varias máquinas, en cada una se lanza `torchrun` con las mismas opciones salvo su número
 # de nodo. Los procesos se encuentran en un punto de reunión (*rendezvous*) `c10d`: una
 # dirección y un puerto de la máquina 0. Aquí las dos «máquinas» son dos órdenes en la tuya,
-# con la dirección de *loopback* `127.0.0.1` (nada sale a la red) y un proceso cada una. Y con
-# el fallo del paso 4: `--max-restarts=1` en las dos órdenes y `--simular-fallo 2` en el programa.
+# con la dirección de *loopback* `127.0.0.1` (nada sale a la red) y un proceso cada una:
 
 # %%
 puerto = puerto_libre()
-ck = CARPETA / "checkpoints"
-programa = ["-m", "curso_gpu.entrenar_ddp", "--epocas", str(EPOCAS), "--tamano-lote", "16", "--semilla", "0",
-            "--checkpoints", str(ck), "--simular-fallo", "2", "--guardar-pesos", str(CARPETA / "pesos_2_nodos.pt")]
+pesos_nodos = CARPETA / "pesos_2_nodos.pt"
 ordenes = [[sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=1", "--nnodes=2",
             f"--node-rank={nodo}", "--rdzv-backend=c10d", f"--rdzv-endpoint=127.0.0.1:{puerto}",
-            "--rdzv-id=leccion08", "--max-restarts=1", *programa] for nodo in (0, 1)]
+            "--rdzv-id=leccion08", str(GUION), "16", str(EPOCAS), str(pesos_nodos)] for nodo in (0, 1)]
 for o in ordenes:
     print(" ".join(o[1:]))
-nodos = ejecutar(*ordenes, timeout_s=180, entorno=ENTORNO)
-importantes = ("Simulo", "Error:", "Reanudo", "época", "huella", "Copias", "failed", "node_rank")
-for numero, nodo in enumerate(nodos):
-    print(f"\n— Máquina {numero} · código de salida {nodo.codigo} · {nodo.segundos:.1f} s")
-    print("\n".join(l for l in nodo.salida.splitlines() if any(p in l for p in importantes)))
-print("\nCheckpoints:", sorted(p.name for p in ck.iterdir()))
 
 # %% [markdown]
-# Fíjate en el orden: el rango 1, en una de las máquinas, muere; el rango 0, en la otra, lo nota
-# en el siguiente all-reduce y lo dice en español; los dos `torchrun` paran su grupo y se
-# vuelven a reunir (una ronda nueva de la reunión); los procesos nuevos leen
-# `checkpoint_epoca_000001.pt` y siguen en la época 2. ¿Acaba igual que el paso 2, sin fallo y
-# con una sola máquina?
+# ### Las dos pruebas a la vez
+#
+# El fallo del paso 4 y las dos «máquinas» del paso 5 no dependen una de otra: cada prueba
+# tiene su puerto, sus archivos y sus procesos. `ejecutar` acepta varias órdenes: las lanza a
+# la vez y espera a todas, con el mismo tiempo máximo y sin dejar procesos huérfanos. Mientras
+# un `torchrun` arranca Python e importa torch, otro ya entrena, y los dos núcleos no se
+# quedan parados: esperas bastante menos que lanzándolas una tras otra.
 
 # %%
-tras_fallo = torch.load(CARPETA / "pesos_2_nodos.pt", weights_only=True)
+fallo, nodo0, nodo1 = ejecutar(orden_fallo, *ordenes, timeout_s=180, entorno=ENTORNO)
+print(f"Terminaron en {fallo.segundos:.1f} s · códigos de salida: fallo {fallo.codigo}, "
+      f"nodo 0 {nodo0.codigo}, nodo 1 {nodo1.codigo}")
+
+# %% [markdown]
+# **El fallo (paso 4).** Las líneas importantes de su salida:
+
+# %%
+importantes = ("Simulo", "Error:", "Reanudo", "época", "Copias", "failed")
+print("\n".join(l for l in fallo.salida.splitlines() if any(p in l for p in importantes)))
+print(f"\nCódigo de salida {fallo.codigo} · checkpoints: {sorted(p.name for p in ck.iterdir())}")
+
+# %% [markdown]
+# Fíjate en el orden: el rango 1 muere; el rango 0 lo nota en el siguiente all-reduce y lo dice
+# en español; `torchrun` para el grupo y lo vuelve a arrancar; los dos procesos nuevos leen
+# `checkpoint_epoca_000001.pt` y siguen en la época 2. ¿Acaba igual que sin el fallo?
+
+# %%
+tras_fallo = torch.load(CARPETA / "pesos_fallo.pt", weights_only=True)
 sin_fallo = pesos_2x16
-print("¿Pesos idénticos, número a número, a 2 procesos en una máquina y sin fallo?",
+print("¿Pesos idénticos, número a número, al entrenamiento sin fallo?",
       all(torch.equal(tras_fallo[k], sin_fallo[k]) for k in sin_fallo))
 
 # %% [markdown]
-# Sí, y las huellas son las del paso 2: ni el fallo ni repartir los procesos entre dos máquinas
-# cambian el resultado. El checkpoint guarda los pesos, el estado de Adam y la época, y
-# `set_epoch` hace que el reparto de cada época dependa solo de la semilla y la época. Por eso
-# el resultado no depende de cuándo falló.
+# Sí, y la huella que imprime es la del guion del paso 2. El checkpoint guarda los pesos, el
+# estado de Adam y la época, y `set_epoch` hace que el reparto de cada época dependa solo de
+# la semilla y la época. Por eso el resultado no depende de cuándo falló.
 #
-# `torchrun` avisa de que ignora `--node-rank` con `c10d`: esa reunión numera las máquinas por
-# orden de llegada (con la reunión estática, `--master_addr` y `--master_port`, sí cuenta). Lo
-# importante es que todas usen el mismo `--rdzv-endpoint` y el mismo `--rdzv-id`.
+# **Las dos máquinas (paso 5).** Cada «máquina» imprime lo de su proceso:
+
+# %%
+print(nodo0.salida, nodo1.salida, sep="\n")
+dos_nodos = torch.load(pesos_nodos, weights_only=True)
+print("¿Mismos pesos que un nodo con 2 procesos?", all(torch.equal(dos_nodos[k], sin_fallo[k]) for k in sin_fallo))
+
+# %% [markdown]
+# Las huellas coinciden con las del paso 2. `torchrun` avisa de que ignora `--node-rank` con
+# `c10d`: esa reunión numera las máquinas por orden de llegada (con la reunión estática,
+# `--master_addr` y `--master_port`, sí cuenta). Lo importante es que todas usen el mismo
+# `--rdzv-endpoint` y el mismo `--rdzv-id`.
 #
 # **En un clúster de verdad** cambia poco:
 #
 # - `--rdzv-endpoint` es la dirección de la máquina 0 en la red del clúster (por ejemplo
 #   `10.0.0.1:29500`), y ese puerto debe estar abierto entre las máquinas.
 # - `--nproc_per_node` es el número de GPU de cada máquina (8 en una de 8 GPU).
-# - Los checkpoints van a una carpeta que vean todas las máquinas (un disco en red): tras un
-#   reinicio, todas leen el último. Aquí las dos «máquinas» comparten el disco.
 # - Con **SLURM**, no lanzas tú cada orden: `srun` ejecuta la misma orden en cada nodo del
 #   trabajo, por ejemplo `srun torchrun --nnodes=$SLURM_NNODES --nproc_per_node=8
 #   --rdzv-backend=c10d --rdzv-endpoint=$NODO0:29500 entrenar.py`.
