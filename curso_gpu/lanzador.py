@@ -80,7 +80,10 @@ def orden_torchrun(programa, *, procesos: int = 2, nodos: int = 1, rango_nodo: i
         orden.append(f"--node-rank={rango_nodo}")
     orden += ["--rdzv-backend=c10d", f"--rdzv-endpoint={ANFITRION}:{puerto}", "--rdzv-id=curso_gpu",
               "--rdzv-conf=join_timeout=60"]
-    orden += [f"--max-restarts={reinicios}", "--monitor-interval=0.2"]
+    # Cada cuánto mira torchrun si sus procesos terminaron o fallaron: 0.1 s, el valor por omisión
+    # desde 2024; antes era 5 s, una espera muerta tras cada fallo y al terminar
+    # (https://github.com/pytorch/pytorch/pull/124692).
+    orden += [f"--max-restarts={reinicios}", "--monitor-interval=0.1"]
     orden += [programa] if isinstance(programa, (str, os.PathLike)) else [str(p) for p in programa]
     return [str(p) for p in orden]
 

@@ -67,6 +67,7 @@ print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
 CARPETA = Path(tempfile.mkdtemp(prefix="leccion08_"))  # aquí van el guion, los pesos y los checkpoints
 ENTORNO = {"OMP_NUM_THREADS": "1"}  # un hilo por proceso: si no, los procesos se pelean por los núcleos
+torch.set_num_threads(1)  # y uno aquí: con modelos diminutos, más hilos solo se estorban
 
 # %% [markdown]
 # ## La idea clave: paralelismo de datos
@@ -263,7 +264,7 @@ print("Huellas:", huellas, "→ ¿idénticas?", len(huellas) == 2 and len(set(hu
 # %%
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
-torch.set_num_threads(1)  # un hilo, como cada proceso de torchrun: una comparación justa
+# Un hilo (lo pusimos al principio), como cada proceso de torchrun: una comparación justa.
 conjunto = TensorDataset(X, y)                                   # los 192 ejemplos de antes (semilla 0)
 muestreador = DistributedSampler(conjunto, num_replicas=1, rank=0, shuffle=True, seed=0)
 cargador = DataLoader(conjunto, batch_size=32, sampler=muestreador)
@@ -331,6 +332,7 @@ for c in (0.05, 0.2):
 # todos leen el último y siguen desde ahí.
 #
 # `--simular-fallo 2` hace que, en el primer intento, el proceso de rango 1 muera en la época 2.
+# Esta es la orden; la lanzamos después del paso 5, a la vez que la de dos máquinas:
 
 # %%
 ck = CARPETA / "checkpoints"
@@ -339,10 +341,45 @@ orden_fallo = orden_torchrun(
      "--checkpoints", str(ck), "--simular-fallo", "2", "--guardar-pesos", str(CARPETA / "pesos_fallo.pt")],
     procesos=2, reinicios=1)
 print(" ".join(orden_fallo[1:]))
-(fallo,) = ejecutar(orden_fallo, timeout_s=180, entorno=ENTORNO)
+
+# %% [markdown]
+# ### 5. Más de una máquina, simulada en esta
+#
+# Con varias máquinas, en cada una se lanza `torchrun` con las mismas opciones salvo su número
+# de nodo. Los procesos se encuentran en un punto de reunión (*rendezvous*) `c10d`: una
+# dirección y un puerto de la máquina 0. Aquí las dos «máquinas» son dos órdenes en la tuya,
+# con la dirección de *loopback* `127.0.0.1` (nada sale a la red) y un proceso cada una:
+
+# %%
+puerto = puerto_libre()
+pesos_nodos = CARPETA / "pesos_2_nodos.pt"
+ordenes = [[sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=1", "--nnodes=2",
+            f"--node-rank={nodo}", "--rdzv-backend=c10d", f"--rdzv-endpoint=127.0.0.1:{puerto}",
+            "--rdzv-id=leccion08", str(GUION), "16", str(EPOCAS), str(pesos_nodos)] for nodo in (0, 1)]
+for o in ordenes:
+    print(" ".join(o[1:]))
+
+# %% [markdown]
+# ### Las dos pruebas a la vez
+#
+# El fallo del paso 4 y las dos «máquinas» del paso 5 no dependen una de otra: cada prueba
+# tiene su puerto, sus archivos y sus procesos. `ejecutar` acepta varias órdenes: las lanza a
+# la vez y espera a todas, con el mismo tiempo máximo y sin dejar procesos huérfanos. Mientras
+# un `torchrun` arranca Python e importa torch, otro ya entrena, y los dos núcleos no se
+# quedan parados: esperas bastante menos que lanzándolas una tras otra.
+
+# %%
+fallo, nodo0, nodo1 = ejecutar(orden_fallo, *ordenes, timeout_s=180, entorno=ENTORNO)
+print(f"Terminaron en {fallo.segundos:.1f} s · códigos de salida: fallo {fallo.codigo}, "
+      f"nodo 0 {nodo0.codigo}, nodo 1 {nodo1.codigo}")
+
+# %% [markdown]
+# **El fallo (paso 4).** Las líneas importantes de su salida:
+
+# %%
 importantes = ("Simulo", "Error:", "Reanudo", "época", "Copias", "failed")
 print("\n".join(l for l in fallo.salida.splitlines() if any(p in l for p in importantes)))
-print(f"\nCódigo de salida {fallo.codigo} · {fallo.segundos:.1f} s · checkpoints: {sorted(p.name for p in ck.iterdir())}")
+print(f"\nCódigo de salida {fallo.codigo} · checkpoints: {sorted(p.name for p in ck.iterdir())}")
 
 # %% [markdown]
 # Fíjate en el orden: el rango 1 muere; el rango 0 lo nota en el siguiente all-reduce y lo dice
@@ -360,22 +397,9 @@ print("¿Pesos idénticos, número a número, al entrenamiento sin fallo?",
 # estado de Adam y la época, y `set_epoch` hace que el reparto de cada época dependa solo de
 # la semilla y la época. Por eso el resultado no depende de cuándo falló.
 #
-# ### 5. Más de una máquina, simulada en esta
-#
-# Con varias máquinas, en cada una se lanza `torchrun` con las mismas opciones salvo su número
-# de nodo. Los procesos se encuentran en un punto de reunión (*rendezvous*) `c10d`: una
-# dirección y un puerto de la máquina 0. Aquí las dos «máquinas» son dos órdenes en la tuya,
-# con la dirección de *loopback* `127.0.0.1` (nada sale a la red) y un proceso cada una:
+# **Las dos máquinas (paso 5).** Cada «máquina» imprime lo de su proceso:
 
 # %%
-puerto = puerto_libre()
-pesos_nodos = CARPETA / "pesos_2_nodos.pt"
-ordenes = [[sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=1", "--nnodes=2",
-            f"--node-rank={nodo}", "--rdzv-backend=c10d", f"--rdzv-endpoint=127.0.0.1:{puerto}",
-            "--rdzv-id=leccion08", str(GUION), "16", str(EPOCAS), str(pesos_nodos)] for nodo in (0, 1)]
-for o in ordenes:
-    print(" ".join(o[1:]))
-nodo0, nodo1 = ejecutar(*ordenes, timeout_s=120, entorno=ENTORNO)
 print(nodo0.salida, nodo1.salida, sep="\n")
 dos_nodos = torch.load(pesos_nodos, weights_only=True)
 print("¿Mismos pesos que un nodo con 2 procesos?", all(torch.equal(dos_nodos[k], sin_fallo[k]) for k in sin_fallo))

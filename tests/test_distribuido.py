@@ -9,12 +9,14 @@ eso hay solo dos escenarios, lanzados a la vez una sola vez para todo el archivo
 - «fallo»: un ``torchrun`` con 2 procesos en un nodo, ``--max-restarts=1`` y un rango que muere.
 
 Se comparan entre sí (un nodo con 2 procesos frente a dos nodos; con fallo frente a sin fallo)
-y los dos con un solo proceso con lote 32, que se ejecuta aquí mismo.
+y los dos con un solo proceso con lote 32, que se ejecuta aquí mismo mientras tanto (con un
+hilo, como cada trabajador): así no espera a que terminen los de torchrun.
 """
 
 import socket
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
@@ -45,8 +47,20 @@ def _puertos_distintos(n):
             enchufe.close()
 
 
+def _un_proceso(ruta, tamano_lote):
+    """Entrena aquí mismo, en un mundo de uno, con un hilo (como cada trabajador de torchrun)."""
+    hilos = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        assert main([*COMUN, "--tamano-lote", str(tamano_lote), "--guardar-pesos", str(ruta), "--silencioso"]) == 0
+    finally:
+        torch.set_num_threads(hilos)
+    return _pesos(ruta)
+
+
 @pytest.fixture(scope="module")
 def corridas(tmp_path_factory):
+    """Lanza los dos escenarios con torchrun y, mientras corren, los de un solo proceso (lotes 32 y 16)."""
     carpeta = tmp_path_factory.mktemp("ddp")
 
     def programa(nombre, *extra):
@@ -60,16 +74,19 @@ def corridas(tmp_path_factory):
         "nodo0": orden_torchrun(programa("nodos"), procesos=1, nodos=2, rango_nodo=0, puerto=nodos),
         "nodo1": orden_torchrun(programa("nodos"), procesos=1, nodos=2, rango_nodo=1, puerto=nodos),
     }
-    resultados = ejecutar(*ordenes.values(), timeout_s=180, entorno=ENTORNO)
-    return carpeta, dict(zip(ordenes, resultados))
+    with ThreadPoolExecutor(max_workers=1) as hilo:  # ejecutar espera (y limpia) en otro hilo
+        en_marcha = hilo.submit(ejecutar, *ordenes.values(), timeout_s=180, entorno=ENTORNO)
+        try:
+            solos = {lote: _un_proceso(carpeta / f"solo_{lote}.pt", lote) for lote in (32, 16)}
+        finally:
+            resultados = en_marcha.result()
+    return carpeta, dict(zip(ordenes, resultados)), solos
 
 
 @pytest.fixture(scope="module")
-def solo_32(tmp_path_factory):
+def solo_32(corridas):
     """Un solo proceso (mundo de uno, aquí mismo) con el lote global de 32."""
-    ruta = tmp_path_factory.mktemp("solo") / "solo.pt"
-    assert main([*COMUN, "--tamano-lote", "32", "--guardar-pesos", str(ruta), "--silencioso"]) == 0
-    return _pesos(ruta)
+    return corridas[2][32]
 
 
 def _sin_fallo(r):
@@ -83,21 +100,19 @@ def _bien(ejecucion):
     assert ejecucion.bien, f"{ejecucion.explicacion()}\n{ejecucion.salida[-3000:]}"
 
 
-def test_dos_procesos_con_lote_16_dan_el_mismo_modelo_que_uno_con_lote_32(corridas, solo_32, tmp_path):
-    carpeta, r = corridas
+def test_dos_procesos_con_lote_16_dan_el_mismo_modelo_que_uno_con_lote_32(corridas, solo_32):
+    carpeta, r, solos = corridas
     _sin_fallo(r)
     dos, uno = _pesos(carpeta / "nodos.pt"), solo_32
     assert list(dos) == list(uno) and not any(k.startswith("module.") for k in dos)
     for nombre in dos:
         torch.testing.assert_close(dos[nombre], uno[nombre], rtol=0, atol=1e-5)
-    # y no por casualidad: otro lote global da otros pesos
-    otro = tmp_path / "otro.pt"
-    assert main([*COMUN, "--tamano-lote", "16", "--guardar-pesos", str(otro), "--silencioso"]) == 0
-    assert (_pesos(otro)["fc2.weight"] - dos["fc2.weight"]).abs().max() > 1e-3
+    # y no por casualidad: otro lote global (un proceso con lote 16) da otros pesos
+    assert (solos[16]["fc2.weight"] - dos["fc2.weight"]).abs().max() > 1e-3
 
 
 def test_las_copias_de_los_dos_rangos_acaban_identicas(corridas):
-    _, r = corridas
+    _, r, _ = corridas
     salida = _sin_fallo(r)
     huellas = {rango: linea.rsplit(" ", 1)[1] for linea in salida.splitlines()
                for rango in ("0", "1") if linea.startswith(f"[rango {rango}/2] huella de mis pesos:")}
@@ -106,7 +121,7 @@ def test_las_copias_de_los_dos_rangos_acaban_identicas(corridas):
 
 
 def test_cada_rango_recibe_su_mitad_de_los_ejemplos(corridas):
-    _, r = corridas
+    _, r, _ = corridas
     lineas = sorted(linea for linea in _sin_fallo(r).splitlines() if "me tocan" in linea)
     assert len(lineas) == 2 and all("me tocan 96 ejemplos" in linea for linea in lineas)
     assert [linea[:11] for linea in lineas] == ["[rango 0/2]", "[rango 1/2]"]
@@ -114,7 +129,7 @@ def test_cada_rango_recibe_su_mitad_de_los_ejemplos(corridas):
 
 
 def test_un_fallo_con_un_reinicio_acaba_igual_que_sin_fallo(corridas, solo_32):
-    carpeta, r = corridas
+    carpeta, r, _ = corridas
     _bien(r["fallo"])
     _sin_fallo(r)
     salida = r["fallo"].salida
@@ -133,7 +148,7 @@ def test_un_fallo_con_un_reinicio_acaba_igual_que_sin_fallo(corridas, solo_32):
 
 
 def test_dos_nodos_simulados_en_loopback_dan_los_mismos_pesos_que_un_nodo(corridas):
-    carpeta, r = corridas
+    carpeta, r, _ = corridas
     _sin_fallo(r)
     _bien(r["fallo"])   # el de un nodo con 2 procesos (tras su reinicio, sigue siendo un nodo)
     nodos, un_nodo = _pesos(carpeta / "nodos.pt"), _pesos(carpeta / "fallo.pt")
@@ -143,7 +158,7 @@ def test_dos_nodos_simulados_en_loopback_dan_los_mismos_pesos_que_un_nodo(corrid
 
 
 def test_no_queda_ningun_proceso_vivo(corridas):
-    _, r = corridas
+    _, r, _ = corridas
     for nombre, ejecucion in r.items():
         assert len(ejecucion.procesos) >= 2, f"{nombre}: no se vieron los trabajadores de torchrun"
         vivos = [pid for pid in ejecucion.procesos if sigue_vivo(pid)]
