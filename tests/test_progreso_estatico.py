@@ -79,8 +79,12 @@ def _ejecutar(carpeta_extra: str | None) -> nbformat.NotebookNode:
         vistas.append(copy.deepcopy(cell.outputs))
 
     km = KernelManager(kernel_name="python3", kernel_spec_manager=EsteEntorno())
-    NotebookClient(cuaderno, km=km, timeout=120, startup_timeout=60,
-                   on_cell_executed=al_ejecutar).execute(env=entorno)
+    try:
+        NotebookClient(cuaderno, km=km, timeout=120, startup_timeout=60,
+                       on_cell_executed=al_ejecutar).execute(env=entorno)
+    finally:  # nbclient no apaga un kernel que no creó él: lo apagamos aquí, sin dejarlo vivo
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
     cuaderno.metadata["vistas_al_ejecutar"] = vistas  # solo para estas pruebas
     return cuaderno
 
