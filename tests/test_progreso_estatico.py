@@ -22,8 +22,8 @@ from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-import test_widgets  # instala una vez ipywidgets 7.7.1 en .cache/ipywidgets7 (el de Colab)
 from curso_gpu.progreso import VISTA_WIDGET
+from ipywidgets_colab import RAIZ, instalar_ipywidgets7
 
 EPOCAS = 12
 VERSION = "import ipywidgets\nprint('ipywidgets', ipywidgets.__version__)\n"
@@ -69,7 +69,7 @@ def _ejecutar(carpeta_extra: str | None) -> nbformat.NotebookNode:
     primera = VERSION + (EPOCAS_SIN_TORCH if carpeta_extra else ENTRENAMIENTO)
     celdas = (primera, CORTADA_Y_SILENCIOSA, VIVA, CIERRE)
     cuaderno = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in celdas])
-    rutas = [str(test_widgets.RAIZ), os.environ.get("PYTHONPATH", "")]
+    rutas = [str(RAIZ), os.environ.get("PYTHONPATH", "")]
     if carpeta_extra:
         rutas.insert(0, carpeta_extra)
     entorno = dict(os.environ, PYTHONPATH=os.pathsep.join(r for r in rutas if r))
@@ -92,7 +92,7 @@ def _ejecutar(carpeta_extra: str | None) -> nbformat.NotebookNode:
 @pytest.fixture(scope="module", params=["8", "7.7.1"])
 def ejecutado(request):
     """(versión de ipywidgets pedida, notebook ejecutado con ella)."""
-    extra = str(test_widgets._instalar_ipywidgets7()) if request.param == "7.7.1" else None
+    extra = str(instalar_ipywidgets7()) if request.param == "7.7.1" else None
     return request.param, _ejecutar(extra)
 
 
