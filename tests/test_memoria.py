@@ -12,6 +12,7 @@ from torch import nn
 from curso_gpu.base import catalogo
 from curso_gpu import dispositivo, memoria
 from curso_gpu.interactivo import resumen_memoria
+from curso_gpu.base import formatear_bytes
 from curso_gpu.dispositivo import DispositivoNoDisponible
 from curso_gpu.memoria import (
     BYTES_POR_PARAMETRO,
@@ -21,7 +22,6 @@ from curso_gpu.memoria import (
     a_gib,
     bytes_por_parametro,
     contar_parametros,
-    formatear_bytes,
     formatear_parametros,
     memoria_entrenamiento,
     memoria_inferencia,
@@ -430,7 +430,8 @@ def test_formatear_bytes_y_parametros_rechazan_lo_que_no_es_una_cantidad(malo, m
 def test_formatear_acepta_numpy_decimal_y_el_cero():
     assert formatear_bytes(np.int64(298_000_000)) == formatear_bytes(298_000_000) == "298 MB"
     assert formatear_bytes(Decimal("19.2e9")) == "19.2 GB"
-    assert formatear_bytes(0) == "0 MB"
+    assert formatear_bytes(0) == "0 bytes"
+    assert formatear_bytes(40_000) == "40.0 kB" and formatear_bytes(999_960) == "1.0 MB"
     assert formatear_parametros(np.int64(3)) == "3"
     assert formatear_parametros(np.float64(8.03e9)) == "8.03B"
 

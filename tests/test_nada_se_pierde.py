@@ -354,7 +354,7 @@ def test_disco_lleno_dentro_de_torch_save_tambien_da_el_error_claro(tmp_path, mo
             self.archivo.close()
 
     monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: DiscoLleno(fdopen(fd, *a, **k)))
-    with pytest.raises(CheckpointNoGuardado, match=r"No queda espacio en .* hacen falta unos 40.0 KB"):
+    with pytest.raises(CheckpointNoGuardado, match=r"No queda espacio en .* hacen falta unos 40.0 kB"):
         carpeta.guardar({"epoca": 10, "modelo": {"w": torch.zeros(10_000)}}, 10)
     assert _nombres(tmp_path) == ["checkpoint_epoca_000005.pt"]
 

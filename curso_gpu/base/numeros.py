@@ -1,7 +1,8 @@
 """Números que escribe quien sigue el curso: ``3``, ``0.8``, ``np.int64(3)`` o ``Decimal("0.8")``.
 
 ``leer_numero`` los convierte a ``float`` o dice en español por qué no puede. Cada función
-del curso añade a ese motivo qué dato era y qué escribir.
+del curso añade a ese motivo qué dato era y qué escribir. ``leer_entero`` es el único lector
+de cantidades enteras del paquete (épocas, lotes, procesos, puertos...): el mismo mensaje en todas.
 """
 
 from __future__ import annotations
@@ -32,6 +33,48 @@ def leer_numero(valor) -> float:
     if math.isinf(numero):
         raise ValueError("es infinito" if isinstance(valor, float) else "es demasiado grande")
     return numero
+
+
+ENTERO_MAXIMO = 2**63 - 1
+"""El mayor entero que cabe en un ``int64`` de torch y NumPy: más allá, ``OverflowError`` en C."""
+
+
+def leer_entero(valor, nombre: str, minimo: int | None = None, maximo: int | None = ENTERO_MAXIMO,
+                ejemplo: str = "") -> int:
+    """El ``int`` de Python de ``valor``, o ``ValueError`` en español que nombra el dato.
+
+    Acepta ``int`` y los enteros de NumPy (``np.int64(3)``); rechaza los booleanos, los
+    decimales (``3.0``), los textos y lo que se sale de ``[minimo, maximo]`` (por defecto, lo
+    que cabe en un ``int64``: ``2**70`` no). ``ejemplo``: un valor que sí vale, para el mensaje.
+    """
+    if isinstance(valor, numbers.Integral) and not isinstance(valor, bool):
+        numero = int(valor)
+        if (minimo is None or numero >= minimo) and (maximo is None or numero <= maximo):
+            return numero
+        motivo = "es demasiado grande" if maximo is not None and numero > maximo else "es demasiado pequeño"
+    elif isinstance(valor, bool):
+        motivo = "es un booleano, no un número"
+    elif isinstance(valor, numbers.Real):
+        motivo = "no es un número entero"
+    else:
+        motivo = f"es de tipo {type(valor).__name__}, no un número"
+    if maximo == ENTERO_MAXIMO and motivo != "es demasiado grande":
+        maximo = None  # el tope de int64 solo se menciona a quien lo pasa
+    if minimo is not None and maximo is not None:
+        cota = f"entre {minimo} y {_cota(maximo)}"
+    elif minimo is not None:
+        cota = f"mayor o igual que {minimo}"
+    elif maximo is not None:
+        cota = f"menor o igual que {_cota(maximo)}"
+    else:
+        cota = ""
+    prueba = f" Prueba, por ejemplo, {ejemplo}." if ejemplo else ""
+    raise ValueError(f"{nombre} debe ser un entero {cota}".rstrip() +
+                     f"; recibí {mostrar_valor(valor)} ({motivo}).{prueba}")
+
+
+def _cota(numero: int) -> str:
+    return {ENTERO_MAXIMO: "2**63 - 1", 2**32 - 1: "2**32 - 1"}.get(numero, str(numero))
 
 
 def mostrar_valor(valor) -> str:

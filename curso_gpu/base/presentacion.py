@@ -5,10 +5,11 @@ para pares (qué, valor) y ``Tabla`` para varias columnas con cabecera.
 
 Lo usan las dataclasses del paquete (``InformeEntorno``, ``InformeColab``, ``Medicion``,
 ``ResultadoMatmul``...) en su ``__str__`` y su ``_repr_html_``: los datos viven en ellas y aquí
-solo se decide cómo se ven en la terminal y en el notebook. No importa nada del paquete.
+solo se decide cómo se ven en la terminal y en el notebook. Del paquete solo usa ``numeros``.
 
 ``formatear_numero`` es la única forma de escribir un número en el curso: punto decimal,
-espacio de millares desde cinco cifras y la unidad tras un espacio.
+espacio de millares desde cinco cifras y la unidad tras un espacio. ``formatear_bytes``, la
+única de escribir un tamaño (memoria, archivos, checkpoints).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import html
 import math
 import re
 from dataclasses import dataclass, field
+
+from .numeros import leer_numero, mostrar_valor
 
 
 def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "",
@@ -66,6 +69,34 @@ def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "
         entero = " ".join(grupos)
     texto = signo + entero + (f".{fraccion}" if fraccion else "")
     return f"{texto} {unidad}" if unidad else texto
+
+
+UNIDADES_BYTES = (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
+"""Potencias de 10, como los fabricantes de GPU y de discos (1 GB = 10⁹ bytes; nvidia-smi usa MiB)."""
+
+
+def formatear_bytes(n_bytes) -> str:
+    """Un tamaño en bytes escrito como lo lee una persona. Lecciones 04 y 07.
+
+    >>> formatear_bytes(19.27e9), formatear_bytes(297.6e6), formatear_bytes(40_000), formatear_bytes(512)
+    ('19.3 GB', '298 MB', '40.0 kB', '512 bytes')
+
+    Unidades de potencias de 10 (kB, MB, GB, TB); un decimal por debajo de 100 y ninguno desde
+    100. Acepta enteros y decimales de NumPy y ``Decimal``; rechaza en español lo negativo, NaN,
+    lo infinito y lo que no es un número.
+    """
+    try:
+        numero = leer_numero(n_bytes)
+        if numero < 0:
+            raise ValueError("es negativo")
+    except ValueError as error:
+        raise ValueError(f"Número de bytes no válido: {mostrar_valor(n_bytes)} ({error}). Da un número "
+                         "mayor o igual que 0, p. ej. 19.2e9.") from None
+    for unidad, tamano in UNIDADES_BYTES:
+        valor = numero / tamano
+        if round(valor, 1) >= 1:  # 999 960 bytes son «1.0 MB», no «1000.0 kB»
+            return formatear_numero(valor, 1 if round(valor, 1) < 100 else 0, unidad)
+    return f"{round(numero)} bytes"
 
 
 def informe_texto(titulo: str, filas: list[tuple[str, str]], titulo_avisos: str, avisos: list[str]) -> str:

@@ -23,6 +23,8 @@ import time
 import warnings
 from pathlib import Path
 
+from ..base import formatear_bytes
+
 TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.pt(\..+)?\.tmp$")  # los que deja un proceso muerto
 PRUEBA = ".prueba_de_escritura"
 CANDADO = ".entrenando.lock"
@@ -69,22 +71,15 @@ def fsync_carpeta(carpeta: Path) -> None:
         os.close(fd)
 
 
-def _legible(n: float) -> str:
-    for unidad in ("bytes", "KB", "MB", "GB"):
-        if n < 1000 or unidad == "GB":
-            return f"{n:.0f} {unidad}" if unidad == "bytes" else f"{n:.1f} {unidad}"
-        n /= 1000
-
-
 def _no_guardado(error: OSError, destino: Path, necesario: int | None) -> CheckpointNoGuardado:
     """El ``OSError`` de disco traducido a un mensaje que dice qué pasa y qué hacer."""
     carpeta = destino.parent
     if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         try:
-            libre = f"; quedan {_legible(shutil.disk_usage(carpeta).free)} libres"
+            libre = f"; quedan {formatear_bytes(shutil.disk_usage(carpeta).free)} libres"
         except OSError:
             libre = ""
-        cuanto = f"hacen falta unos {_legible(necesario)}" if necesario else "no cabe"
+        cuanto = f"hacen falta unos {formatear_bytes(necesario)}" if necesario else "no cabe"
         motivo = f"No queda espacio en {carpeta} para guardar {destino.name}: {cuanto}{libre}."
         arreglo = "Libera espacio o elige otra carpeta con carpeta_checkpoints(nombre, base=...)"
     else:

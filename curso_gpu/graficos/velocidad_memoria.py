@@ -162,7 +162,8 @@ def grafico_vram(tabla, destacar: str | None = None, incluir_entrenamiento: bool
     ``tabla`` es una ``TablaVRAM`` (de ``curso_gpu.memoria.tabla_vram``). Verde: cabe; rojo:
     no cabe. ``destacar`` ("fp16"...) marca con borde la precisión elegida. Devuelve la Figure.
     """
-    from ..memoria import formatear_bytes, formatear_parametros
+    from ..base import formatear_bytes
+    from ..memoria import formatear_parametros
 
     from matplotlib.patches import Patch
 
@@ -246,7 +247,7 @@ def grafico_entrenamiento_gpus(modelos, gpus, bytes_por_parametro: float | None 
     figura, ejes = nueva_figura(ancho=8.5, alto=4.2)
     gb = [memoria_entrenamiento(p, por_parametro) / 1e9 for _, p in pares]
     barras = ejes.bar([n for n, _ in pares], gb, color="#afb8c1")
-    from ..memoria import formatear_bytes
+    from ..base import formatear_bytes
 
     def donde_cabe(valor: float) -> str:
         cabe = [nombre for nombre, memoria in sorted(lineas, key=lambda x: x[1]) if valor <= memoria]

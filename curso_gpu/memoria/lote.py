@@ -15,11 +15,11 @@ from typing import Callable
 import torch
 from torch import nn
 
+from ..base import formatear_bytes
 from ..dispositivo import memoria_dispositivo
 from .medida import (
     LOTE_MAXIMO_A_PROBAR,
     TIPO_MIXTA,
-    formatear_megas,
     medir_memoria_entrenamiento,
     normalizar_optimizador,
     normalizar_precision_entrenamiento,
@@ -130,8 +130,8 @@ def lote_maximo(modelo: nn.Module, forma_ejemplo, dispositivo, memoria_bytes: in
     lote = (presupuesto - fijo) // por_ejemplo
     if lote < 1:
         raise ValueError(
-            f"No cabe ni un ejemplo: el presupuesto es de {formatear_megas(presupuesto)} y un paso con lote 1 pide "
-            f"{formatear_megas(uno.total)} ({uno.total} bytes). Da al menos memoria_bytes={uno.total}, o reduce el "
+            f"No cabe ni un ejemplo: el presupuesto es de {formatear_bytes(presupuesto)} y un paso con lote 1 pide "
+            f"{formatear_bytes(uno.total)} ({uno.total} bytes). Da al menos memoria_bytes={uno.total}, o reduce el "
             "modelo, usa precisión mixta o un optimizador con menos estados (sgd).")
     return int(min(lote, maximo))
 

@@ -33,7 +33,7 @@ from torch import nn
 
 from ..dispositivo import dispositivo_del_modelo
 from ..base import PRECISIONES_ENTRENAR, normalizar_precision
-from ..base import ComoTabla, Tabla, formatear_numero
+from ..base import ComoTabla, Tabla, formatear_bytes, formatear_numero
 
 ESTADOS_OPTIMIZADOR: dict[str, int] = {"adam": 2, "adamw": 2, "sgd_momento": 1, "sgd": 0}
 """Números que guarda el optimizador por cada parámetro entrenable: Adam y AdamW, la media de
@@ -93,20 +93,11 @@ class DesgloseMemoria(ComoTabla):
     def tabla(self) -> Tabla:
         """Las cuatro partes con su peso en el total, la fila del total y los bytes por parámetro."""
         total = max(self.total, 1)
-        filas = [[nombre, formatear_megas(valor), f"{100 * valor / total:.0f} %"] for nombre, valor in self.partes().items()]
+        filas = [[nombre, formatear_bytes(valor), f"{100 * valor / total:.0f} %"] for nombre, valor in self.partes().items()]
         nota = (f"{self.bytes_por_parametro:.1f} bytes por parámetro sin activaciones; "
                 f"{formatear_numero(self.parametros)} parámetros")
         return Tabla(self.titulo(), ["parte", "memoria", "%"], filas, notas=[nota],
-                     total=["total", formatear_megas(self.total), ""])
-
-
-def formatear_megas(n_bytes: int) -> str:
-    """Bytes en kB, MB o GB (potencias de 10), como en la tabla del desglose."""
-    if n_bytes >= 10**9:
-        return f"{n_bytes / 10**9:.2f} GB"
-    if n_bytes >= 10**6:
-        return f"{n_bytes / 10**6:.2f} MB"
-    return f"{n_bytes / 10**3:.1f} kB"
+                     total=["total", formatear_bytes(self.total), ""])
 
 
 # ---------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from ..dispositivo import (
 )
 from ..base import leer_numero, mostrar_valor
 from ..base import PRECISIONES
-from ..base import Celda, ComoTabla, Tabla
+from ..base import Celda, ComoTabla, Tabla, formatear_bytes
 
 PRECISIONES_MODELO = ("fp32", "fp16", "bf16", "int8", "int4")
 """Las precisiones en que se guarda un modelo, de la más a la menos precisa."""
@@ -288,16 +288,6 @@ def _cantidad(valor, nombre: str, ejemplo: str) -> float:
     except ValueError as error:
         raise ValueError(f"{nombre} no válido: {mostrar_valor(valor)} ({error}). Da un número mayor o igual que 0, p. ej. {ejemplo}.") from None
     return numero
-
-
-def formatear_bytes(n_bytes: float) -> str:
-    """Bytes en texto corto: "19.2 GB" desde 1 GB, "298 MB" por debajo (GB y MB de 10⁹ y 10⁶). Lección 04."""
-    from ..base import formatear_numero
-
-    n_bytes = _cantidad(n_bytes, "Número de bytes", "19.2e9")
-    if n_bytes >= GB:
-        return formatear_numero(n_bytes / GB, 1, "GB")
-    return formatear_numero(n_bytes / 10**6, 0, "MB")
 
 
 def formatear_parametros(n: int) -> str:

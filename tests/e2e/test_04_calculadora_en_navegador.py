@@ -13,7 +13,8 @@ import re
 
 import pytest
 
-from curso_gpu.memoria import formatear_bytes, tabla_vram
+from curso_gpu.base import formatear_bytes
+from curso_gpu.memoria import tabla_vram
 
 pytestmark = pytest.mark.e2e
 
