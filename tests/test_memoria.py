@@ -260,7 +260,7 @@ def test_vram_de_cuda_sale_de_mem_get_info(monkeypatch):
 
 def test_pedir_vram_de_cuda_sin_gpu_lo_dice(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    with pytest.raises(DispositivoNoDisponible, match="no hay GPU CUDA"):
+    with pytest.raises(DispositivoNoDisponible, match="'cuda', pero no está disponible en esta máquina"):
         vram_disponible("cuda")
 
 

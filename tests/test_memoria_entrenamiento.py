@@ -279,11 +279,20 @@ def test_forma_no_valida(forma):
         lote_maximo(_mlp(), forma, "cpu", memoria_bytes=10**6)
 
 
-def test_meta_sin_presupuesto_y_cuda_con_el_modelo_en_cpu():
+def test_meta_sin_presupuesto_y_cuda_con_el_modelo_en_cpu(monkeypatch):
     with pytest.raises(ValueError, match="memoria_bytes="):
         lote_maximo(_mlp("meta"), (ENTRADAS,), "meta")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # una GPU falsa: el modelo sigue en la CPU
     with pytest.raises(ValueError, match="modelo.to\\('cuda'\\)"):
         lote_maximo(_mlp(), (ENTRADAS,), "cuda")
+
+
+def test_cuda_sin_gpu_y_sin_presupuesto_lo_dice_y_propone_memoria_bytes(monkeypatch):
+    from curso_gpu.dispositivo import DispositivoNoDisponible
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(DispositivoNoDisponible, match="(?s)'cuda', pero no está disponible.*memoria_bytes="):
+        lote_maximo(_mlp(), (ENTRADAS,), torch.device("cuda"))
 
 
 def test_grafico_de_barras_apiladas_por_lote():
@@ -322,5 +331,7 @@ def test_el_gpt2_del_paquete_es_el_que_se_construye_en_la_leccion_04():
 def test_sin_saber_la_memoria_del_dispositivo_pide_el_presupuesto(dispositivo, monkeypatch):
     monkeypatch.setattr(torch.mps, "recommended_max_memory", lambda: (_ for _ in ()).throw(RuntimeError("sin MPS")),
                         raising=False)
-    with pytest.raises(ValueError, match="memoria_bytes="):
+    from curso_gpu.dispositivo import DispositivoNoDisponible
+
+    with pytest.raises((ValueError, DispositivoNoDisponible), match="memoria_bytes="):
         lote_maximo(_mlp(), (ENTRADAS,), dispositivo)

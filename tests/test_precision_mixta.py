@@ -161,6 +161,7 @@ class _GPUFalsa:
 
     def aplicar(self, monkeypatch):
         monkeypatch.setattr(torch.version, "hip", None)
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # como_dispositivo pregunta si existe
         monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: self.bf16)
         monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, **k: self.capacidad)
         monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a, **k: self.nombre)
@@ -181,6 +182,7 @@ def test_bf16_en_una_gpu_sin_bf16_es_un_error_claro(monkeypatch):
 
 def test_mps_sin_macos_14_no_hace_bf16(monkeypatch):
     monkeypatch.setattr(torch.backends.mps, "is_macos_or_newer", lambda mayor, menor: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
     with pytest.raises(PrecisionNoDisponible, match="macOS 14"):
         comprobar_precision("bf16", torch.device("mps"))
 

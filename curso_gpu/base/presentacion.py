@@ -71,18 +71,19 @@ def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "
     return f"{texto} {unidad}" if unidad else texto
 
 
-UNIDADES_BYTES = (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
+UNIDADES_BYTES = (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
 """Potencias de 10, como los fabricantes de GPU y de discos (1 GB = 10⁹ bytes; nvidia-smi usa MiB)."""
 
 
 def formatear_bytes(n_bytes) -> str:
     """Un tamaño en bytes escrito como lo lee una persona. Lecciones 04 y 07.
 
-    >>> formatear_bytes(19.27e9), formatear_bytes(297.6e6), formatear_bytes(40_000), formatear_bytes(512)
-    ('19.3 GB', '298 MB', '40.0 kB', '512 bytes')
+    >>> formatear_bytes(128e9), formatear_bytes(297.6e6), formatear_bytes(40_000), formatear_bytes(512)
+    ('128.0 GB', '298 MB', '40.0 kB', '512 bytes')
 
-    Unidades de potencias de 10 (kB, MB, GB, TB); un decimal por debajo de 100 y ninguno desde
-    100. Acepta enteros y decimales de NumPy y ``Decimal``; rechaza en español lo negativo, NaN,
+    Unidades de potencias de 10 (kB, MB, GB). GB siempre con un decimal (como las tablas de la
+    lección 04: «19.2 GB», «128.0 GB»); kB y MB con un decimal por debajo de 100 y ninguno desde
+    100 («1.2 MB», «298 MB»). Acepta enteros y decimales de NumPy y ``Decimal``; rechaza en español lo negativo, NaN,
     lo infinito y lo que no es un número.
     """
     try:
@@ -95,7 +96,7 @@ def formatear_bytes(n_bytes) -> str:
     for unidad, tamano in UNIDADES_BYTES:
         valor = numero / tamano
         if round(valor, 1) >= 1:  # 999 960 bytes son «1.0 MB», no «1000.0 kB»
-            return formatear_numero(valor, 1 if round(valor, 1) < 100 else 0, unidad)
+            return formatear_numero(valor, 1 if unidad == "GB" or round(valor, 1) < 100 else 0, unidad)
     return f"{round(numero)} bytes"
 
 

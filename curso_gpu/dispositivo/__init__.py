@@ -31,6 +31,7 @@ CASAS = {
     "MemoriaDispositivo": "primitivas",
     "OPCIONES_VALIDAS": "primitivas",
     "RUTA_MEMINFO": "primitivas",
+    "TIPOS_CONOCIDOS": "primitivas",
     "VARIABLE_ENTORNO": "primitivas",
     "cantidad_gpus": "primitivas",
     "como_conseguir_gpu": "primitivas",

@@ -195,22 +195,49 @@ def elegir_dispositivo(preferencia: str | torch.device = "auto") -> torch.device
     return torch.device(texto)
 
 
-def como_dispositivo(dispositivo) -> torch.device:
-    """El ``torch.device`` de ``dispositivo``: el que se usa en todo el paquete. Lección 01.
+TIPOS_CONOCIDOS = ("cpu", "cuda", "mps", "xpu")
 
-    ``None`` o ``"auto"``: el de ``elegir_dispositivo()``; un texto: ``elegir_dispositivo(texto)``
-    (comprueba que existe); un ``torch.device``: ese, tal cual.
+
+def como_dispositivo(dispositivo, *, nombre: str = "dispositivo", auto: bool = True,
+                     meta: bool = False, aqui: bool = True) -> torch.device:
+    """El ``torch.device`` de ``dispositivo``, comprobado: la única puerta a un dispositivo del paquete. Lección 01.
+
+    - ``None`` o ``"auto"``: el de ``elegir_dispositivo()`` (con ``auto=False``, un error: quien
+      llama necesita un dispositivo ya elegido).
+    - Un texto o un ``torch.device``: ``elegir_dispositivo`` comprueba que esta máquina lo tiene;
+      ``torch.device("cuda")`` sin GPU da ``DispositivoNoDisponible`` en español aquí, no
+      «Torch not compiled with CUDA enabled» tres llamadas más abajo.
+    - ``"meta"`` (tensores sin datos, para estimar) solo con ``meta=True``.
+    - Cualquier otra cosa (``42``, ``"tpu"``): ``ValueError`` que nombra el dato (``nombre``).
+    - ``aqui=False``: un cálculo para otra máquina (``lote_maximo(..., "cuda", memoria_bytes=...)``
+      en un portátil): se comprueba que el nombre es válido, no que esta máquina lo tenga.
     """
-    if dispositivo is None:
-        return elegir_dispositivo("auto")
+    if dispositivo is None or (isinstance(dispositivo, str) and dispositivo.strip().lower() == "auto"):
+        if auto:
+            return elegir_dispositivo("auto")
+        raise ValueError(f"{nombre} no puede ser {dispositivo!r} aquí: pasa un dispositivo ya elegido, p. ej. "
+                         "torch.device('cpu') o elegir_dispositivo().")
     if isinstance(dispositivo, torch.device):
-        return dispositivo
-    if isinstance(dispositivo, str):
-        return elegir_dispositivo(dispositivo)
-    raise ValueError(
-        f"Dispositivo no válido: {dispositivo!r}. Pasa un torch.device o un texto como "
-        "'cpu', 'cuda' o 'mps' (o usa elegir_dispositivo())."
-    )
+        tipo = dispositivo.type
+        texto = str(dispositivo)
+    elif isinstance(dispositivo, str):
+        texto = dispositivo.strip().lower()
+        tipo = texto.partition(":")[0]
+    else:
+        raise ValueError(f"{nombre} no válido: {dispositivo!r:.80} (es de tipo {type(dispositivo).__name__}). "
+                         "Pasa un torch.device o un texto como 'cpu', 'cuda' o 'mps' (o usa elegir_dispositivo()).")
+    if tipo == "meta":
+        if meta and texto in ("meta", "meta:0"):
+            return torch.device("meta")
+        raise ValueError(f"{nombre} no puede ser 'meta' aquí: en 'meta' los tensores no tienen datos (sirve para "
+                         "estimar memoria, no para calcular ni entrenar). Usa 'cpu', 'cuda' o elegir_dispositivo().")
+    if isinstance(dispositivo, torch.device) and tipo not in TIPOS_CONOCIDOS:
+        raise DispositivoNoDisponible(
+            f"{nombre} '{texto}': el curso no sabe usar dispositivos de tipo '{tipo}'. "
+            f"Disponibles: {', '.join(dispositivos_disponibles())}.")
+    if not aqui:
+        return torch.device(_normalizar(texto, "Dispositivo"))
+    return elegir_dispositivo(dispositivo if isinstance(dispositivo, str) else texto)
 
 
 def sincronizar(dispositivo) -> None:

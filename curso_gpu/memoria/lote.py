@@ -8,15 +8,13 @@ memoria y buscando después por bisección); en los demás casos se calcula con 
 from __future__ import annotations
 
 import gc
-import math
-import numbers
 from typing import Callable
 
 import torch
 from torch import nn
 
-from ..base import formatear_bytes
-from ..dispositivo import memoria_dispositivo
+from ..base import formatear_bytes, leer_entero, leer_numero, mostrar_valor
+from ..dispositivo import DispositivoNoDisponible, como_dispositivo, memoria_dispositivo
 from .medida import (
     LOTE_MAXIMO_A_PROBAR,
     TIPO_MIXTA,
@@ -30,6 +28,9 @@ from .medida import (
 from ..dispositivo import dispositivo_del_modelo
 
 
+MEMORIA_MAXIMA = 10**18  # 1 EB: ninguna máquina tiene tanta; 10**400 es un error de quien escribe
+
+
 def _lote_de(forma_ejemplo, lote: int, dispositivo: torch.device) -> torch.Tensor:
     if isinstance(forma_ejemplo, torch.Tensor):
         uno = forma_ejemplo[:1].to(dispositivo)
@@ -40,9 +41,11 @@ def _lote_de(forma_ejemplo, lote: int, dispositivo: torch.device) -> torch.Tenso
 def _validar_forma(forma_ejemplo):
     if isinstance(forma_ejemplo, torch.Tensor):
         return validar_entrada_ejemplo(forma_ejemplo)
-    if (isinstance(forma_ejemplo, (tuple, list, torch.Size)) and len(forma_ejemplo) > 0
-            and all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d > 0 for d in forma_ejemplo)):
-        return tuple(int(d) for d in forma_ejemplo)
+    if isinstance(forma_ejemplo, (tuple, list, torch.Size)) and len(forma_ejemplo) > 0:
+        try:
+            return tuple(leer_entero(d, "forma_ejemplo", 1, 2**31 - 1) for d in forma_ejemplo)
+        except ValueError:
+            pass
     raise ValueError(
         f"forma_ejemplo no válida: {forma_ejemplo!r}. Da la forma de UN ejemplo, sin la dimensión del lote, "
         "como una tupla de enteros positivos, p. ej. (1, 8, 8) para una imagen de 8×8; o un tensor con un "
@@ -50,11 +53,16 @@ def _validar_forma(forma_ejemplo):
 
 
 def _validar_memoria(memoria_bytes) -> int:
-    if (isinstance(memoria_bytes, bool) or not isinstance(memoria_bytes, numbers.Real)
-            or not math.isfinite(memoria_bytes) or memoria_bytes <= 0):
-        raise ValueError(f"memoria_bytes no válido: {memoria_bytes!r}. Da la memoria disponible en bytes, "
-                         "mayor que 0, p. ej. 16 * 10**9 para una T4 de 16 GB.")
-    return int(memoria_bytes)
+    try:
+        numero = leer_numero(memoria_bytes)
+        if numero <= 0:
+            raise ValueError("no es mayor que 0")
+        if numero > MEMORIA_MAXIMA:
+            raise ValueError("es demasiado grande: más de 1 EB")
+    except ValueError as motivo:
+        raise ValueError(f"memoria_bytes no válido: {mostrar_valor(memoria_bytes)} ({motivo}). Da la memoria "
+                         "disponible en bytes, mayor que 0, p. ej. 16 * 10**9 para una T4 de 16 GB.") from None
+    return int(numero)
 
 
 def _memoria_del_dispositivo(dispositivo: torch.device) -> int:
@@ -98,12 +106,17 @@ def lote_maximo(modelo: nn.Module, forma_ejemplo, dispositivo, memoria_bytes: in
     forma = _validar_forma(forma_ejemplo)
     optimizador = normalizar_optimizador(optimizador)
     precision = normalizar_precision_entrenamiento(precision)
-    if isinstance(maximo, bool) or not isinstance(maximo, numbers.Integral) or maximo < 1:
-        raise ValueError(f"maximo debe ser un entero mayor o igual que 1; recibí {maximo!r}.")
-    try:
-        dispositivo = torch.device(dispositivo)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"Dispositivo no válido: {dispositivo!r}. Usa 'cpu', 'cuda', 'cuda:0', 'mps' o 'meta'.") from None
+    maximo = leer_entero(maximo, "maximo", 1, ejemplo="maximo=4096")
+    if memoria_bytes is not None:  # un cálculo: vale también para una GPU que esta máquina no tiene
+        presupuesto = _validar_memoria(memoria_bytes)
+        dispositivo = como_dispositivo(dispositivo, auto=False, meta=True, aqui=False)
+    else:
+        try:
+            dispositivo = como_dispositivo(dispositivo, auto=False, meta=True)
+        except DispositivoNoDisponible as error:
+            raise DispositivoNoDisponible(
+                f"{error}\nPara calcular el lote de otra máquina, da su memoria con memoria_bytes=..., "
+                "p. ej. memoria_bytes=16 * 10**9 para una T4.") from None
 
     if memoria_bytes is None and dispositivo.type == "cuda":
         del_modelo = dispositivo_del_modelo(modelo)
@@ -117,8 +130,6 @@ def lote_maximo(modelo: nn.Module, forma_ejemplo, dispositivo, memoria_bytes: in
             raise ValueError("En 'meta' no hay memoria que medir: da el presupuesto con memoria_bytes=..., "
                              "p. ej. memoria_bytes=16 * 10**9 para una T4.")
         presupuesto = _memoria_del_dispositivo(dispositivo)
-    else:
-        presupuesto = _validar_memoria(memoria_bytes)
     del_modelo = dispositivo_del_modelo(modelo)
     uno = medir_memoria_entrenamiento(modelo, _lote_de(forma, 1, del_modelo), optimizador, precision)
     dos = medir_memoria_entrenamiento(modelo, _lote_de(forma, 2, del_modelo), optimizador, precision)

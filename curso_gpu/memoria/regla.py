@@ -20,15 +20,7 @@ from decimal import Decimal
 import torch
 
 from ..base import catalogo, precisiones
-# MemoriaDispositivo y memoria_ram se reexportan: la lección 04 las usa desde aquí.
-from ..dispositivo import (
-    DispositivoNoDisponible,
-    MemoriaDispositivo,
-    cuda_disponible,
-    memoria_dispositivo,
-    mps_disponible,
-    xpu_disponible,
-)
+from ..dispositivo import MemoriaDispositivo, como_dispositivo, memoria_dispositivo
 from ..base import leer_numero, mostrar_valor
 from ..base import PRECISIONES
 from ..base import Celda, ComoTabla, Tabla, formatear_bytes
@@ -422,20 +414,9 @@ def vram_disponible(dispositivo: torch.device | str) -> MemoriaDispositivo | Non
       la memoria unificada; libre = eso menos ``torch.mps.driver_allocated_memory()``.
     - XPU (Intel): ``torch.xpu.mem_get_info``.
     """
-    try:
-        dispositivo = torch.device(dispositivo)
-    except (RuntimeError, TypeError):
-        raise ValueError(
-            f"Dispositivo no válido: {dispositivo!r}. Usa un torch.device o un texto como 'cpu', 'cuda', 'cuda:0' o 'mps'."
-        ) from None
-    hay = {"cuda": (cuda_disponible, "no hay GPU CUDA en esta máquina"),
-           "mps": (mps_disponible, "este equipo no tiene MPS"),
-           "xpu": (xpu_disponible, "no hay GPU XPU en esta máquina")}.get(dispositivo.type)
-    if hay is None:
+    dispositivo = como_dispositivo(dispositivo)  # «cuda» sin GPU: DispositivoNoDisponible, en español
+    if dispositivo.type == "cpu":
         return None
-    disponible, falta = hay
-    if not disponible():
-        raise DispositivoNoDisponible(f"Pediste la memoria de '{dispositivo}', pero {falta}.")
     return memoria_dispositivo(dispositivo)
 
 

@@ -27,6 +27,7 @@ from typing import Callable, ContextManager
 import torch
 
 from ..base import PRECISIONES_ENTRENAR, normalizar_precision
+from ..dispositivo import como_dispositivo
 
 TIPOS = {"fp16": torch.float16, "bf16": torch.bfloat16}
 
@@ -47,7 +48,7 @@ def comprobar_precision(precision: str, dispositivo: torch.device) -> torch.dtyp
     alternativa (por ejemplo, fp16 en una T4 en vez de bf16).
     """
     precision = normalizar_precision(precision, PRECISIONES_ENTRENAR)
-    dispositivo = torch.device(dispositivo)
+    dispositivo = como_dispositivo(dispositivo, auto=False)  # «cuda» sin GPU: la culpa es de la GPU que falta
     if precision == "fp32":
         return None
     tipo = dispositivo.type
@@ -104,7 +105,7 @@ def preparar_precision(precision: str, dispositivo: torch.device
         escalador.step(optimizador)
         escalador.update()
     """
-    dispositivo = torch.device(dispositivo)
+    dispositivo = como_dispositivo(dispositivo, auto=False)
     tipo = comprobar_precision(precision, dispositivo)
     precision = normalizar_precision(precision, PRECISIONES_ENTRENAR)
     if tipo is None:
