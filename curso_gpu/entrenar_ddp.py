@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import os
 import signal
@@ -31,9 +32,8 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 from . import distribuido
 from .checkpoints import como_carpeta, estado_aleatorio, guardar_atomico, restaurar_estado_aleatorio
-from .entrenamiento import generar_dataset
-from .entrenamiento import CNNPequena
-from .base import AnalizadorArgumentos
+from .entrenamiento import SEMILLA_MAXIMA, CNNPequena, generar_dataset, validar_positivo, validar_semilla
+from .base import AnalizadorArgumentos, ejecutar_orden, leer_entero, salida_rota
 
 EJEMPLOS_POR_CLASE = 64   # 192 imágenes: divisible por el lote global 32 y por 1, 2, 3, 4, 6 y 8 procesos
 LR = 0.01                 # Adam, como en la lección 05
@@ -89,6 +89,12 @@ def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, c
     - ``simular_fallo=E``: en el primer intento (``TORCHELASTIC_RESTART_COUNT`` = 0), el
       proceso de rango 1 muere en la época E, para practicar ``torchrun --max-restarts``.
     """
+    epocas = validar_positivo(epocas, "epocas", True, "epocas=10")
+    tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=16")
+    semilla = validar_semilla(semilla if semilla is not None else 0)
+    if simular_fallo is not None:
+        simular_fallo = validar_positivo(simular_fallo, "simular_fallo", True, "simular_fallo=3")
+    comprobar_rutas(checkpoints, guardar_pesos)  # antes de formar el grupo y de tomar el candado
     proceso = distribuido.iniciar(backend)
     # Como en la lección 05: un solo entrenamiento a la vez en la carpeta (el rango 0 es quien escribe).
     candado = (como_carpeta(checkpoints).candado() if checkpoints is not None and proceso.principal
@@ -96,6 +102,51 @@ def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, c
     with candado:
         return _entrenar(proceso, epocas, tamano_lote, semilla, checkpoints, guardar_pesos, simular_fallo,
                          silencioso)
+
+
+class RutaNoValida(ValueError):
+    """Una carpeta de checkpoints o un archivo de pesos donde no se puede escribir."""
+
+
+def _carpeta_escribible(carpeta: Path, que: str) -> None:
+    """La carpeta más cercana que ya existe debe ser una carpeta con permiso de escritura."""
+    existente = carpeta
+    while not existente.exists() and existente != existente.parent:
+        if existente.is_symlink():  # un enlace roto: no se sigue
+            break
+        existente = existente.parent
+    if not existente.is_dir():
+        raise RutaNoValida(f"{que}: {existente} es un archivo, no una carpeta. Usa otra ruta.")
+    if not os.access(existente, os.W_OK | os.X_OK):
+        raise RutaNoValida(f"{que}: no tengo permiso para escribir en la carpeta {existente} (¿es de solo lectura?). "
+                           "Usa una carpeta tuya, p. ej. una dentro de tu carpeta de trabajo.")
+
+
+def comprobar_rutas(checkpoints=None, guardar_pesos=None) -> None:
+    """Comprueba ``--checkpoints`` y ``--guardar-pesos`` antes de entrenar: un error ahora, no tras la última época. Lección 08.
+
+    ``checkpoints`` debe ser una carpeta (o no existir aún) donde se pueda escribir; ``guardar_pesos``,
+    un archivo (no una carpeta) en una carpeta donde se pueda escribir.
+    """
+    if checkpoints is not None:
+        if isinstance(checkpoints, (str, os.PathLike)):
+            ruta = Path(checkpoints)
+            if not str(checkpoints).strip():
+                raise RutaNoValida("--checkpoints está vacío: da una carpeta, p. ej. --checkpoints ck_ddp.")
+            if ruta.exists() and not ruta.is_dir():
+                raise RutaNoValida(f"--checkpoints {ruta}: es un archivo, no una carpeta. Da una carpeta (nueva o de "
+                                   "checkpoints de este entrenamiento), p. ej. --checkpoints ck_ddp.")
+            _carpeta_escribible(ruta, f"--checkpoints {ruta}")
+    if guardar_pesos is not None:
+        ruta = Path(guardar_pesos)
+        if not str(guardar_pesos).strip():
+            raise RutaNoValida("--guardar-pesos está vacío: da un archivo, p. ej. --guardar-pesos pesos.pt.")
+        if ruta.is_dir():
+            raise RutaNoValida(f"--guardar-pesos {ruta}: es una carpeta; da la ruta de un archivo dentro de ella, "
+                               f"p. ej. --guardar-pesos {ruta / 'pesos.pt'}.")
+        _carpeta_escribible(ruta.parent if str(ruta.parent) else Path("."), f"--guardar-pesos {ruta}")
+        if ruta.exists() and not os.access(ruta, os.W_OK):
+            raise RutaNoValida(f"--guardar-pesos {ruta}: el archivo ya existe y no tengo permiso para reemplazarlo.")
 
 
 def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semilla: int, checkpoints,
@@ -106,7 +157,7 @@ def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semil
 
     # Los mismos datos en todos los procesos; el muestreador reparte un trozo distinto a cada uno.
     X, y = generar_dataset(EJEMPLOS_POR_CLASE, semilla=semilla)
-    X_val, y_val = generar_dataset(20, semilla=semilla + 1)
+    X_val, y_val = generar_dataset(20, semilla=(semilla + 1) % (SEMILLA_MAXIMA + 1))
     conjunto = TensorDataset(X, y)
     muestreador = DistributedSampler(conjunto, num_replicas=proceso.tamano_mundo, rank=proceso.rango,
                                      shuffle=True, seed=semilla)
@@ -197,14 +248,21 @@ def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semil
 # Línea de órdenes
 # ---------------------------------------------------------------------------
 
-def _entero_positivo(texto: str) -> int:
-    try:
-        valor = int(texto)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"debe ser un entero; recibí {texto!r}") from None
-    if valor < 1:
-        raise argparse.ArgumentTypeError(f"debe ser un entero mayor o igual que 1; recibí {valor}")
-    return valor
+def _entero(minimo: int, maximo: int):
+    """Un tipo de argparse: un entero de ``minimo`` a ``maximo`` (el texto «2**70» no; 2**70 escrito, tampoco)."""
+    def leer(texto: str) -> int:
+        try:
+            valor = int(texto.strip().replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"debe ser un entero; recibí {texto!r}") from None
+        try:
+            return leer_entero(valor, "el valor", minimo, maximo)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error).replace("el valor ", "", 1).rstrip(".")) from None
+    return leer
+
+
+_entero_positivo = _entero(1, 10**9)
 
 
 def _analizador() -> argparse.ArgumentParser:
@@ -216,7 +274,8 @@ def _analizador() -> argparse.ArgumentParser:
     analizador.add_argument("--epocas", type=_entero_positivo, default=10, help="épocas de entrenamiento (10)")
     analizador.add_argument("--tamano-lote", type=_entero_positivo, default=16,
                             help="ejemplos por paso en CADA proceso (16); el lote global es este × procesos")
-    analizador.add_argument("--semilla", type=int, default=0, help="semilla de datos, modelo y reparto (0)")
+    analizador.add_argument("--semilla", type=_entero(0, SEMILLA_MAXIMA), default=0,
+                            help="semilla de datos, modelo y reparto (0); de 0 a 2**63 - 1")
     analizador.add_argument("--checkpoints", metavar="CARPETA",
                             help="guarda un checkpoint por época (solo el rango 0) y reanuda desde el último")
     analizador.add_argument("--guardar-pesos", metavar="RUTA",
@@ -238,16 +297,36 @@ def _parar(numero, _marco):
 
 
 def main(argv=None) -> int:
-    """``python -m curso_gpu.entrenar_ddp``: 0 si todo fue bien; 1 y un mensaje en español si no."""
+    """``python -m curso_gpu.entrenar_ddp``: 0 si todo fue bien; 1 y un mensaje en español si no.
+
+    La salida aguanta una consola sin UTF-8, ``| head -1`` y ``> /dev/full`` (``ejecutar_orden``).
+    """
+    return ejecutar_orden(_principal, argv)
+
+
+def _principal(argv=None) -> int:
     argumentos = _analizador().parse_args(argv)
-    anterior = signal.signal(signal.SIGTERM, _parar) if distribuido.bajo_torchrun() else None
+    bajo_torchrun = distribuido.bajo_torchrun()
+    anterior = signal.signal(signal.SIGTERM, _parar) if bajo_torchrun else None
+    if bajo_torchrun:
+        distribuido.vigilar_padre()  # si torchrun muere (SIGKILL), este proceso para en segundos
+    empezado = False
     try:
+        comprobar_rutas(argumentos.checkpoints, argumentos.guardar_pesos)
+        distribuido.elegir_backend(argumentos.backend)  # nccl sin GPU: ahora, igual en todos los procesos
+        empezado = True
         entrenar_ddp(argumentos.epocas, argumentos.tamano_lote, argumentos.semilla,
                      checkpoints=argumentos.checkpoints, guardar_pesos=argumentos.guardar_pesos,
                      simular_fallo=argumentos.simular_fallo, backend=argumentos.backend,
                      silencioso=argumentos.silencioso)
+    except BrokenPipeError:  # quien leía la salida se fue (| head -1): lo resuelve ejecutar_orden
+        raise
     except (distribuido.ErrorDistribuido, ValueError, OSError) as error:
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO) and salida_rota():
+            raise  # la salida (> /dev/full), no un checkpoint: lo explica ejecutar_orden
         _avisar(f"Error: {error}")
+        if not empezado and bajo_torchrun:
+            _sin_resumen_de_torchrun()
         return 1
     except RuntimeError as error:  # un compañero murió a mitad de una operación colectiva
         detalle = str(error).splitlines()[0].split("] ")[-1][:120] if str(error) else ""
@@ -256,8 +335,13 @@ def main(argv=None) -> int:
                 "torchrun --max-restarts=1 el grupo se reinicia y sigue desde el último checkpoint.")
         return 1
     except _Parado:
-        _avisar("Error: torchrun paró este proceso porque otro proceso del grupo falló. Mira arriba el mensaje "
-                "del rango que falló; con torchrun --max-restarts=1 el grupo se reinicia y sigue desde el último checkpoint.")
+        if distribuido.padre_muerto():
+            _avisar("Error: torchrun terminó (¿lo mataron?) y este proceso para con él. El último checkpoint "
+                    "completo está intacto: vuelve a lanzar la misma orden para seguir desde él.")
+        else:
+            _avisar("Error: torchrun paró este proceso porque otro proceso del grupo falló. Mira arriba el mensaje "
+                    "del rango que falló; con torchrun --max-restarts=1 el grupo se reinicia y sigue desde el último "
+                    "checkpoint.")
         return 1
     finally:
         if anterior is not None:
@@ -266,11 +350,31 @@ def main(argv=None) -> int:
     return 0
 
 
-def _avisar(texto: str) -> None:
+def _sin_resumen_de_torchrun() -> None:
+    """Un error de configuración (igual en todos los procesos, antes de entrenar) bajo ``torchrun``.
+
+    ``torchrun`` no sabe terminar sin su resumen en inglés (``ChildFailedError`` y una traza) cuando
+    un trabajador sale con error. Para que se lea solo el mensaje en español: el rango 0 lo
+    acaba de escribir y termina a ``torchrun`` (sin nada que guardar: no se ha entrenado); los
+    demás esperan a que eso pase y se van con él.
+    """
+    if os.environ.get("RANK", "0") == "0":
+        distribuido.terminar_lanzador()
+    else:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        limite = time.monotonic() + 5
+        while time.monotonic() < limite and not distribuido.padre_muerto():
+            time.sleep(0.1)
+
+
+def _avisar(texto: str, todos: bool = False) -> None:
     """Los errores los cuenta el rango 0 (los demás salen con el mismo código, sin repetirlo)."""
     rango = os.environ.get("RANK", "0")
-    if rango == "0":
-        print(texto, file=sys.stderr, flush=True)
+    if rango == "0" or todos:
+        try:
+            print(texto if rango == "0" else f"[rango {rango}] {texto}", file=sys.stderr, flush=True)
+        except OSError:  # stderr cerrado o lleno: el código de salida ya lo dice
+            pass
 
 
 # ---------------------------------------------------------------------------

@@ -83,6 +83,7 @@ CASAS = {
     "motivo_sin_rueda": "ruedas_cuda",
     "rueda_para": "ruedas_cuda",
     "AnalizadorArgumentos": "terminal",
+    "CODIGO_SALIDA_ROTA": "terminal",
     "CODIGO_TUBERIA_CERRADA": "terminal",
     "DEGRADAR": "terminal",
     "FormatoAyuda": "terminal",
@@ -90,6 +91,7 @@ CASAS = {
     "ejecutar_orden": "terminal",
     "preparar_salida": "terminal",
     "sabe_escribir": "terminal",
+    "salida_rota": "terminal",
 }
 
 __all__ = sorted(CASAS)

@@ -2,7 +2,8 @@
 
 - ``AnalizadorArgumentos``: argparse con la ayuda y los errores en español.
 - ``ejecutar_orden``: una salida que no se rompe en una consola sin UTF-8 (cambia «›» por «>»
-  y «á» por «a» si hace falta) ni cuando quien lee la salida se va (``| head -1``).
+  y «á» por «a» si hace falta), ni cuando quien lee la salida se va (``| head -1``), ni cuando
+  no se puede escribir (``> /dev/full``, un disco lleno): un mensaje en español y código 1.
 
 No importa torch: la ayuda y los errores de argumentos salen al instante.
 """
@@ -11,12 +12,16 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import errno
 import os
 import sys
 import unicodedata
 
 CODIGO_TUBERIA_CERRADA = 141
 """Código de salida cuando quien leía la salida la cerró (128 + SIGPIPE, como ``yes | head``)."""
+
+CODIGO_SALIDA_ROTA = 1
+"""Código de salida cuando la salida no admite más texto (``> /dev/full``, disco lleno)."""
 
 DEGRADAR = "curso_gpu.degradar"
 """Nombre del manejador de errores de codificación que cambia cada carácter por el más parecido."""
@@ -76,11 +81,41 @@ def preparar_salida(*flujos) -> None:
             pass
 
 
+_MOTIVOS = {errno.ENOSPC: "no queda espacio", errno.EIO: "error de entrada/salida",
+            errno.EDQUOT: "se agotó la cuota de disco", errno.EFBIG: "el archivo es demasiado grande"}
+
+
+def _tapar_salida() -> None:
+    """Que la salida estándar escriba en /dev/null: Python no volverá a fallar (ni a escribir una
+    traza) al vaciarla cuando termine."""
+    try:
+        nulo = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nulo, sys.stdout.fileno())
+        os.close(nulo)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def salida_rota() -> bool:
+    """True si la salida estándar ya no admite texto (vaciarla vuelve a fallar)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+            os.write(sys.stdout.fileno(), b"")  # /dev/full falla hasta con cero bytes
+    except OSError:
+        return True
+    except (ValueError, AttributeError):  # una salida sin descriptor (un notebook)
+        return False
+    return False
+
+
 def ejecutar_orden(funcion, argv=None) -> int:
     """Ejecuta ``funcion(argv)`` (el cuerpo de una orden) con una salida que no se rompe.
 
-    Prepara la consola (``preparar_salida``) y, si quien leía la salida la cierra
-    (``python -m curso_gpu | head -1``), termina en silencio con ``CODIGO_TUBERIA_CERRADA``.
+    Prepara la consola (``preparar_salida``); si quien leía la salida la cierra
+    (``python -m curso_gpu | head -1``), termina en silencio con ``CODIGO_TUBERIA_CERRADA``; si la
+    salida no admite más texto (``> /dev/full``, disco lleno), lo dice en español por stderr y
+    termina con ``CODIGO_SALIDA_ROTA``, sin traza.
     """
     preparar_salida()
     try:
@@ -90,12 +125,19 @@ def ejecutar_orden(funcion, argv=None) -> int:
             if sys.stdout is not None:
                 sys.stdout.flush()
     except BrokenPipeError:
-        try:  # que Python no vuelva a intentarlo al salir y escriba una traza
-            nulo = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(nulo, sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
+        _tapar_salida()
         return CODIGO_TUBERIA_CERRADA
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG) or not salida_rota():
+            raise
+        _tapar_salida()
+        try:
+            motivo = _MOTIVOS.get(error.errno, error.strerror or str(error))
+            print(f"Error: no pude escribir la salida ({motivo}). ¿Está lleno el disco o el "
+                  "archivo al que la rediriges? Prueba sin redirigir o con otro destino.", file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            pass
+        return CODIGO_SALIDA_ROTA
 
 
 class FormatoAyuda(argparse.RawDescriptionHelpFormatter):

@@ -2,6 +2,7 @@
 
 - ``grupo``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce.
 - ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos.
+- ``padre``: que cada trabajador pare si ``torchrun`` muere (``vigilar_padre``).
 """
 
 from ..base import cargar_perezoso
@@ -33,6 +34,11 @@ CASAS = {
     "puerto_en_uso": "lanzador",
     "puerto_libre": "lanzador",
     "sigue_vivo": "lanzador",
+    "CADA_S": "padre",
+    "GRACIA_S": "padre",
+    "padre_muerto": "padre",
+    "terminar_lanzador": "padre",
+    "vigilar_padre": "padre",
 }
 
 __all__ = sorted(CASAS)

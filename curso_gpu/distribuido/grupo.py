@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import math
 import os
 from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
+
+from ..base import leer_entero, leer_numero, mostrar_valor
+from ..dispositivo import cantidad_gpus, como_dispositivo, cuda_disponible, elegir_dispositivo
+from .padre import vigilar_padre
 
 BACKENDS = ("nccl", "gloo")
 ESPERA_S = 60.0  # tiempo máximo para reunirse y para cada operación colectiva: nunca un cuelgue mudo
@@ -104,16 +107,31 @@ def _entero_de_entorno(nombre: str, defecto: int) -> int:
 
 
 def elegir_backend(backend: str | None = None) -> str:
-    """``nccl`` si hay GPU NVIDIA (o ROCm), ``gloo`` si no; comprueba uno pedido a mano."""
+    """``nccl`` si el dispositivo de ``elegir_dispositivo()`` es una GPU CUDA, ``gloo`` si no.
+
+    Respeta ``CURSO_GPU_DISPOSITIVO`` (``cpu``: gloo aunque haya GPU). Comprueba uno pedido a mano.
+    """
     if backend in (None, "auto"):
-        return "nccl" if torch.cuda.is_available() else "gloo"
+        return "nccl" if elegir_dispositivo("auto").type == "cuda" else "gloo"
     if backend not in BACKENDS:
         raise ErrorDistribuido(f"Backend desconocido {backend!r}; usa uno de: {', '.join(BACKENDS)} (o 'auto').")
-    if backend == "nccl" and not torch.cuda.is_available():
+    if backend == "nccl" and not cuda_disponible():
         raise ErrorDistribuido(
             "Pediste el backend nccl, pero aquí no hay ninguna GPU con CUDA: nccl solo comunica GPU "
             "NVIDIA (o AMD con ROCm). En CPU usa gloo (--backend gloo, o 'auto', que lo elige solo).")
     return backend
+
+
+def _segundos(valor, nombre: str) -> float:
+    """Un número de segundos mayor que 0 y finito, o ``ValueError`` que lo explica."""
+    try:
+        numero = leer_numero(valor)
+        if numero <= 0:
+            raise ValueError("no es mayor que 0")
+    except ValueError as motivo:
+        raise ValueError(f"{nombre} debe ser un número de segundos mayor que 0; recibí {mostrar_valor(valor)} "
+                         f"({motivo}). Prueba, por ejemplo, {nombre}=60.") from None
+    return numero
 
 
 def _traducir(error: Exception, timeout_s: float) -> ErrorDistribuido:
@@ -158,8 +176,7 @@ def iniciar(backend: str | None = None, *, timeout_s: float = ESPERA_S) -> Proce
     Errores claros (``ErrorDistribuido``): nccl sin CUDA, más procesos que GPU con nccl,
     el puerto ocupado, procesos que no llegan.
     """
-    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not math.isfinite(timeout_s) or timeout_s <= 0:
-        raise ValueError(f"timeout_s debe ser un número de segundos mayor que 0; recibí {timeout_s!r}.")
+    timeout_s = _segundos(timeout_s, "timeout_s")
     if dist.is_available() and dist.is_initialized():
         return proceso_actual()
     if not dist.is_available():
@@ -169,15 +186,17 @@ def iniciar(backend: str | None = None, *, timeout_s: float = ESPERA_S) -> Proce
     rango_local = _entero_de_entorno("LOCAL_RANK", 0)
     locales = _entero_de_entorno("LOCAL_WORLD_SIZE", tamano)
     backend = elegir_backend(backend)
-    dispositivo = torch.device("cpu")
+    if bajo_torchrun():
+        vigilar_padre()  # si torchrun muere (SIGKILL), este proceso para en segundos
+    dispositivo = como_dispositivo("cpu")
     if backend == "nccl":
-        gpus = torch.cuda.device_count()
+        gpus = cantidad_gpus("cuda")
         if locales > gpus or rango_local >= gpus:
             raise ErrorDistribuido(
                 f"Hay {locales} procesos en esta máquina pero solo {gpus} GPU: con nccl cada proceso "
                 f"necesita su propia GPU. Usa --nproc_per_node={gpus} (o gloo para probar en CPU).")
-        torch.cuda.set_device(rango_local)
-        dispositivo = torch.device("cuda", rango_local)
+        dispositivo = como_dispositivo(f"cuda:{rango_local}")
+        torch.cuda.set_device(dispositivo)
     espera = datetime.timedelta(seconds=float(timeout_s))
     opciones = {"device_id": dispositivo} if backend == "nccl" else {}
     try:
@@ -195,7 +214,7 @@ def proceso_actual() -> Proceso:
         return Proceso(0, 0, 1, torch.device("cpu"), "ninguno")
     backend = str(dist.get_backend())
     rango_local = _entero_de_entorno("LOCAL_RANK", 0)
-    dispositivo = torch.device("cuda", rango_local) if backend == "nccl" else torch.device("cpu")
+    dispositivo = como_dispositivo(f"cuda:{rango_local}" if backend == "nccl" else "cpu")
     return Proceso(dist.get_rank(), rango_local, dist.get_world_size(), dispositivo, backend)
 
 
@@ -212,6 +231,10 @@ def promediar(tensor: torch.Tensor) -> torch.Tensor:
     """
     if not isinstance(tensor, torch.Tensor):
         raise ValueError(f"promediar necesita un tensor; recibí {type(tensor).__name__}. Usa torch.tensor(valor).")
+    if tensor.is_complex():
+        raise ValueError(f"promediar: el tensor es complejo ({tensor.dtype}) y la media entre procesos solo se "
+                         "hace con números reales. Promedia la parte real y la imaginaria por separado "
+                         "(tensor.real, tensor.imag).")
     copia = tensor.detach().clone()
     if not copia.is_floating_point():
         copia = copia.float()
@@ -261,8 +284,7 @@ class TiempoAllReduce:
         all-reduce (``solapar=False``). DDP solapa en parte la comunicación con el
         ``backward`` (``solapar=True``: el paso dura lo que el más lento de los dos).
         """
-        if isinstance(segundos_calculo, bool) or not isinstance(segundos_calculo, (int, float)) or not segundos_calculo > 0:
-            raise ValueError(f"segundos_calculo debe ser un número mayor que 0; recibí {segundos_calculo!r}.")
+        segundos_calculo = _segundos(segundos_calculo, "segundos_calculo")
         paso = max(segundos_calculo, self.segundos) if solapar else segundos_calculo + self.segundos
         return self.gpus * segundos_calculo / paso
 
@@ -284,18 +306,22 @@ def tiempo_allreduce(parametros: int, gpus: int, ancho_de_banda_gb_s, bytes_por_
     número (GB/s) o un nombre de ``ANCHOS_DE_BANDA_GB_S`` («PCIe 3.0 x16», «NVLink H100»…).
     Es un mínimo: no cuenta la latencia de cada mensaje ni que solo se alcanza un 70-85 % del pico.
     """
-    for valor, nombre, ejemplo in ((parametros, "parametros", "25_000_000"), (gpus, "gpus", "8"),
-                                   (bytes_por_parametro, "bytes_por_parametro", "4 (fp32) o 2 (fp16)")):
-        if isinstance(valor, bool) or not isinstance(valor, int) or valor < 1:
-            raise ValueError(f"{nombre} debe ser un entero mayor o igual que 1; recibí {valor!r}. Prueba {ejemplo}.")
+    parametros = leer_entero(parametros, "parametros", 1, ejemplo="parametros=25_000_000")
+    gpus = leer_entero(gpus, "gpus", 1, ejemplo="gpus=8")
+    bytes_por_parametro = leer_entero(bytes_por_parametro, "bytes_por_parametro", 1,
+                                      ejemplo="bytes_por_parametro=4 (fp32) o 2 (fp16)")
     if isinstance(ancho_de_banda_gb_s, str):
         if ancho_de_banda_gb_s not in ANCHOS_DE_BANDA_GB_S:
             raise ValueError(f"Enlace desconocido {ancho_de_banda_gb_s!r}; usa un número de GB/s o uno de: "
                              f"{', '.join(ANCHOS_DE_BANDA_GB_S)}.")
         ancho_de_banda_gb_s = ANCHOS_DE_BANDA_GB_S[ancho_de_banda_gb_s]
-    if (isinstance(ancho_de_banda_gb_s, bool) or not isinstance(ancho_de_banda_gb_s, (int, float))
-            or not math.isfinite(ancho_de_banda_gb_s) or ancho_de_banda_gb_s <= 0):
-        raise ValueError(f"ancho_de_banda_gb_s debe ser un número de GB/s mayor que 0; recibí {ancho_de_banda_gb_s!r}.")
+    try:
+        ancho_de_banda_gb_s = leer_numero(ancho_de_banda_gb_s)
+        if ancho_de_banda_gb_s <= 0:
+            raise ValueError("no es mayor que 0")
+    except ValueError as motivo:
+        raise ValueError(f"ancho_de_banda_gb_s debe ser un número de GB/s mayor que 0 ({motivo}). "
+                         "Prueba, por ejemplo, 15.75 o 'PCIe 3.0 x16'.") from None
     bytes_gradiente = parametros * bytes_por_parametro
     bytes_por_gpu = 2 * (gpus - 1) / gpus * bytes_gradiente
     return TiempoAllReduce(parametros, gpus, float(ancho_de_banda_gb_s), bytes_gradiente, bytes_por_gpu,

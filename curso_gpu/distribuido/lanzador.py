@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -19,6 +20,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from ..base import leer_entero, leer_numero, mostrar_valor
+
 ANFITRION = "127.0.0.1"  # solo la propia máquina (loopback): nada sale a la red
 
 
@@ -26,8 +29,16 @@ class PuertoOcupado(ValueError):
     """El puerto de reunión (rendezvous) ya lo usa otro programa."""
 
 
+PUERTO_MAXIMO = 65535  # los puertos TCP son números de 16 bits
+
+
+def _puerto(valor, nombre: str = "puerto") -> int:
+    return leer_entero(valor, nombre, 1, PUERTO_MAXIMO, ejemplo=f"{nombre}=puerto_libre() o un número como 29500")
+
+
 def puerto_en_uso(puerto: int, anfitrion: str = ANFITRION) -> bool:
-    """True si otro programa escucha ya en ``anfitrion:puerto``."""
+    """True si otro programa escucha ya en ``anfitrion:puerto`` (de 1 a 65535)."""
+    puerto = _puerto(puerto)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         try:
             s.bind((anfitrion, puerto))
@@ -43,10 +54,18 @@ def puerto_libre(anfitrion: str = ANFITRION) -> int:
         return s.getsockname()[1]
 
 
-def _validar_entero(valor, nombre: str, minimo: int) -> int:
-    if isinstance(valor, bool) or not isinstance(valor, int) or valor < minimo:
-        raise ValueError(f"{nombre} debe ser un entero mayor o igual que {minimo}; recibí {valor!r}.")
-    return valor
+def _validar_programa(programa) -> list[str]:
+    """El guion o la lista de argumentos de ``orden_torchrun``, como lista de textos; nunca vacío."""
+    if isinstance(programa, (str, os.PathLike)):
+        partes = [os.fspath(programa)]
+    elif isinstance(programa, (list, tuple)) and all(isinstance(p, (str, os.PathLike, int)) for p in programa):
+        partes = [str(os.fspath(p)) if isinstance(p, os.PathLike) else str(p) for p in programa]
+    else:
+        partes = []
+    if not partes or not partes[0].strip():
+        raise ValueError(f"programa no válido: {mostrar_valor(programa)}. Da un guion (\"entrenar.py\") o una lista "
+                         "como [\"-m\", \"curso_gpu.entrenar_ddp\", \"--epocas\", \"3\"].")
+    return partes
 
 
 def orden_torchrun(programa, *, procesos: int = 2, nodos: int = 1, rango_nodo: int = 0,
@@ -59,15 +78,14 @@ def orden_torchrun(programa, *, procesos: int = 2, nodos: int = 1, rango_nodo: i
     ``reinicios``: ``--max-restarts`` (si un proceso muere, se reinicia todo el grupo).
     Comprueba que el puerto esté libre: si no, ``PuertoOcupado`` con qué hacer.
     """
-    _validar_entero(procesos, "procesos", 1)
-    _validar_entero(nodos, "nodos", 1)
-    _validar_entero(reinicios, "reinicios", 0)
-    _validar_entero(rango_nodo, "rango_nodo", 0)
+    partes = _validar_programa(programa)
+    procesos = leer_entero(procesos, "procesos", 1, 1024, ejemplo="procesos=2")
+    nodos = leer_entero(nodos, "nodos", 1, 1024, ejemplo="nodos=1")
+    reinicios = leer_entero(reinicios, "reinicios", 0, 100, ejemplo="reinicios=1")
+    rango_nodo = leer_entero(rango_nodo, "rango_nodo", 0, ejemplo="rango_nodo=0")
     if rango_nodo >= nodos:
         raise ValueError(f"rango_nodo va de 0 a {nodos - 1}; recibí {rango_nodo}.")
-    if puerto is None:
-        puerto = puerto_libre()
-    _validar_entero(puerto, "puerto", 1)
+    puerto = puerto_libre() if puerto is None else _puerto(puerto)
     if rango_nodo == 0 and puerto_en_uso(puerto):
         raise PuertoOcupado(
             f"El puerto {puerto} ya está en uso: otro programa (¿un entrenamiento anterior que sigue vivo?) "
@@ -84,8 +102,7 @@ def orden_torchrun(programa, *, procesos: int = 2, nodos: int = 1, rango_nodo: i
     # desde 2024; antes era 5 s, una espera muerta tras cada fallo y al terminar
     # (https://github.com/pytorch/pytorch/pull/124692).
     orden += [f"--max-restarts={reinicios}", "--monitor-interval=0.1"]
-    orden += [programa] if isinstance(programa, (str, os.PathLike)) else [str(p) for p in programa]
-    return [str(p) for p in orden]
+    return [str(p) for p in orden + partes]
 
 
 # ---------------------------------------------------------------------------
@@ -188,6 +205,19 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
     """
     if not ordenes:
         raise ValueError("ejecutar necesita al menos una orden, por ejemplo orden_torchrun('guion.py').")
+    try:
+        limite_s = leer_numero(timeout_s)
+        if limite_s <= 0:
+            raise ValueError("no es mayor que 0")
+    except ValueError as motivo:
+        raise ValueError(f"timeout_s debe ser un número de segundos mayor que 0; recibí {mostrar_valor(timeout_s)} "
+                         f"({motivo}). Prueba, por ejemplo, timeout_s=120.") from None
+    for orden in ordenes:
+        if (isinstance(orden, (str, bytes)) or not isinstance(orden, (list, tuple)) or not orden
+                or not all(isinstance(p, (str, os.PathLike)) for p in orden)):
+            raise ValueError(f"Cada orden debe ser una lista de textos, p. ej. [sys.executable, 'guion.py'] u "
+                             f"orden_torchrun('guion.py'); recibí {mostrar_valor(orden)}.")
+    _comprobar_puertos(ordenes)
     variables = dict(os.environ, **(entorno or {}))
     archivos, procesos, vistos = [], [], []
     inicio = time.perf_counter()
@@ -195,10 +225,19 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
         for orden in ordenes:
             archivo = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
             archivos.append(archivo)
-            procesos.append(subprocess.Popen(orden, stdout=archivo, stderr=subprocess.STDOUT, env=variables,
-                                             cwd=directorio, start_new_session=True))
+            try:
+                procesos.append(subprocess.Popen(orden, stdout=archivo, stderr=subprocess.STDOUT, env=variables,
+                                                 cwd=directorio, start_new_session=True))
+            except FileNotFoundError:
+                carpeta = f" o la carpeta {str(directorio)!r}" if directorio is not None else ""
+                raise ValueError(f"No encuentro el programa {str(orden[0])!r}{carpeta} de la orden "
+                                 f"{mostrar_valor(list(orden))}. Usa sys.executable para Python u "
+                                 "orden_torchrun(...) para torchrun.") from None
+            except (PermissionError, NotADirectoryError) as error:
+                raise ValueError(f"No puedo ejecutar {str(orden[0])!r}: {error.strerror}. Revisa la orden y "
+                                 "la carpeta (directorio).") from None
             vistos.append({procesos[-1].pid})
-        limite = inicio + timeout_s
+        limite = inicio + limite_s
         while any(p.poll() is None for p in procesos) and time.perf_counter() < limite:
             hijos = _hijos_por_padre()  # una sola lectura de /proc para todas las órdenes
             for proceso, pids in zip(procesos, vistos):
@@ -215,6 +254,34 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
         resultados.append(Ejecucion(list(orden), proceso.returncode, archivo.read(), segundos, agotado, pids))
         archivo.close()
     return resultados
+
+
+_PUERTO_EN_ORDEN = re.compile(r"^--(?:rdzv[-_]endpoint=.*:|master[-_]port=)(\d+)$")
+_NODO_EN_ORDEN = re.compile(r"^--node[-_]rank=(\d+)$")
+
+
+def _comprobar_puertos(ordenes) -> None:
+    """Antes de lanzar: dos ``torchrun`` con el mismo puerto (y el mismo nodo), o un puerto ya ocupado,
+    son un error claro ahora, no un ``EADDRINUSE`` en inglés ni una espera muda de minutos."""
+    vistos: dict[tuple[int, int], int] = {}
+    for numero, orden in enumerate(ordenes, 1):
+        textos = [str(p) for p in orden]
+        puertos = [int(m.group(1)) for m in map(_PUERTO_EN_ORDEN.match, textos) if m]
+        nodos = [int(m.group(1)) for m in map(_NODO_EN_ORDEN.match, textos) if m]
+        if not puertos or not any("torch.distributed.run" in p or os.path.basename(p) == "torchrun" for p in textos):
+            continue
+        clave = (puertos[0], nodos[0] if nodos else 0)
+        if clave in vistos:
+            raise PuertoOcupado(
+                f"Las órdenes {vistos[clave]} y {numero} usan el mismo puerto de reunión {clave[0]}: la segunda "
+                "se quedaría esperando o fallaría. Crea cada una con su propio orden_torchrun(...) (elige un "
+                "puerto libre solo) o usa puertos distintos.")
+        vistos[clave] = numero
+        if clave[1] == 0 and puerto_en_uso(clave[0]):
+            raise PuertoOcupado(
+                f"El puerto {clave[0]} de la orden {numero} ya está en uso: otro programa (¿un entrenamiento "
+                "anterior que sigue vivo?) escucha en él. Crea la orden otra vez con orden_torchrun(...) "
+                "(elige un puerto libre) o termina el programa que lo usa.")
 
 
 def _limpiar(procesos, vistos) -> None:

@@ -32,6 +32,7 @@ from .entradas import (
     validar_positivo,
     validar_semilla,
 )
+from ..memoria import validar_modelo_entrenable
 from ..rendimiento import preparar_precision
 # Los datos que se devuelven viven en resultados_entrenamiento; las lecciones los importan desde aquí.
 from .resultados import Historial, Prediccion, Registro  # noqa: F401
@@ -272,6 +273,7 @@ def entrenar(
 
     # 1. Comprobar todo antes de gastar un segundo de cálculo.
     validar_modelo(modelo)
+    validar_modelo_entrenable(modelo)  # congelado entero: nada que entrenar
     epocas = validar_positivo(epocas, "epocas", True, "epocas=120")
     lr = validar_positivo(lr, "lr", False, "lr=0.01")
     if tamano_lote is not None:

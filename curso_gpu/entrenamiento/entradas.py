@@ -9,14 +9,16 @@ salida), el dispositivo y los números (``epocas``, ``lr``, ``semilla``...). Las
 from __future__ import annotations
 
 import contextlib
-import numbers
+import warnings
 
 import torch
 from torch import nn
 
 from ..dispositivo import como_dispositivo
 from ..dispositivo import dispositivo_del_modelo
-from ..base import leer_numero, mostrar_valor
+from ..base import leer_entero, leer_numero, mostrar_valor
+
+PERDIDAS_DE_REGRESION = (nn.MSELoss, nn.L1Loss, nn.SmoothL1Loss, nn.HuberLoss)
 
 
 class DispositivosDistintos(ValueError):
@@ -121,6 +123,9 @@ def comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch.
         raise ValueError(f"El modelo {type(modelo).__name__} debe devolver un tensor con una fila por ejemplo; "
                          f"con {n} ejemplos devolvió {forma}.")
     un_logit = salida.ndim == 1 or (salida.ndim == 2 and salida.shape[1] == 1)
+    if criterio is not None and not callable(criterio):
+        raise ValueError(f"criterio debe ser una función de pérdida de PyTorch, p. ej. nn.CrossEntropyLoss() o "
+                         f"nn.MSELoss(); recibí {mostrar_valor(criterio)}. Sin criterio se elige solo.")
     if criterio is None:
         criterio = nn.BCEWithLogitsLoss() if un_logit else nn.CrossEntropyLoss()
     rango = None
@@ -144,6 +149,14 @@ def comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch.
             raise ValueError(f"{nombre}: el modelo da {por_ejemplo} valor(es) por ejemplo y y tiene forma "
                              f"{list(y.shape)}: hace falta una etiqueta 0/1 por cada uno.")
         y, rango = y.to(salida.dtype).reshape(X.shape[0], *salida.shape[1:]), (0, 1)
+    elif isinstance(criterio, PERDIDAS_DE_REGRESION):
+        if not y.is_floating_point() or list(y.shape[1:]) != list(salida.shape[1:]):
+            raise ValueError(
+                f"{nombre}: el criterio {type(criterio).__name__} compara la salida del modelo (forma "
+                f"{list(salida.shape)}) con y valor a valor, y y es {y.dtype} con forma {list(y.shape)}. Da y "
+                f"con forma [N{''.join(', ' + str(d) for d in salida.shape[1:])}] y números reales (y.float()), o, "
+                "para clasificar, usa nn.CrossEntropyLoss() (o no pases criterio).")
+    _probar_criterio(criterio, salida, y[:n].to(salida.device), nombre)
     # Una sola lectura de los datos (antes del bucle): valores finitos y rango de las etiquetas.
     comprobar = [torch.isfinite(X).all().float().cpu()]
     if y.is_floating_point():
@@ -164,10 +177,35 @@ def comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch.
     return criterio, y
 
 
+def _probar_criterio(criterio, salida: torch.Tensor, y: torch.Tensor, nombre: str) -> None:
+    """Calcula la pérdida con dos ejemplos: si no encaja con la salida o con y, un error en español ahora."""
+    with torch.no_grad(), warnings.catch_warnings(record=True) as avisos:
+        warnings.simplefilter("always")
+        try:
+            perdida = criterio(salida, y)
+        except (RuntimeError, ValueError, TypeError, IndexError) as error:
+            linea = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise ValueError(
+                f"{nombre}: el criterio {type(criterio).__name__} no encaja con la salida del modelo (forma "
+                f"{list(salida.shape)}) y las etiquetas y ({y.dtype}, forma [N{''.join(', ' + str(d) for d in y.shape[1:])}]). "
+                f"Usa una pérdida que acepte esas formas, o no pases criterio. (PyTorch dice: {linea})") from None
+    difusion = [a for a in avisos if "target size" in str(a.message).lower()]
+    if difusion:
+        raise ValueError(f"{nombre}: el criterio {type(criterio).__name__} recibiría la salida con forma "
+                         f"{list(salida.shape)} e y con otra forma ({list(y.shape)}): PyTorch las «difundiría» y "
+                         "la pérdida saldría mal sin avisar. Da y con la misma forma que la salida.")
+    if not isinstance(perdida, torch.Tensor) or perdida.numel() != 1 or not perdida.is_floating_point():
+        raise ValueError(f"{nombre}: el criterio debe devolver un solo número real (un tensor de un elemento); "
+                         f"devolvió {mostrar_valor(perdida)}. ¿Falta reduction='mean'?")
+
+
 def _como_numero(valor, entero: bool):
     """El número como int o float de Python (también los de NumPy y, si no es entero, Decimal); None si no vale."""
     if entero:
-        return int(valor) if isinstance(valor, numbers.Integral) and not isinstance(valor, bool) else None
+        try:
+            return leer_entero(valor, "valor")  # el lector de enteros del paquete: np.int64 sí, True y 2**70 no
+        except ValueError:
+            return None
     try:
         return leer_numero(valor)  # rechaza booleanos, textos, NaN e infinitos
     except ValueError:
