@@ -240,7 +240,7 @@ def test_n_que_no_es_entero_positivo_da_error_en_espanol(n):
 
 @pytest.mark.parametrize("repeticiones", [0, -1, 1.5])
 def test_repeticiones_menores_que_1_dan_error(repeticiones):
-    with pytest.raises(ValueError, match="repeticiones debe ser un número entero"):
+    with pytest.raises(ValueError, match="repeticiones debe ser un entero"):
         cronometrar(lambda: None, CPU, repeticiones=repeticiones)
 
 

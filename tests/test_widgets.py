@@ -46,7 +46,7 @@ def test_pintar_alternar_y_limpiar():
 
 @pytest.mark.parametrize("fila, col", [(8, 0), (-1, 2), (0, 8), (1.5, 2), ("3", 3)])
 def test_celda_fuera_de_la_cuadricula_da_error_claro(fila, col):
-    with pytest.raises(ValueError, match="entero de 0 a 7"):
+    with pytest.raises(ValueError, match="(fila|col) debe ser un entero entre 0 y 7"):
         LogicaPizarra().pintar(fila, col)
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..base import leer_entero
 from ..dispositivo import como_dispositivo
 # Lo de escribir sin perder nada vive en escritura_segura; se reexporta porque las lecciones,
 # las pruebas y los benchmarks lo importan desde aquí.
@@ -214,8 +215,7 @@ class CarpetaCheckpoints:
 
     def __post_init__(self):
         self.ruta, self.local = Path(self.ruta), Path(self.local)
-        if isinstance(self.conservar, bool) or not isinstance(self.conservar, int) or self.conservar < 1:
-            raise ValueError(f"conservar debe ser un entero mayor o igual que 1; recibí {self.conservar!r}.")
+        self.conservar = leer_entero(self.conservar, "conservar", 1, ejemplo="conservar=3")
 
     def __str__(self) -> str:
         if self.en_drive:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from ..base import leer_entero
+
 NOMBRES_CLASES = ("vertical", "horizontal", "oblicua")
 RECETAS = ("variada", "semilla")
 LADO = 8
@@ -16,20 +18,14 @@ RUIDO = 0.10  # imagen + 0.10·U(0, 1), recortada a [0, 1]
 
 
 def _validar_n(n, nombre: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(
-            f"{nombre} debe ser un entero mayor o igual que 1; recibí {n!r}. "
-            f"Prueba, por ejemplo, {nombre}=120."
-        )
-    return n
+    return leer_entero(n, nombre, 1, 10**7, ejemplo=f"{nombre}=120")
 
 
 def _generador(semilla) -> torch.Generator | None:
     """Un generador propio si hay semilla (reproducible); si no, el global de torch."""
     if semilla is None:
         return None
-    if isinstance(semilla, bool) or not isinstance(semilla, int):
-        raise ValueError(f"La semilla debe ser un entero o None; recibí {semilla!r}.")
+    semilla = leer_entero(semilla, "semilla", 0, ejemplo="semilla=0 (o None)")
     return torch.Generator().manual_seed(semilla)
 
 

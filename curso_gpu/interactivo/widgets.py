@@ -15,7 +15,7 @@ import html
 
 import torch
 
-from ..base import VISTA_WIDGET
+from ..base import VISTA_WIDGET, leer_entero
 from ..entrenamiento import LADO
 from ..dispositivo import dispositivos_disponibles, elegir_dispositivo
 
@@ -173,8 +173,7 @@ class LogicaPizarra:
 
     def _comprobar(self, fila, col) -> None:
         for nombre, valor in (("fila", fila), ("col", col)):
-            if isinstance(valor, bool) or not isinstance(valor, int) or not 0 <= valor < LADO:
-                raise ValueError(f"{nombre} debe ser un entero de 0 a {LADO - 1}; recibí {valor!r}.")
+            leer_entero(valor, nombre, 0, LADO - 1)
 
     def pintar(self, fila: int, col: int) -> None:
         """Pinta la celda (fila, col)."""

@@ -25,7 +25,6 @@ CASAS = {
     "cronometrar": "cronometro",
     "cronometrar_con_presupuesto": "cronometro",
     "cronometrar_sin_sincronizar": "cronometro",
-    "entero_positivo": "cronometro",
     "MemoriaInsuficiente": "memoria_libre",
     "PRECISIONES_MATMUL": "memoria_libre",
     "comprobar_que_cabe": "memoria_libre",

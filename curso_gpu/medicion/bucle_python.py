@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .cronometro import cronometrar, entero_positivo
-from ..base import ComoTabla, Tabla, formatear_tiempo
+from .cronometro import cronometrar
+from ..base import ComoTabla, Tabla, formatear_tiempo, leer_entero
 
 
 @dataclass
@@ -44,7 +44,7 @@ def bucle_python_vs_numpy(n: int = 120, semilla: int = 0) -> ResultadoBucle:
     """
     import numpy as np
 
-    n = entero_positivo(n, "n (el lado de la matriz)")
+    n = leer_entero(n, "n (el lado de la matriz)", 1, ejemplo="n=1024")
     generador = np.random.default_rng(semilla)
     a = generador.random((n, n))
     b = generador.random((n, n))

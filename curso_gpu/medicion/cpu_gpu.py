@@ -20,7 +20,6 @@ from .cronometro import (
     cronometrar,
     cronometrar_con_presupuesto,
     cronometrar_sin_sincronizar,
-    entero_positivo,
 )
 # sincronizar y memoria_disponible se reexportan: la lección 03 las importa desde aquí.
 from ..dispositivo import como_dispositivo, elegir_dispositivo, info_gpu, nombre_dispositivo
@@ -34,7 +33,7 @@ from .memoria_libre import (
 )
 from ..base import pico_teorico
 from ..base import normalizar_precision
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, tabla_html, tabla_texto
+from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_entero, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices
@@ -154,12 +153,12 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
     ``presupuesto_s``: en lugar de ``repeticiones`` fijas, repite (en bloques) hasta gastar esos
     segundos, con al menos ``repeticiones`` muestras: la mediana sale estable también con n pequeño.
     """
-    n = entero_positivo(n, "n (el lado de la matriz)")
+    n = leer_entero(n, "n (el lado de la matriz)", 1, ejemplo="n=1024")
     if presupuesto_s is not None and (isinstance(presupuesto_s, bool) or not isinstance(presupuesto_s, (int, float))
                                       or not 0 < presupuesto_s < float("inf")):
         raise ValueError(f"presupuesto_s debe ser un número de segundos mayor que 0; recibí {presupuesto_s!r}.")
-    entero_positivo(repeticiones, "repeticiones")
-    entero_positivo(calentamiento, "calentamiento", minimo=0)
+    repeticiones = leer_entero(repeticiones, "repeticiones", 1, ejemplo="repeticiones=5")
+    calentamiento = leer_entero(calentamiento, "calentamiento", 0, ejemplo="calentamiento=1")
     tipo, pide_tf32 = tipo_de_dato(dtype)
     d = como_dispositivo(dispositivo)
     if d.type == "mps" and tipo == torch.float64:
@@ -298,7 +297,7 @@ def comparar_cpu_gpu(n: int = 5000, dispositivo=None, dtype=torch.float32, repet
     ``dispositivo``: el acelerador (por defecto, el de ``elegir_dispositivo()``); si no hay,
     ``acelerador`` es None y solo se mide la CPU, con todos sus hilos.
     """
-    n = entero_positivo(n, "n (el lado de la matriz)")
+    n = leer_entero(n, "n (el lado de la matriz)", 1, ejemplo="n=1024")
     acelerador = _acelerador(dispositivo)
     cpu = medir_matmul(n, torch.device("cpu"), dtype, repeticiones, calentamiento)
     gpu = medir_matmul(n, acelerador, dtype, repeticiones, calentamiento) if acelerador else None
@@ -336,7 +335,7 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
     from ..base import barra as barra_progreso
 
     try:
-        tamanos = [int(entero_positivo(t, "cada tamaño")) for t in tamanos]
+        tamanos = [leer_entero(t, "cada tamaño", 1, ejemplo="[256, 512, 1024]") for t in tamanos]
     except TypeError:
         raise ValueError(f"tamanos debe ser una lista de enteros positivos; recibí {tamanos!r}.") from None
     if not tamanos:
@@ -405,9 +404,9 @@ class ComparacionSincronizacion(ComoTabla):
 def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,
                           calentamiento: int = 1, reloj: Callable[[], float] | None = None) -> ComparacionSincronizacion:
     """Mide ``a @ b`` bien y MAL (sin sincronizar), a propósito, para comparar. Lección 03."""
-    n = entero_positivo(n, "n (el lado de la matriz)")
-    entero_positivo(repeticiones, "repeticiones")
-    entero_positivo(calentamiento, "calentamiento", minimo=0)
+    n = leer_entero(n, "n (el lado de la matriz)", 1, ejemplo="n=1024")
+    repeticiones = leer_entero(repeticiones, "repeticiones", 1, ejemplo="repeticiones=5")
+    calentamiento = leer_entero(calentamiento, "calentamiento", 0, ejemplo="calentamiento=1")
     tipo, _ = tipo_de_dato(dtype)
     d = como_dispositivo(dispositivo)
     comprobar_que_cabe(n, d, tipo)

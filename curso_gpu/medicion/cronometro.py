@@ -23,20 +23,11 @@ from typing import Callable
 import torch
 
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import formatear_tiempo, tabla_html, tabla_texto
+from ..base import formatear_tiempo, leer_entero, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Validar la entrada
 # ---------------------------------------------------------------------------
-
-def entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
-    """``valor`` si es un entero ≥ ``minimo``; si no, un ``ValueError`` que dice qué se recibió."""
-    if isinstance(valor, bool) or not isinstance(valor, int) or valor < minimo:
-        raise ValueError(
-            f"{nombre} debe ser un número entero mayor o igual que {minimo}; recibí {valor!r}."
-        )
-    return valor
-
 
 # ---------------------------------------------------------------------------
 # Sincronizar y cronometrar
@@ -151,8 +142,8 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
     ``reloj`` es ``time.perf_counter`` salvo que pases otro (los tests pasan uno falso).
     """
     d = como_dispositivo(dispositivo)
-    entero_positivo(repeticiones, "repeticiones")
-    entero_positivo(calentamiento, "calentamiento", minimo=0)
+    repeticiones = leer_entero(repeticiones, "repeticiones", 1, ejemplo="repeticiones=5")
+    calentamiento = leer_entero(calentamiento, "calentamiento", 0, ejemplo="calentamiento=1")
     reloj = reloj or time.perf_counter
 
     def una_vez() -> float:

@@ -14,9 +14,8 @@ import math
 
 import torch
 
-from .cronometro import entero_positivo
 from ..dispositivo import como_dispositivo, memoria_dispositivo
-from ..base import dtype_de, normalizar_precision
+from ..base import dtype_de, leer_entero, normalizar_precision
 
 PRECISIONES_MATMUL = ("fp32", "tf32", "fp16", "bf16", "fp64")
 """Las precisiones en que se puede medir ``a @ b`` en la lección 03."""
@@ -43,7 +42,7 @@ def tipo_de_dato(dtype) -> tuple[torch.dtype, bool]:
 
 def memoria_necesaria(n: int, dtype=torch.float32) -> int:
     """Bytes de ``a``, ``b`` y ``c = a @ b`` (n×n cada una): 3·n²·bytes por elemento. Lección 03."""
-    n = entero_positivo(n, "n (el lado de la matriz)")
+    n = leer_entero(n, "n (el lado de la matriz)", 1, ejemplo="n=1024")
     tipo, _ = tipo_de_dato(dtype)
     return 3 * n * n * torch.empty((), dtype=tipo).element_size()
 
@@ -69,7 +68,7 @@ def comprobar_que_cabe(n: int, dispositivo, dtype=torch.float32) -> None:
     Con un acelerador, además, ``a`` y ``b`` se crean antes en la RAM (2·n²·bytes).
     """
     d = como_dispositivo(dispositivo)
-    n = entero_positivo(n, "n (el lado de la matriz)")
+    n = leer_entero(n, "n (el lado de la matriz)", 1, ejemplo="n=1024")
     tipo, _ = tipo_de_dato(dtype)
     bytes_elemento = torch.empty((), dtype=tipo).element_size()
     lugares = [(d, 3)] + ([(torch.device("cpu"), 2)] if d.type != "cpu" else [])

@@ -14,17 +14,22 @@ from dataclasses import dataclass
 import torch
 
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import ComoTabla, Tabla
+from ..base import ComoTabla, Tabla, leer_entero
 
+PARA_COMPARAR = "comparar_cargadores mide lotes (xb, yb) de conjunto"
 ESPERA_MAXIMA = 60  # segundos que un proceso del DataLoader puede tardar en dar un lote
 
 
-def entero_minimo(valor, nombre: str, minimo: int, ejemplo: str) -> int:
-    """``valor`` si es un entero ≥ ``minimo``; si no, ``ValueError`` con un ``ejemplo`` que sí vale."""
-    if isinstance(valor, bool) or not isinstance(valor, int) or valor < minimo:
-        raise ValueError(f"{nombre} debe ser un entero mayor o igual que {minimo}; recibí {valor!r}. "
-                         f"Prueba, por ejemplo, {ejemplo}.")
-    return valor
+def separar_lote(lote, numero: int, para: str) -> tuple:
+    """``(xb, yb)`` de un lote del cargador, o ``ValueError`` en español si no es un par. Lección 06.
+
+    ``para``: quién necesita el par y para qué (p. ej. «diagnosticar llama a paso(xb, yb)»).
+    """
+    if not (isinstance(lote, (tuple, list)) and len(lote) == 2):
+        raise ValueError(
+            f"El lote {numero} del cargador no es un par (xb, yb); es {type(lote).__name__}. "
+            f"{para}: usa un DataLoader de un conjunto que devuelva (x, y).")
+    return tuple(lote)
 
 
 def cerrar_iterador(iterador, cargador) -> None:
@@ -90,12 +95,17 @@ def _medir_cargador(conjunto, tamano_lote, num_workers, pin_memory, lotes, dispo
     try:
         inicio = time.perf_counter()
         iterador = iter(cargador)
-        xb, _ = next(iterador)                       # arrancar los procesos y el primer lote
+        xb, _ = separar_lote(next(iterador), 1, PARA_COMPARAR)   # arrancar los procesos y el primer lote
+        if not isinstance(xb, torch.Tensor):
+            raise ValueError(f"conjunto: cada ejemplo debe ser un par (x, y) con x un tensor; el DataLoader juntó "
+                             f"los x en un {type(xb).__name__}. Convierte x a tensor en el __getitem__ del conjunto "
+                             "(p. ej. con torch.as_tensor o una transformación ToTensor).")
         xb.to(dispositivo, non_blocking=pin_memory)
         sincronizar(dispositivo)
         arranque = time.perf_counter() - inicio
         inicio, muestras, contados = time.perf_counter(), 0, 0
-        for xb, _ in iterador:
+        for numero, lote in enumerate(iterador, 2):
+            xb, _ = separar_lote(lote, numero, PARA_COMPARAR)
             xb.to(dispositivo, non_blocking=pin_memory)
             muestras += xb.shape[0]
             contados += 1
@@ -132,9 +142,14 @@ def comparar_cargadores(conjunto, tamano_lote: int, num_workers=(0, 1, 2), pin_m
         raise ValueError(f"conjunto debe ser un Dataset con len(); recibí {type(conjunto).__name__}.") from None
     if largo == 0:
         raise ValueError("El conjunto está vacío: no hay nada que cargar.")
-    entero_minimo(tamano_lote, "tamano_lote", 1, "tamano_lote=64")
-    entero_minimo(lotes, "lotes", 1, "lotes=10")
-    trabajadores = _lista(num_workers, "num_workers", lambda v: entero_minimo(v, "num_workers", 0, "num_workers=(0, 1, 2)"))
+    tamano_lote = leer_entero(tamano_lote, "tamano_lote", 1, ejemplo="tamano_lote=64")
+    if -(-largo // tamano_lote) < 2:  # el primer lote es el del arranque: hace falta al menos otro
+        raise ValueError(
+            f"tamano_lote={tamano_lote} con un conjunto de {largo} ejemplos da un solo lote, y ese se cuenta como "
+            f"arranque: no queda nada que medir. Usa tamano_lote={max(1, largo // 2)} o menos "
+            f"(mejor, unas {lotes if isinstance(lotes, int) and not isinstance(lotes, bool) else 10} veces menos que el conjunto).")
+    lotes = leer_entero(lotes, "lotes", 1, ejemplo="lotes=10")
+    trabajadores = _lista(num_workers, "num_workers", lambda v: leer_entero(v, "num_workers", 0, 256, ejemplo="num_workers=(0, 1, 2)"))
     dispositivo = como_dispositivo(dispositivo)
     if pin_memory is None:
         pin_memory = (False, True) if dispositivo.type == "cuda" else (False,)

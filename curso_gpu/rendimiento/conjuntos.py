@@ -14,6 +14,8 @@ import torch
 from torch.nn import functional as F
 from torch.utils.data import Dataset
 
+from ..base import leer_entero
+
 
 class ImagenesSinteticas(Dataset):
     """Imágenes RGB inventadas, con el aumento de datos típico hecho en la CPU. Lección 06.
@@ -34,9 +36,10 @@ class ImagenesSinteticas(Dataset):
 
     def __init__(self, n: int = 2048, lado: int = 64, recorte: int = 56, clases: int = 10,
                  semilla: int = 0, latencia: float = 0.0):
-        for nombre, valor in (("n", n), ("lado", lado), ("recorte", recorte), ("clases", clases)):
-            if isinstance(valor, bool) or not isinstance(valor, int) or valor < 1:
-                raise ValueError(f"{nombre} debe ser un entero mayor o igual que 1; recibí {valor!r}.")
+        n, lado, recorte, clases = (leer_entero(valor, nombre, 1, 10**6, ejemplo=f"{nombre}={defecto}")
+                                    for nombre, valor, defecto in (("n", n, 2048), ("lado", lado, 64),
+                                                                   ("recorte", recorte, 56), ("clases", clases, 10)))
+        semilla = leer_entero(semilla, "semilla", 0, ejemplo="semilla=0")
         if recorte > lado:
             raise ValueError(f"recorte ({recorte}) no puede ser mayor que lado ({lado}).")
         if isinstance(latencia, bool) or not isinstance(latencia, (int, float)) or not 0 <= latencia <= 10:

@@ -20,9 +20,9 @@ from typing import Callable, Iterable
 import torch
 
 # comparar_cargadores vive en cargadores; la lección 06 lo importa desde aquí.
-from .cargadores import cerrar_iterador, entero_minimo
+from .cargadores import cerrar_iterador, separar_lote
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import ComoTabla, Tabla
+from ..base import ComoTabla, Tabla, leer_entero
 
 CUELLOS = ("datos", "lanzamientos", "calculo")
 _TIPOS_DISPOSITIVO = ("CUDA", "XPU", "PrivateUse1")  # eventos del perfilador que ocurren en la GPU
@@ -109,14 +109,6 @@ class Diagnostico(ComoTabla):
 
 class PasoFallido(RuntimeError):
     """El ``paso`` que se pasó a ``diagnosticar`` lanzó una excepción."""
-
-
-def _separar_lote(lote, numero: int):
-    if not (isinstance(lote, (tuple, list)) and len(lote) == 2):
-        raise ValueError(
-            f"El lote {numero} del cargador no es un par (xb, yb); es {type(lote).__name__}. "
-            "diagnosticar llama a paso(xb, yb): usa un DataLoader de un conjunto que devuelva (x, y).")
-    return lote
 
 
 def _mover(valor, dispositivo: torch.device):
@@ -280,7 +272,7 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
     """
     if not callable(paso):
         raise ValueError(f"paso debe ser una función paso(xb, yb); recibí {type(paso).__name__}.")
-    entero_minimo(pasos, "pasos", 1, "pasos=20")
+    pasos = leer_entero(pasos, "pasos", 1, ejemplo="pasos=20")
     dispositivo = como_dispositivo(dispositivo)
     try:
         iterador = iter(cargador)
@@ -293,7 +285,7 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
         if lote is None:
             raise ValueError("El cargador está vacío: no dio ningún lote. Revisa el conjunto de datos "
                              "y el tamaño del lote (con drop_last=True, un conjunto más pequeño que el lote no da ninguno).")
-        xb, yb = (_mover(v, dispositivo) for v in _separar_lote(lote, 1))
+        xb, yb = (_mover(v, dispositivo) for v in separar_lote(lote, 1, "diagnosticar llama a paso(xb, yb)"))
         _llamar(paso, xb, yb, 1, "calentamiento")
         sincronizar(dispositivo)
         for numero in range(2, pasos + 2):
@@ -301,7 +293,7 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
             lote = next(iterador, None)          # aquí se espera al cargador
             if lote is None:
                 break
-            xb, yb = (_mover(v, dispositivo) for v in _separar_lote(lote, numero))
+            xb, yb = (_mover(v, dispositivo) for v in separar_lote(lote, numero, "diagnosticar llama a paso(xb, yb)"))
             listo = time.perf_counter()
             _llamar(paso, xb, yb, numero, "medido")
             sincronizar(dispositivo)             # la CPU espera a que el dispositivo termine el paso
