@@ -33,7 +33,7 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 from . import distribuido
 from .checkpoints import como_carpeta, estado_aleatorio, guardar_atomico, restaurar_estado_aleatorio
 from .entrenamiento import SEMILLA_MAXIMA, CNNPequena, generar_dataset, validar_positivo, validar_semilla
-from .base import AnalizadorArgumentos, ejecutar_orden, leer_entero, salida_rota
+from .base import AnalizadorArgumentos, ejecutar_orden, salida_rota, tipo_entero
 
 EJEMPLOS_POR_CLASE = 64   # 192 imágenes: divisible por el lote global 32 y por 1, 2, 3, 4, 6 y 8 procesos
 LR = 0.01                 # Adam, como en la lección 05
@@ -248,21 +248,7 @@ def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semil
 # Línea de órdenes
 # ---------------------------------------------------------------------------
 
-def _entero(minimo: int, maximo: int):
-    """Un tipo de argparse: un entero de ``minimo`` a ``maximo`` (el texto «2**70» no; 2**70 escrito, tampoco)."""
-    def leer(texto: str) -> int:
-        try:
-            valor = int(texto.strip().replace("_", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"debe ser un entero; recibí {texto!r}") from None
-        try:
-            return leer_entero(valor, "el valor", minimo, maximo)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error).replace("el valor ", "", 1).rstrip(".")) from None
-    return leer
-
-
-_entero_positivo = _entero(1, 10**9)
+_entero_positivo = tipo_entero(1, 10**9)
 
 
 def _analizador() -> argparse.ArgumentParser:
@@ -274,7 +260,7 @@ def _analizador() -> argparse.ArgumentParser:
     analizador.add_argument("--epocas", type=_entero_positivo, default=10, help="épocas de entrenamiento (10)")
     analizador.add_argument("--tamano-lote", type=_entero_positivo, default=16,
                             help="ejemplos por paso en CADA proceso (16); el lote global es este × procesos")
-    analizador.add_argument("--semilla", type=_entero(0, SEMILLA_MAXIMA), default=0,
+    analizador.add_argument("--semilla", type=tipo_entero(0, SEMILLA_MAXIMA), default=0,
                             help="semilla de datos, modelo y reparto (0); de 0 a 2**63 - 1")
     analizador.add_argument("--checkpoints", metavar="CARPETA",
                             help="guarda un checkpoint por época (solo el rango 0) y reanuda desde el último")

@@ -92,6 +92,7 @@ CASAS = {
     "preparar_salida": "terminal",
     "sabe_escribir": "terminal",
     "salida_rota": "terminal",
+    "tipo_entero": "terminal",
 }
 
 __all__ = sorted(CASAS)

@@ -140,6 +140,23 @@ def ejecutar_orden(funcion, argv=None) -> int:
         return CODIGO_SALIDA_ROTA
 
 
+def tipo_entero(minimo: int | None, maximo: int | None):
+    """Un ``type=`` de argparse: un entero de ``minimo`` a ``maximo`` leído con ``leer_entero``
+    («--semilla 1180591620717411303424» es un error de argumentos en español, no un ``OverflowError``)."""
+    from .numeros import leer_entero
+
+    def leer(texto: str) -> int:
+        try:
+            valor = int(texto.strip().replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"debe ser un entero; recibí {texto!r}") from None
+        try:
+            return leer_entero(valor, "el valor", minimo, maximo)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error).replace("el valor ", "", 1).rstrip(".")) from None
+    return leer
+
+
 class FormatoAyuda(argparse.RawDescriptionHelpFormatter):
     """La ayuda de argparse con «uso:» en vez de «usage:»."""
 

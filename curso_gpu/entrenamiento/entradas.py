@@ -179,6 +179,7 @@ def comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch.
 
 def _probar_criterio(criterio, salida: torch.Tensor, y: torch.Tensor, nombre: str) -> None:
     """Calcula la pérdida con dos ejemplos: si no encaja con la salida o con y, un error en español ahora."""
+    quien = type(criterio).__name__ if isinstance(criterio, nn.Module) else getattr(criterio, "__name__", "criterio")
     with torch.no_grad(), warnings.catch_warnings(record=True) as avisos:
         warnings.simplefilter("always")
         try:
@@ -186,12 +187,12 @@ def _probar_criterio(criterio, salida: torch.Tensor, y: torch.Tensor, nombre: st
         except (RuntimeError, ValueError, TypeError, IndexError) as error:
             linea = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise ValueError(
-                f"{nombre}: el criterio {type(criterio).__name__} no encaja con la salida del modelo (forma "
+                f"{nombre}: el criterio {quien} no encaja con la salida del modelo (forma "
                 f"{list(salida.shape)}) y las etiquetas y ({y.dtype}, forma [N{''.join(', ' + str(d) for d in y.shape[1:])}]). "
                 f"Usa una pérdida que acepte esas formas, o no pases criterio. (PyTorch dice: {linea})") from None
     difusion = [a for a in avisos if "target size" in str(a.message).lower()]
     if difusion:
-        raise ValueError(f"{nombre}: el criterio {type(criterio).__name__} recibiría la salida con forma "
+        raise ValueError(f"{nombre}: el criterio {quien} recibiría la salida con forma "
                          f"{list(salida.shape)} e y con otra forma ({list(y.shape)}): PyTorch las «difundiría» y "
                          "la pérdida saldría mal sin avisar. Da y con la misma forma que la salida.")
     if not isinstance(perdida, torch.Tensor) or perdida.numel() != 1 or not perdida.is_floating_point():
