@@ -326,11 +326,15 @@ class Candado:
                     pass
 
     def soltar(self) -> None:
-        """Suelta el candado y borra su archivo (se puede llamar dos veces)."""
+        """Suelta el candado y borra su archivo (se puede llamar dos veces).
+
+        Si el archivo ya no es el suyo (lo borraron y otro entrenamiento puso el suyo), no lo toca.
+        """
         if self._fd is None:
             return
+        mio = self.sigue_tomado()
         fd, self._fd = self._fd, None
-        for _ in range(2):  # en POSIX se borra sin soltarlo; en Windows, tras cerrarlo
+        for _ in range(2 if mio else 0):  # en POSIX se borra sin soltarlo; en Windows, tras cerrarlo
             try:
                 os.unlink(self.ruta)
                 break
