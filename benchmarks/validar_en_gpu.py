@@ -9,7 +9,7 @@ Imprime una línea por afirmación, con la cifra medida y PASS o FAIL. Sale con 
 pasan y con 1 si alguna falla. Sin GPU CUDA lo dice en una línea y sale con 0.
 
 Los textos y rangos que se comprueban salen de los mismos sitios que leen las lecciones
-(``curso_gpu.mensajes_torch``, ``curso_gpu.picos``): si una comprobación falla, se corrige
+(``curso_gpu/base/mensajes_torch.py``, ``curso_gpu/base/catalogo.py``): si una comprobación falla, se corrige
 el dato allí y la lección cambia sola.
 
 Las lecciones 06, 07 y 08 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
@@ -330,11 +330,10 @@ def comprobar_leccion_07(gpu: torch.device, rapido: bool) -> list[Resultado]:
 def comprobar_leccion_08(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """GANCHO de la lección 08: DDP con el backend ``nccl`` (con una o varias GPU).
 
-    Llama a ``curso_gpu.entrenar_ddp.comprobar_en_gpu`` (``torchrun`` con tiempo límite).
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/ddp_benchmark.py`` (``torchrun`` con tiempo límite).
     """
-    from curso_gpu.entrenar_ddp import comprobar_en_gpu
-
-    return desde_lineas("08", comprobar_en_gpu(timeout_s=300))
+    comprobar = _comprobacion_de_benchmark("ddp_benchmark.py")
+    return desde_lineas("08", comprobar(timeout_s=300))
 
 
 def comprobaciones(rapido: bool):

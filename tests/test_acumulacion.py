@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from curso_gpu.entrenamiento import bucle  # donde vive el detalle que se cambia abajo
+from curso_gpu.entrenamiento import bucle as entrenamiento  # se parchea en el módulo que lo usa
 from curso_gpu.checkpoints import como_carpeta
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
@@ -48,7 +48,7 @@ def test_el_ultimo_grupo_incompleto_pesa_lo_que_sus_ejemplos(monkeypatch):
     grande = _entrenado(datos, tamano_lote=32)
     assert _casi_iguales(grande, _entrenado(datos, tamano_lote=8, acumular=4))
     # Si cada micro-lote pesara 1/4 (como si el grupo estuviera lleno), el resultado cambiaría:
-    monkeypatch.setattr(bucle, "_ejemplos_del_grupo", lambda i, b, k, n: b * k)
+    monkeypatch.setattr(entrenamiento, "_ejemplos_del_grupo", lambda i, b, k, n: b * k)
     assert not _casi_iguales(grande, _entrenado(datos, tamano_lote=8, acumular=4))
 
 
