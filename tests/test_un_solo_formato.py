@@ -90,8 +90,9 @@ def test_una_carpeta_de_entrenar_ddp_la_sigue_entrenar(tmp_path):
 
     modelo = _modelo()
     cargados = []
-    historial = entrenar(modelo, ENT_DDP, VAL, "cpu", epocas=3, tamano_lote=32, semilla=0, checkpoints=tmp_path,
-                         silencioso=True, al_avanzar=lambda e, t: cargados.append(e))
+    with pytest.warns(AvisoCheckpoint, match=r"escrito por entrenar_ddp \(lección 08\) con cambios.*epocas 2 → 3"):
+        historial = entrenar(modelo, ENT_DDP, VAL, "cpu", epocas=3, tamano_lote=32, semilla=0, checkpoints=tmp_path,
+                             silencioso=True, al_avanzar=lambda e, t: cargados.append(e))
     assert historial.reanudado_desde == 2 and cargados == [3]  # solo la época 3
     assert historial.epocas_registradas == [3]
     assert "escrito por entrenar_ddp (lección 08)" in " ".join(historial.avisos)
@@ -128,8 +129,9 @@ def test_un_checkpoint_del_formato_de_entrenar_ddp_de_antes_se_sigue_leyendo(tmp
                     tmp_path / "checkpoint_epoca_000001.pt")
     estado = cargar_checkpoint(tmp_path / "checkpoint_epoca_000001.pt")
     assert estado["entrenador"] == "entrenar_ddp" and estado["configuracion"]["tamano_lote"] == 32
-    historial = entrenar(_modelo(), ENT_DDP, VAL, "cpu", epocas=2, tamano_lote=32, checkpoints=tmp_path,
-                         silencioso=True)
+    with pytest.warns(AvisoCheckpoint, match="escrito por entrenar_ddp"):
+        historial = entrenar(_modelo(), ENT_DDP, VAL, "cpu", epocas=2, tamano_lote=32, checkpoints=tmp_path,
+                             silencioso=True)
     assert historial.reanudado_desde == 1
 
 
