@@ -11,7 +11,7 @@ import importlib.util
 import torch
 
 from ..dispositivo import MENU_COLAB
-from ..precision_mixta import comprobar_precision
+from ..rendimiento import comprobar_precision
 
 __all__ = ["CuantizacionNoDisponible", "bitsandbytes_instalado", "comprobar_4_bits", "config_4_bits"]
 

@@ -18,17 +18,17 @@ from pathlib import Path
 
 import torch
 
+from ..base import ComoTabla, Tabla
 from ..checkpoints import (
     CarpetaCheckpoints,
     como_carpeta,
     copiar_atomico,
     estado_aleatorio,
+    preparar_reanudacion,
     restaurar_estado_aleatorio,
 )
-from ..modelos import dispositivo_del_modelo
-from ..precision_mixta import preparar_precision
-from ..presentacion import ComoTabla, Tabla
-from ..reanudacion import preparar_reanudacion
+from ..dispositivo import dispositivo_del_modelo
+from ..rendimiento import preparar_precision
 from .diminuto import TEXTO_ENTRENAMIENTO
 
 __all__ = ["ResultadoAjuste", "ajustar", "estado_adaptador", "guardar_adaptador", "trozos_de_texto"]

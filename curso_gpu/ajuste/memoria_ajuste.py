@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..catalogo import buscar_gpu
-from ..memoria_entrenamiento import (
+from ..base import Celda, Tabla, buscar_gpu, formatear_numero
+from ..memoria import (
     ESTADOS_OPTIMIZADOR,
     DesgloseMemoria,
     formatear_megas,
@@ -33,7 +33,6 @@ from ..memoria_entrenamiento import (
     normalizar_optimizador,
     normalizar_precision_entrenamiento,
 )
-from ..presentacion import Celda, Tabla, formatear_numero
 from .lora import aplicar_lora, capas_lineales
 
 __all__ = ["BYTES_NF4", "METODOS", "DesgloseAjuste", "memoria_ajuste", "tabla_metodos"]
