@@ -6,7 +6,7 @@
   ``modelo_en_meta``: el modelo entero en el dispositivo ``meta``, sin ocupar memoria.
 - ``lora``: ``LoRALineal`` (LoRA a mano), ``parametros_lora`` (cuántos se entrenan) y
   ``aplicar_lora`` (lo mismo con peft), con errores en español.
-- ``memoria_ajuste``: pesos, gradientes, optimizador y activaciones de ajustar entero, con LoRA
+- ``memoria_metodos``: ``memoria_ajuste``, pesos, gradientes, optimizador y activaciones de ajustar entero, con LoRA
   o con QLoRA, con el desglose de la lección 07.
 - ``cuantizacion``: ``config_4_bits`` (NF4 con bitsandbytes) y sus comprobaciones.
 - ``entrenar_lora``: ``ajustar``, el bucle de entrenamiento del adaptador con checkpoints
@@ -16,17 +16,45 @@
 subpaquete no los carga.
 """
 
-from .arquitecturas import ARQUITECTURAS, config_de, modelo_en_meta
-from .cuantizacion import CuantizacionNoDisponible, bitsandbytes_instalado, comprobar_4_bits, config_4_bits
-from .diminuto import ALFABETO, TEXTO_ENTRENAMIENTO, modelo_diminuto, tokenizador_diminuto
-from .entrenar_lora import ResultadoAjuste, ajustar, estado_adaptador, guardar_adaptador, trozos_de_texto
-from .lora import LoRALineal, aplicar_lora, capas_lineales, elegir_capas, parametros_lora, validar_r
-from .memoria_ajuste import BYTES_NF4, METODOS, DesgloseAjuste, memoria_ajuste, tabla_metodos
+from ..base import cargar_perezoso
 
-__all__ = [
-    "ALFABETO", "ARQUITECTURAS", "BYTES_NF4", "METODOS", "TEXTO_ENTRENAMIENTO",
-    "CuantizacionNoDisponible", "DesgloseAjuste", "LoRALineal", "ResultadoAjuste",
-    "ajustar", "aplicar_lora", "bitsandbytes_instalado", "capas_lineales", "comprobar_4_bits", "config_4_bits",
-    "config_de", "elegir_capas", "estado_adaptador", "guardar_adaptador", "memoria_ajuste", "modelo_diminuto",
-    "modelo_en_meta", "parametros_lora", "tabla_metodos", "tokenizador_diminuto", "trozos_de_texto", "validar_r",
-]
+# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
+CASAS = {
+    "ARQUITECTURAS": "arquitecturas",
+    "config_de": "arquitecturas",
+    "modelo_en_meta": "arquitecturas",
+    "CuantizacionNoDisponible": "cuantizacion",
+    "bitsandbytes_instalado": "cuantizacion",
+    "comprobar_4_bits": "cuantizacion",
+    "config_4_bits": "cuantizacion",
+    "ALFABETO": "diminuto",
+    "TEXTO_ENTRENAMIENTO": "diminuto",
+    "modelo_diminuto": "diminuto",
+    "tokenizador_diminuto": "diminuto",
+    "ResultadoAjuste": "entrenar_lora",
+    "ajustar": "entrenar_lora",
+    "estado_adaptador": "entrenar_lora",
+    "guardar_adaptador": "entrenar_lora",
+    "trozos_de_texto": "entrenar_lora",
+    "LoRALineal": "lora",
+    "aplicar_lora": "lora",
+    "capas_lineales": "lora",
+    "elegir_capas": "lora",
+    "parametros_lora": "lora",
+    "validar_r": "lora",
+    "BYTES_NF4": "memoria_metodos",
+    "DesgloseAjuste": "memoria_metodos",
+    "METODOS": "memoria_metodos",
+    "memoria_ajuste": "memoria_metodos",
+    "tabla_metodos": "memoria_metodos",
+}
+
+__all__ = sorted(CASAS)
+
+
+def __getattr__(nombre: str):
+    return cargar_perezoso(__name__, CASAS, nombre, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(CASAS))
