@@ -117,7 +117,8 @@ for nombre in ("Qwen2.5-0.5B", "Qwen2.5-7B"):
     print(f"   entrenarlo entero: ~{16 * n / 1e9:.1f} GB sin contar activaciones; una T4 tiene 16 GB")
 
 # %% [markdown]
-# La regla rápida ya lo dice: el 7B no cabe ni de lejos, y el 0.5B va justo. Con el desglose de la
+# La regla rápida ya lo dice: el 7B no cabe ni de lejos; el 0.5B sí, pero sin contar las
+# activaciones, que crecen con el lote y el texto. Con el desglose de la
 # lección 07 (pesos, gradientes, optimizador y activaciones **medidas**, aquí en `meta` para un lote
 # de 1 × 512 tokens en fp16), `memoria_ajuste` compara los tres métodos:
 #
@@ -407,11 +408,23 @@ un_paso_con_escalador(nn.Linear(8, 8))                 # en fp32: funciona
 print("Con los pesos entrenables en fp32, el paso funciona.")
 
 # %% [markdown]
-# - **La RAM de la CPU**: Colab gratis tiene unos 12 GB de RAM. Cargar un modelo «a la antigua»
-#   (crearlo con pesos aleatorios y luego leer los de verdad) llega a ocupar el doble y la sesión
-#   se cae. Con `device_map={"": 0}` (o `"auto"`, de `accelerate`) y archivos **safetensors**, los
-#   pesos van por partes al dispositivo sin crear antes el modelo entero en RAM; en versiones
-#   anteriores de transformers eso era `low_cpu_mem_usage=True`.
+# - **La RAM de la CPU**: cargar un modelo «a la antigua» (crearlo entero con pesos aleatorios y
+#   luego leer encima los de verdad) ocupa **dos veces** su tamaño en RAM, y la sesión de Colab se
+#   cae («Your session crashed after using all available RAM»). Con `low_cpu_mem_usage=True` el
+#   modelo se crea vacío (en `meta`) y los pesos se leen por partes: el pico es **una vez** su tamaño;
+#   con `device_map` se activa solo y cada parte va directa a la GPU (documentación de
+#   transformers, «Large model loading»; en transformers 5 ya es siempre así). Los archivos
+#   **safetensors** se leen sin copiar. Antes de cargar, mira cuánta RAM te queda:
+
+# %%
+from curso_gpu.dispositivo import memoria_ram
+
+ram = memoria_ram()
+if ram is not None and ram.libre_bytes is not None:
+    print(f"RAM de esta máquina: {ram.total_bytes / 1e9:.1f} GB, disponible {ram.libre_bytes / 1e9:.1f} GB")
+print(f"Qwen2.5-0.5B en fp16 ocupa ~{2 * 494_032_768 / 1e9:.1f} GB; Qwen2.5-7B, ~{2 * 7_615_616_512 / 1e9:.1f} GB")
+
+# %% [markdown]
 # - **Activation checkpointing** (`prepare_model_for_kbit_training` lo activa): recalcula las
 #   activaciones en la pasada hacia atrás. Es lo que hace caber textos largos (lección 07).
 #
