@@ -191,7 +191,9 @@ modelo, tokenizador = modelo_diminuto(semilla=0)
 print(modelo.model.layers[0])
 torch.manual_seed(0)
 modelo_lora = aplicar_lora(modelo, r=8, alpha=16)
-modelo_lora.print_trainable_parameters()
+entrenables, todos = modelo_lora.get_nb_trainable_parameters()
+print(f"Se entrenan {formatear_numero(entrenables)} de {formatear_numero(todos)} parámetros "
+      f"({100 * entrenables / todos:.1f} %): en un modelo tan pequeño, LoRA es una parte grande")
 
 # %% [markdown]
 # Comparamos una capa de `peft` con la nuestra, **con los mismos pesos**. Para que la comparación

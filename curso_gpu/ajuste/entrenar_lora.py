@@ -122,7 +122,8 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
 
                 set_peft_model_state_dict(modelo, estado["modelo"])
                 optimizador.load_state_dict(estado["optimizador"])
-                escalador.load_state_dict(estado["escalador"]) if estado.get("escalador") else None
+                if estado.get("escalador"):
+                    escalador.load_state_dict(estado["escalador"])
                 restaurar_estado_aleatorio(estado["aleatorio"])
                 perdidas = list(estado["perdidas"])
                 inicio_epoca = reanudado = int(estado["epoca"])
