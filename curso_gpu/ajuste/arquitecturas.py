@@ -12,15 +12,18 @@ import torch
 __all__ = ["ARQUITECTURAS", "config_de", "modelo_en_meta"]
 
 ARQUITECTURAS: dict[str, dict] = {
-    # https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json (leído el 3-12-2026; los mismos
-    # valores en las copias del config de quienes lo ajustan): 24 capas, 896 de ancho, 4864 en el
-    # MLP, 14 cabezas de atención y 2 de claves/valores, vocabulario de 151 936, embeddings atados.
-    # La ficha (https://huggingface.co/Qwen/Qwen2.5-0.5B) dice «Number of Parameters: 0.49B»;
-    # construido en meta da 494 032 768.
+    # El config.json de Qwen/Qwen2.5-0.5B (https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json),
+    # comprobado el 3-12-2026 en copias publicadas de ese archivo («_name_or_path»: «Qwen/Qwen2.5-0.5B»,
+    # p. ej. https://huggingface.co/osllmai-community/Qwen2.5-0.5B/blob/main/config.json): 24 capas,
+    # 896 de ancho, 4864 en el MLP, 14 cabezas de atención y 2 de claves/valores, vocabulario de
+    # 151 936, embeddings atados. La ficha del modelo dice «Number of Parameters: 0.49B (0.36B
+    # non-embedding)»; construido en meta da 494 032 768 (136 134 656 de ellos, los embeddings).
     "Qwen2.5-0.5B": dict(vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
                          num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=32768,
                          rms_norm_eps=1e-6, tie_word_embeddings=True),
-    # https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json (leído el 3-12-2026): 28 capas,
+    # El config.json de Qwen/Qwen2.5-7B (https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json),
+    # comprobado el 3-12-2026 en copias publicadas («_name_or_path»: «Qwen/Qwen2.5-7B», p. ej.
+    # https://huggingface.co/AmberYifan/Qwen2.5-7B-gen-dpo-10k/blob/main/config.json): 28 capas,
     # 3584 de ancho, 18 944 en el MLP, 28 cabezas y 4 de claves/valores, vocabulario de 152 064,
     # embeddings sin atar. La ficha dice «Number of Parameters: 7.61B»; en meta da 7 615 616 512.
     "Qwen2.5-7B": dict(vocab_size=152064, hidden_size=3584, intermediate_size=18944, num_hidden_layers=28,
