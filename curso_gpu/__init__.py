@@ -49,6 +49,9 @@ Medir, estimar memoria y entrenar:
 - ``rendimiento``: ¿datos, lanzamientos o cálculo? ``diagnosticar`` (lección 06).
 - ``distribuido``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce, para DDP (lección 08).
 - ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos (lección 08).
+- ``ajuste`` (subpaquete): ajustar un modelo de lenguaje con LoRA y QLoRA; el modelo diminuto (lección 09).
+- ``generacion`` (subpaquete): generar texto rápido: caché KV, lotes y el techo del ancho de banda
+  (lección 10). ``transformers`` se importa solo dentro de sus funciones.
 
 Presentación interactiva (matplotlib e ipywidgets se importan solo al usarlas):
 

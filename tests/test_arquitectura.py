@@ -29,6 +29,7 @@ CAPAS = {
     "lote_que_cabe": 2,
     "precision_mixta": 2, "conjuntos": 2, "cargadores": 2, "rendimiento": 2,
     "distribuido": 2, "lanzador": 2,
+    "ajuste": 2, "generacion": 2,  # subpaquetes: cada uno cuenta como un módulo
     # 3. Presentación interactiva: gráficas y widgets.
     "estilo_graficos": 3, "graficos_entrenamiento": 3, "graficos": 3, "widgets": 3, "calculadora": 3,
     # 4. Lecciones, línea de órdenes y app.
@@ -36,8 +37,28 @@ CAPAS = {
 }
 
 
+SUBPAQUETES = sorted(p.parent.name for p in PAQUETE.glob("*/__init__.py"))
+
+
 def _modulos() -> dict[str, ast.Module]:
-    return {ruta.stem: ast.parse(ruta.read_text(encoding="utf-8")) for ruta in PAQUETE.glob("*.py")}
+    """Cada módulo del paquete, y cada subpaquete como un solo módulo (todos sus archivos juntos).
+
+    Dentro de un subpaquete, ``from .x import`` es el propio subpaquete y ``from ..x import``
+    un módulo del paquete: se reescriben como ``from x import`` (nivel 0) y ``from .x import``.
+    """
+    modulos = {ruta.stem: ast.parse(ruta.read_text(encoding="utf-8")) for ruta in PAQUETE.glob("*.py")}
+    return modulos | {nombre: _unir(nombre) for nombre in SUBPAQUETES}
+
+
+def _unir(nombre: str) -> ast.Module:
+    cuerpo = []
+    for ruta in sorted((PAQUETE / nombre).glob("*.py")):
+        arbol = ast.parse(ruta.read_text(encoding="utf-8"))
+        for nodo in ast.walk(arbol):
+            if isinstance(nodo, ast.ImportFrom) and nodo.level:
+                nodo.level -= 1  # .x (el propio subpaquete) → nivel 0, que no cuenta; ..x → .x
+        cuerpo += arbol.body
+    return ast.Module(cuerpo, [])
 
 
 def _importados(arbol: ast.Module, solo_arriba: bool) -> list[tuple[str, list[str]]]:
@@ -99,19 +120,22 @@ def test_ningun_modulo_importa_nombres_privados_de_otro():
 
 # Ningún módulo carga gráficas ni widgets al importarse: los que los usan los importan dentro de
 # sus funciones. Un solo proceso para todos: arrancar Python con torch cuesta segundos.
-LIGEROS = tuple(sorted(p.stem for p in PAQUETE.glob("*.py") if p.stem not in {"__init__", "__main__"}))
+LIGEROS = tuple(sorted([p.stem for p in PAQUETE.glob("*.py") if p.stem not in {"__init__", "__main__"}]
+                      + SUBPAQUETES))
+PESADOS = {"matplotlib", "ipywidgets", "transformers", "peft"}
 
 
 def test_import_curso_gpu_no_carga_matplotlib_ipywidgets_ni_tqdm():
     # torch ya importa tqdm por su cuenta: se mira lo que añade curso_gpu, y luego cada módulo.
+    # transformers y peft (lecciones 09 y 10) tampoco: solo dentro de las funciones que los usan.
     codigo = ("import importlib, json, sys, torch\n"
               "def pesados(antes, nombres):\n"
               "    return sorted(m for m in set(sys.modules) - antes if m.split('.')[0] in nombres)\n"
               "antes = set(sys.modules); import curso_gpu\n"
-              "r = {'curso_gpu': pesados(antes, {'matplotlib', 'ipywidgets', 'tqdm'})}\n"
+              f"r = {{'curso_gpu': pesados(antes, {PESADOS | {'tqdm'}!r})}}\n"
               f"for m in {LIGEROS!r}:\n"
               "    antes = set(sys.modules); importlib.import_module('curso_gpu.' + m)\n"
-              "    r[m] = pesados(antes, {'matplotlib', 'ipywidgets'})\n"
+              f"    r[m] = pesados(antes, {PESADOS!r})\n"
               "print(json.dumps(r))")
     salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=120,
                             cwd=PAQUETE.parent)
