@@ -16,6 +16,7 @@ from typing import Callable
 import torch
 
 from .bucle_python import ResultadoBucle, bucle_python_vs_numpy  # noqa: F401  (la lección 03 lo importa desde aquí)
+from .comparar import Comparacion, comparar_tiempos, formatear_veces  # noqa: F401  (las lecciones, desde aquí)
 from .cronometro import (  # noqa: F401
     Medicion,
     cronometrar,
