@@ -18,7 +18,7 @@ from typing import Callable
 from .dispositivo import como_dispositivo, sincronizar
 from .presentacion import ComoTabla, Tabla, formatear_numero, formatear_tiempo
 
-__all__ = ["Comparacion", "comparar_tiempos", "formatear_veces"]
+__all__ = ["Comparacion", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
 
 NIVEL = 0.95
 """El intervalo cubre el 95 % central de las razones remuestreadas."""
@@ -59,8 +59,8 @@ class Comparacion(ComoTabla):
     nombres: tuple[str, str]
     muestras_a: list[float]
     muestras_b: list[float]
-    primera_a: float  # la primera llamada, en frío: no cuenta
-    primera_b: float
+    primera_a: float | None  # la primera llamada, en frío: no cuenta
+    primera_b: float | None
     dispositivo: str
     razon: float  # mediana de tiempo_a / tiempo_b en cada par (> 1: b fue más rápido)
     intervalo_razon: tuple[float, float]  # intervalo del 95 % de esa razón
@@ -243,8 +243,24 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
         muestras_a.append(ta)
         muestras_b.append(tb)
         gastado += ta * k_a + tb * k_b
+    return comparar_muestras(muestras_a, muestras_b, nombres=nombres, dispositivo=str(d), primera_a=primera_a,
+                             primera_b=primera_b, semilla=semilla, descripcion=descripcion)
+
+
+def comparar_muestras(muestras_a, muestras_b, *, nombres=("a", "b"), dispositivo: str = "cpu",
+                      primera_a: float | None = None, primera_b: float | None = None, semilla: int = 0,
+                      descripcion: str = "") -> Comparacion:
+    """El juicio de ``comparar_tiempos`` sobre pares ya medidos (``muestras_a[i]`` junto a ``muestras_b[i]``).
+
+    Para quien mide a su manera (por ejemplo, sin sincronizar a propósito, lección 03) pero
+    quiere el mismo veredicto: mediana de las razones por pares e intervalo del 95 % por bootstrap.
+    """
+    muestras_a, muestras_b = [float(x) for x in muestras_a], [float(x) for x in muestras_b]
+    if not muestras_a or len(muestras_a) != len(muestras_b):
+        raise ValueError(f"comparar_muestras necesita dos listas de tiempos del mismo largo (una por par); "
+                         f"recibí {len(muestras_a)} y {len(muestras_b)}.")
     razones = [max(x, 1e-12) / max(y, 1e-12) for x, y in zip(muestras_a, muestras_b)]
     razon = math.exp(statistics.median(math.log(r) for r in razones))
     intervalo = _bootstrap(razones, semilla)
-    return Comparacion(tuple(nombres), muestras_a, muestras_b, primera_a, primera_b, str(d), razon,
+    return Comparacion(tuple(nombres), muestras_a, muestras_b, primera_a, primera_b, dispositivo, razon,
                        intervalo, descripcion)
