@@ -65,3 +65,44 @@ def pytest_xdist_make_scheduler(config, log):
 
     config.option.loadscopereorder = False  # el orden ya lo puso pytest_collection_modifyitems
     return LargasPrimero(config, log)
+
+
+# --- Ninguna lección escribe en stderr ---------------------------------------------------------
+#
+# Cada celda que nbval ejecuta se mira al terminar: si dejó una salida ``stream`` ``stderr`` (el
+# texto rosa de Jupyter), la celda falla. Así cada ejecución de una lección es también la prueba
+# de que no ensucia la salida, sin ejecutarla dos veces. Una celda que enseña un aviso a
+# propósito lleva la etiqueta ``stderr-esperado`` en sus metadatos.
+#
+# ipykernel solo recoge lo que las bibliotecas de C escriben en stderr (el perfilador de
+# PyTorch, por ejemplo) si el kernel arranca sin ``PYTEST_CURRENT_TEST``; nbval arranca el
+# kernel al preparar la primera celda, así que durante esa preparación se quita la variable.
+STDERR_ESPERADO = "stderr-esperado"
+
+
+def _es_celda_de_nbval(item) -> bool:
+    return type(item).__name__ == "IPyNbCell" and hasattr(item, "cell")
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_setup(item):
+    if not _es_celda_de_nbval(item):
+        return (yield)
+    guardada = os.environ.pop("PYTEST_CURRENT_TEST", None)
+    try:
+        return (yield)
+    finally:
+        if guardada is not None:
+            os.environ["PYTEST_CURRENT_TEST"] = guardada
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    resultado = yield
+    if _es_celda_de_nbval(item) and STDERR_ESPERADO not in item.cell.get("metadata", {}).get("tags", []):
+        textos = [salida.get("text", "") for salida in getattr(item, "test_outputs", None) or []
+                  if salida.get("output_type") == "stream" and salida.get("name") == "stderr"]
+        if any(t.strip() for t in textos):
+            pytest.fail(f"La celda {item.cell_num} escribió en stderr (una lección no debe):\n" + "".join(textos),
+                        pytrace=False)
+    return resultado

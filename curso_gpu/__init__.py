@@ -28,6 +28,8 @@ El dispositivo:
 Medir, estimar memoria y entrenar:
 
 - ``cronometro``: cronometrar bien: sincronizar, calentar, mediana, bloques con presupuesto (lección 03).
+- ``comparar``: ``comparar_tiempos``, dos funciones medidas alternadas con su intervalo y su veredicto
+  (lecciones 01, 03, 06, 07 y 08).
 - ``memoria_libre``: ¿caben las matrices antes de crearlas? (lección 03).
 - ``bucle_python``: el bucle triple de Python frente a ``a @ b`` de NumPy (lección 03).
 - ``medicion``: CPU frente a GPU con ``a @ b``: GFLOP/s, barrido, sin sincronizar (lección 03).

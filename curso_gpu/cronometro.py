@@ -170,23 +170,6 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
                     torch.get_num_threads() if d.type == "cpu" else None, descripcion)
 
 
-def cronometrar_sin_sincronizar(funcion, d: torch.device, repeticiones: int, calentamiento: int,
-                                 reloj, descripcion: str) -> Medicion:
-    """La forma MAL hecha, a propósito: lee el reloj sin esperar a la GPU."""
-    reloj = reloj or time.perf_counter
-    for _ in range(1 + calentamiento):
-        funcion()
-    sincronizar(d)  # empezamos con la cola vacía, para que la comparación sea justa
-    muestras = []
-    for _ in range(repeticiones):
-        inicio = reloj()
-        funcion()
-        muestras.append(reloj() - inicio)
-    sincronizar(d)  # fuera del reloj: dejamos la GPU limpia
-    return Medicion(muestras, None, str(d), calentamiento, False,
-                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
-
-
 def cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device, presupuesto_s: float,
                                 minimo: int, calentamiento: int, reloj: Callable[[], float] | None,
                                 descripcion: str) -> Medicion:

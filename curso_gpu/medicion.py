@@ -10,17 +10,18 @@ Las funciones de esos dos módulos también se pueden importar desde aquí
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 import torch
 
 from .bucle_python import ResultadoBucle, bucle_python_vs_numpy  # noqa: F401  (la lección 03 lo importa desde aquí)
+from .comparar import Comparacion, comparar_muestras, comparar_tiempos, formatear_veces  # noqa: F401  (las lecciones, desde aquí)
 from .cronometro import (  # noqa: F401
     Medicion,
     cronometrar,
     cronometrar_con_presupuesto,
-    cronometrar_sin_sincronizar,
     entero_positivo,
 )
 # sincronizar y memoria_disponible se reexportan: la lección 03 las importa desde aquí.
@@ -380,12 +381,13 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
 
 @dataclass
 class ComparacionSincronizacion(ComoTabla):
-    """La misma multiplicación medida bien (sincronizando) y mal (sin sincronizar). Lección 03."""
+    """La misma multiplicación medida bien (sincronizando) y mal (sin sincronizar), alternadas. Lección 03."""
 
     n: int
     dispositivo: str
     con_sincronizar: Medicion
     sin_sincronizar: Medicion
+    comparacion: Comparacion  # el juicio de los pares: ¿se distinguen de verdad?
 
     @property
     def factor(self) -> float:
@@ -394,25 +396,33 @@ class ComparacionSincronizacion(ComoTabla):
 
     @property
     def explicacion(self) -> str:
+        """Lo que dicen los datos (el veredicto) y por qué, según el dispositivo."""
         if self.dispositivo.startswith("cpu"):
-            return ("En CPU la diferencia es cero (lo que veas es ruido): las operaciones de la CPU son "
-                    "síncronas, a @ b no vuelve hasta terminar, así que sincronizar no cambia nada. En "
-                    "una GPU, sin sincronizar mides solo lo que se tarda en encargar el trabajo: en una T4 "
-                    "el tiempo sale cientos de veces más corto de lo real.")
-        return (f"Sin sincronizar, el tiempo sale {self.factor:.0f} veces más corto: mide lo que tarda Python "
-                f"en encargar el trabajo a {self.dispositivo}, no lo que tarda la GPU en hacerlo.")
+            return (f"{self.comparacion.veredicto} En la CPU, a @ b no vuelve hasta terminar (es síncrona): "
+                    "sincronizar no cambia nada y las dos formas miden lo mismo, así que lo esperado es «sin "
+                    "diferencia clara». En una GPU, sin sincronizar se mide solo lo que tarda Python en "
+                    "encargar el trabajo: en una T4, con n=4096, microsegundos en lugar de decenas de milisegundos.")
+        return (f"{self.comparacion.veredicto} Sin sincronizar se mide lo que tarda Python en encargar el "
+                f"trabajo a {self.dispositivo}, no lo que tarda la GPU en hacerlo.")
 
     def tabla(self) -> Tabla:
-        """Las dos medianas y, debajo, la explicación."""
-        return Tabla(f"a @ b, {self.n}×{self.n}, en {self.dispositivo} (medianas):", [],
-                     [["sincronizando", formatear_tiempo(self.con_sincronizar.mediana)],
-                      ["sin sincronizar", formatear_tiempo(self.sin_sincronizar.mediana)]],
+        """Las dos medianas y, debajo, el veredicto y la explicación."""
+        return Tabla(f"a @ b, {self.n}×{self.n}, en {self.dispositivo} ({self.comparacion.pares} pares alternados):",
+                     ["", "mediana", "mínimo", "máximo"],
+                     [[nombre, formatear_tiempo(m.mediana), formatear_tiempo(m.minimo), formatear_tiempo(m.maximo)]
+                      for nombre, m in (("sincronizando", self.con_sincronizar),
+                                        ("sin sincronizar", self.sin_sincronizar))],
                      notas=[self.explicacion])
 
 
-def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,
+def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 9,
                           calentamiento: int = 1, reloj: Callable[[], float] | None = None) -> ComparacionSincronizacion:
-    """Mide ``a @ b`` bien y MAL (sin sincronizar), a propósito, para comparar. Lección 03."""
+    """Mide ``a @ b`` bien y MAL (sin sincronizar), a propósito, alternando las dos formas. Lección 03.
+
+    Cada par mide una vez cada forma (cambiando el orden de un par al siguiente). La medida mal
+    hecha lee el reloj sin esperar a la GPU y vacía la cola *después*, fuera del reloj, para que
+    la siguiente medida empiece limpia. El juicio es el de ``comparar_tiempos``.
+    """
     n = entero_positivo(n, "n (el lado de la matriz)")
     entero_positivo(repeticiones, "repeticiones")
     entero_positivo(calentamiento, "calentamiento", minimo=0)
@@ -422,8 +432,36 @@ def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, 
     generador = torch.Generator().manual_seed(0)
     a = torch.randn(n, n, generator=generador).to(device=d, dtype=tipo)
     b = torch.randn(n, n, generator=generador).to(device=d, dtype=tipo)
+    reloj = reloj or time.perf_counter
+
+    def bien() -> float:
+        sincronizar(d)
+        inicio = reloj()
+        _multiplicar(a, b)
+        sincronizar(d)  # punto de espera: a @ b terminado antes de parar el reloj
+        return reloj() - inicio
+
+    def mal() -> float:
+        inicio = reloj()
+        _multiplicar(a, b)
+        segundos = reloj() - inicio  # sin esperar a la GPU: mal a propósito
+        sincronizar(d)  # fuera del reloj: la cola queda vacía para la siguiente medida
+        return segundos
+
+    for _ in range(1 + calentamiento):
+        _multiplicar(a, b)
+    sincronizar(d)
+    con, sin = [], []
+    for i in range(repeticiones):
+        if i % 2 == 0:
+            con.append(bien())
+            sin.append(mal())
+        else:
+            sin.append(mal())
+            con.append(bien())
     descripcion = f"a @ b, {n}×{n}, en {d}"
-    bien = cronometrar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj, descripcion)
-    mal = cronometrar_sin_sincronizar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj,
-                                       descripcion)
-    return ComparacionSincronizacion(n, str(d), bien, mal)
+    hilos = torch.get_num_threads() if d.type == "cpu" else None
+    juicio = comparar_muestras(con, sin, nombres=("sincronizando", "sin sincronizar"), dispositivo=str(d),
+                               descripcion=descripcion)
+    return ComparacionSincronizacion(n, str(d), Medicion(con, None, str(d), calentamiento, True, hilos, descripcion),
+                                     Medicion(sin, None, str(d), calentamiento, False, hilos, descripcion), juicio)

@@ -23,7 +23,7 @@ CAPAS = {
     # 1. El dispositivo: primitivas, nvidia-smi, Colab y el informe del entorno.
     "nvidia_smi": 1, "dispositivo": 1, "colab": 1, "entorno": 1,
     # 2. Medir, estimar memoria y entrenar.
-    "cronometro": 2, "memoria_libre": 2, "bucle_python": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
+    "cronometro": 2, "comparar": 2, "memoria_libre": 2, "bucle_python": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
     "modelos": 2, "escritura_segura": 2, "checkpoints": 2, "reanudacion": 2,
     "entradas_entrenamiento": 2, "resultados_entrenamiento": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
     "lote_que_cabe": 2,
