@@ -373,8 +373,9 @@ else:
 #   compilan.
 # - **int8 con bitsandbytes** (LLM.int8(), Dettmers et al. 2022, arXiv:2208.07339) reduce la
 #   **memoria**, no el tiempo: separa los valores extremos y los multiplica en fp16. Medido en una T4
-#   de Kaggle con un Qwen de 494 M parámetros, 12.65 ms por ejemplo en int8 frente a 5.05 ms en fp16
-#   (2.5 veces más lento) y 7.92 ms en 4 bits NF4 («Your int8 Quantization Is 2.5× Slower Than fp16»,
+#   de Kaggle con un Qwen de 494 M parámetros, clasificando textos (una pasada por ejemplo, no
+#   generando): 12.65 ms por ejemplo en int8 frente a 5.05 ms en fp16 (2.5 veces más lento) y
+#   7.92 ms en 4 bits NF4 («Your int8 Quantization Is 2.5× Slower Than fp16»,
 #   earino.github.io/applied-deep-learning, leído el 3-12-2026). Úsalo cuando el modelo no cabe en
 #   fp16, no para ir más rápido.
 # - **int8 solo de pesos con torchao** (`TorchAoConfig(Int8WeightOnlyConfig())`) guarda los pesos en

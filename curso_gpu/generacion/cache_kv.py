@@ -6,7 +6,9 @@ tokens ya vistos, para no recalcularlos en cada paso. Por token y por secuencia 
     2 (K y V) · capas · cabezas de claves/valores · dimensión de cada cabeza · bytes por valor
 
 En Qwen2.5-0.5B en fp16 son 2 · 24 · 2 · 64 · 2 = 12 288 bytes (12 KiB) por token: con 32 768
-tokens, 384 MiB. La cuenta vale para los modelos con atención completa en todas sus capas
+tokens, 384 MiB. (Su config.json, huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json, leído el
+3-12-2026: ``num_hidden_layers`` 24, ``num_key_value_heads`` 2, ``hidden_size`` 896 y
+``num_attention_heads`` 14, así que cada cabeza tiene 896 / 14 = 64.) La cuenta vale para los modelos con atención completa en todas sus capas
 (Llama, Qwen2, Mistral sin ventana deslizante).
 """
 
