@@ -16,6 +16,7 @@ HILOS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def pytest_configure(config):
+    _kernel_sin_variable_de_pytest(config)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         for variable in HILOS:
             os.environ.setdefault(variable, "1")
@@ -75,8 +76,9 @@ def pytest_xdist_make_scheduler(config, log):
 # propósito lleva la etiqueta ``stderr-esperado`` en sus metadatos.
 #
 # ipykernel solo recoge lo que las bibliotecas de C escriben en stderr (el perfilador de
-# PyTorch, por ejemplo) si el kernel arranca sin ``PYTEST_CURRENT_TEST``; nbval arranca el
-# kernel al preparar la primera celda, así que durante esa preparación se quita la variable.
+# PyTorch, por ejemplo) si el kernel arranca sin ``PYTEST_CURRENT_TEST``; pytest la pone justo
+# antes de que nbval arranque el kernel, así que el kernel de nbval arranca con una copia del
+# entorno sin ella.
 STDERR_ESPERADO = "stderr-esperado"
 
 
@@ -84,16 +86,19 @@ def _es_celda_de_nbval(item) -> bool:
     return type(item).__name__ == "IPyNbCell" and hasattr(item, "cell")
 
 
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_setup(item):
-    if not _es_celda_de_nbval(item):
-        return (yield)
-    guardada = os.environ.pop("PYTEST_CURRENT_TEST", None)
+def _kernel_sin_variable_de_pytest(config):
     try:
-        return (yield)
-    finally:
-        if guardada is not None:
-            os.environ["PYTEST_CURRENT_TEST"] = guardada
+        from nbval import kernel
+    except ImportError:
+        return
+    arrancar = kernel.start_new_kernel
+
+    def start_new_kernel(*args, **kwargs):
+        kwargs.setdefault("env", {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"})
+        return arrancar(*args, **kwargs)
+
+    kernel.start_new_kernel = start_new_kernel
+    config.add_cleanup(lambda: setattr(kernel, "start_new_kernel", arrancar))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -65,6 +65,7 @@ class Comparacion(ComoTabla):
     razon: float  # mediana de tiempo_a / tiempo_b en cada par (> 1: b fue más rápido)
     intervalo_razon: tuple[float, float]  # intervalo del 95 % de esa razón
     descripcion: str = ""
+    alternados: bool = True  # False: los pares se midieron en ejecuciones distintas (comparar_muestras)
 
     @property
     def pares(self) -> int:
@@ -117,15 +118,16 @@ class Comparacion(ComoTabla):
     def veredicto(self) -> str:
         """Una frase en español que es verdad pase lo que pase en la máquina."""
         bajo, alto = self.intervalo
+        pares = f"{self.pares} pares{' alternados' if self.alternados else ''}"
         if self.concluyente:
             return (f"En esta máquina, {self.ganador} fue {formatear_veces(self.veces)}× más rápido que "
                     f"{self.perdedor} (intervalo del 95 %: {formatear_veces(bajo)}–{formatear_veces(alto)}×, "
-                    f"{self.pares} pares alternados).")
+                    f"{pares}).")
         a, b = self.nombres
         rb, ra = self.intervalo_razon
         pocos = f" Solo hubo {self.pares} pares: pide más repeticiones." if self.pares < PARES_MINIMOS else ""
         return (f"Sin diferencia clara en esta máquina: {a} tardó entre {formatear_veces(rb)} y "
-                f"{formatear_veces(ra)} veces lo que {b} (intervalo del 95 %, {self.pares} pares alternados)."
+                f"{formatear_veces(ra)} veces lo que {b} (intervalo del 95 %, {pares})."
                 f"{pocos} Repite con la máquina en reposo o con más repeticiones.")
 
     def a_dict(self) -> dict:
@@ -249,11 +251,13 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
 
 def comparar_muestras(muestras_a, muestras_b, *, nombres=("a", "b"), dispositivo: str = "cpu",
                       primera_a: float | None = None, primera_b: float | None = None, semilla: int = 0,
-                      descripcion: str = "") -> Comparacion:
+                      descripcion: str = "", alternados: bool = True) -> Comparacion:
     """El juicio de ``comparar_tiempos`` sobre pares ya medidos (``muestras_a[i]`` junto a ``muestras_b[i]``).
 
     Para quien mide a su manera (por ejemplo, sin sincronizar a propósito, lección 03) pero
     quiere el mismo veredicto: mediana de las razones por pares e intervalo del 95 % por bootstrap.
+    ``alternados=False`` si los pares no se midieron a la vez (dos ejecuciones seguidas, lección
+    08): el veredicto no dice «alternados» y el intervalo solo recoge la variación de un par a otro.
     """
     muestras_a, muestras_b = [float(x) for x in muestras_a], [float(x) for x in muestras_b]
     if not muestras_a or len(muestras_a) != len(muestras_b):
@@ -263,4 +267,4 @@ def comparar_muestras(muestras_a, muestras_b, *, nombres=("a", "b"), dispositivo
     razon = math.exp(statistics.median(math.log(r) for r in razones))
     intervalo = _bootstrap(razones, semilla)
     return Comparacion(tuple(nombres), muestras_a, muestras_b, primera_a, primera_b, dispositivo, razon,
-                       intervalo, descripcion)
+                       intervalo, descripcion, alternados)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable
 
@@ -36,6 +37,22 @@ def entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
             f"{nombre} debe ser un número entero mayor o igual que {minimo}; recibí {valor!r}."
         )
     return valor
+
+
+@contextmanager
+def hilos_cpu(n: int):
+    """Dentro del bloque, PyTorch usa ``n`` hilos de CPU; al salir, los que había. Lección 03.
+
+    En una CPU de 2 núcleos compartida (Colab, un portátil con el navegador abierto), dos hilos
+    de cálculo se pelean con los otros programas y un hilo que espera al otro frena los dos: las
+    medidas saltan de una ejecución a otra. Con uno solo salen estables.
+    """
+    antes = torch.get_num_threads()
+    torch.set_num_threads(entero_positivo(n, "hilos"))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(antes)
 
 
 # ---------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from .cronometro import (  # noqa: F401
     cronometrar,
     cronometrar_con_presupuesto,
     entero_positivo,
+    hilos_cpu,
 )
 # sincronizar y memoria_disponible se reexportan: la lección 03 las importa desde aquí.
 from .dispositivo import (  # noqa: F401
@@ -322,17 +323,49 @@ class ResultadoBarrido:
     resultados: dict[str, list[ResultadoMatmul]]  # dispositivo -> un resultado por tamaño medido
     omitidos: list[tuple[str, int, str]] = field(default_factory=list)  # (dispositivo, n, motivo)
 
+    def banda(self, dispositivo: str) -> list[tuple[int, float, float, float]]:
+        """(n, GFLOP/s mínimo, mediana, máximo) por tamaño: el mínimo sale de la muestra más lenta."""
+        return [(r.n, r.operaciones / r.medicion.maximo / 1e9, r.gflops, r.operaciones / r.medicion.minimo / 1e9)
+                for r in self.resultados.get(dispositivo, [])]
+
+    @property
+    def conclusion(self) -> str:
+        """Lo que dicen las bandas de esta ejecución, en una frase por dispositivo (no lo que «debería» salir)."""
+        frases = []
+        for disp in self.resultados:
+            banda = self.banda(disp)
+            if len(banda) < 2:
+                continue
+            (n0, bajo0, med0, alto0), (n1, bajo1, med1, alto1) = banda[0], banda[-1]
+            cifras = f"de {formatear_numero(med0, cifras=3)} GFLOP/s con n={n0} a {formatear_numero(med1, cifras=3)} con n={n1}"
+            if bajo1 > alto0:
+                frases.append(f"En esta ejecución, {disp} rindió más con matrices grandes: {cifras}.")
+            elif alto1 < bajo0:
+                frases.append(f"En esta ejecución, {disp} rindió menos con matrices grandes: {cifras}.")
+            else:
+                frases.append(f"En esta ejecución, {disp} no muestra una tendencia clara ({cifras}): "
+                              "las bandas de los dos extremos se solapan.")
+        cpu = next((d for d in self.resultados if d.startswith("cpu")), None)
+        for disp in (d for d in self.resultados if d != cpu and cpu):
+            por_n = {n: (bajo, alto) for n, bajo, _, alto in self.banda(cpu)}
+            gana = [n for n, bajo, _, _ in self.banda(disp) if n in por_n and bajo > por_n[n][1]]
+            frases.append(f"{disp} superó a la CPU sin solaparse desde n={gana[0]}." if gana else
+                          f"{disp} no superó a la CPU con claridad en ningún tamaño medido.")
+        return " ".join(frases)
+
     def __str__(self) -> str:
-        lineas = ["GFLOP/s de a @ b según el tamaño"]
-        for disp, lista in self.resultados.items():
-            lineas.append(f"  {disp}: " + ", ".join(f"n={r.n}: {formatear_numero(r.gflops, cifras=3)}"
-                                                    for r in lista))
+        lineas = ["GFLOP/s de a @ b según el tamaño (mediana y, entre paréntesis, de la muestra más lenta a la más rápida)"]
+        for disp in self.resultados:
+            hilos = self.resultados[disp][0].hilos_cpu if self.resultados[disp] else None
+            lineas.append(f"  {disp}{f' ({hilos} hilo' + ('s' if hilos != 1 else '') + ')' if hilos else ''}: " + ", ".join(
+                f"n={n}: {formatear_numero(med, cifras=3)} ({formatear_numero(bajo, cifras=3)}–{formatear_numero(alto, cifras=3)})"
+                for n, bajo, med, alto in self.banda(disp)))
         lineas += [f"  {disp}, n={n}: no medido ({motivo})" for disp, n, motivo in self.omitidos]
         return "\n".join(lineas)
 
 
 def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int = 3, calentamiento: int = 1,
-            silenciosa: bool = False, segundos_por_tamano: float | None = 0.3) -> ResultadoBarrido:
+            silenciosa: bool = False, segundos_por_tamano: float | None = 0.3, hilos: int | None = 1) -> ResultadoBarrido:
     """Mide ``a @ b`` para cada tamaño en CPU y en el acelerador, con barra de progreso. Lección 03.
 
     Cada punto repite la medida hasta gastar ``segundos_por_tamano`` (al menos ``repeticiones``
@@ -341,6 +374,10 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
 
     ``dispositivos``: por defecto la CPU y, si hay, el acelerador. Un tamaño que no cabe se
     apunta en ``omitidos`` y no se prueban los mayores en ese dispositivo.
+
+    ``hilos``: con cuántos hilos mide la CPU (1 por defecto, con ``hilos_cpu``, que deja después
+    los que había; ``None``: los que tenga PyTorch). Con un hilo la curva tiene la misma forma de
+    una ejecución a otra aunque la máquina esté ocupada. ``conclusion`` resume lo que salió.
     """
     from .progreso import barra as barra_progreso
 
@@ -356,7 +393,8 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
     else:
         lista = [como_dispositivo(x) for x in dispositivos]
     resultado = ResultadoBarrido(tamanos, {str(d): [] for d in lista})
-    with barra_progreso(len(tamanos) * len(lista), "Barrido", silenciosa=silenciosa) as barra:
+    with hilos_cpu(hilos or torch.get_num_threads()), \
+            barra_progreso(len(tamanos) * len(lista), "Barrido", silenciosa=silenciosa) as barra:
         for d in lista:
             agotado = False
             for n in tamanos:

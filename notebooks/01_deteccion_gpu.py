@@ -183,11 +183,12 @@ if programa:
     print(resultado.stdout or resultado.stderr)
 else:
     print("Esta máquina no tiene nvidia-smi (no hay GPU NVIDIA o no hay driver).")
-    print("Así se ve en una GPU T4 de Google Colab:\n")
+    print("Así se ve en una GPU T4 (un ejemplo: la versión del driver y la línea «CUDA Version»\n"
+          "cambian con el tiempo; en tu máquina, léelas en tu propia salida):\n")
     print(SALIDA_EJEMPLO_T4)
 
 # %% [markdown]
-# Cómo leerlo (con la T4 de Colab como ejemplo):
+# Cómo leerlo (con el ejemplo de la T4; tus cifras de driver y CUDA pueden ser otras):
 #
 # - **Driver Version: 580.82.07**: la versión del driver de NVIDIA.
 # - **CUDA Version: 13.0**: la versión de CUDA que **ese driver admite con seguridad**. No es la
