@@ -9,7 +9,7 @@ Imprime una línea por afirmación, con la cifra medida y PASS o FAIL. Sale con 
 pasan y con 1 si alguna falla. Sin GPU CUDA lo dice en una línea y sale con 0.
 
 Los textos y rangos que se comprueban salen de los mismos sitios que leen las lecciones
-(``curso_gpu.mensajes_torch``, ``curso_gpu.picos``): si una comprobación falla, se corrige
+(``curso_gpu/base/mensajes_torch.py``, ``curso_gpu/base/catalogo.py``): si una comprobación falla, se corrige
 el dato allí y la lección cambia sola.
 
 Las lecciones 06, 07 y 08 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
@@ -137,8 +137,8 @@ def _medir(funcion, repeticiones: int = 5) -> float:
 
 def comprobar_mensajes(gpu: torch.device) -> list[Resultado]:
     """Los errores de dispositivo que imprimen las lecciones 01 y 05 son los de PyTorch."""
-    from curso_gpu import mensajes_torch as m
-    from curso_gpu.modelos import CNNPequena
+    from curso_gpu.base import mensajes_torch as m
+    from curso_gpu.entrenamiento import CNNPequena
 
     x_cpu = torch.randn(2, 1, 8, 8)
     casos = [
@@ -161,7 +161,7 @@ def comprobar_mensajes(gpu: torch.device) -> list[Resultado]:
 
 def comprobar_matmul(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """% del pico por tipo de dato, dentro de los rangos que citan la lección 03 y ``picos``."""
-    from curso_gpu import picos
+    from curso_gpu.base import picos
 
     nombre = torch.cuda.get_device_name(gpu)
     n = 4096 if rapido else 8192
@@ -225,9 +225,9 @@ def comprobar_memoria_leccion04(gpu: torch.device) -> list[Resultado]:
 
 def comprobar_tiempos_leccion05(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """El modelo pequeño apenas gana en la GPU; el ampliado gana del orden de 10 veces."""
-    from curso_gpu.datos import generar_dataset
+    from curso_gpu.entrenamiento import generar_dataset
     from curso_gpu.entrenamiento import entrenar
-    from curso_gpu.modelos import CNNPequena
+    from curso_gpu.entrenamiento import CNNPequena
 
     def por_epoca(crear, ent, val, donde, epocas):
         torch.manual_seed(0)
@@ -252,9 +252,9 @@ def comprobar_tiempos_leccion05(gpu: torch.device, rapido: bool) -> list[Resulta
 def comprobar_checkpoints_leccion05(gpu: torch.device) -> list[Resultado]:
     """Un checkpoint escrito en la GPU se carga en la CPU; cortar y reanudar da el mismo modelo."""
     from curso_gpu.checkpoints import carpeta_checkpoints
-    from curso_gpu.datos import generar_dataset
+    from curso_gpu.entrenamiento import generar_dataset
     from curso_gpu.entrenamiento import entrenar
-    from curso_gpu.modelos import CNNPequena
+    from curso_gpu.entrenamiento import CNNPequena
 
     ent, val = generar_dataset(60, semilla=1), generar_dataset(20, semilla=2)
 
@@ -330,11 +330,10 @@ def comprobar_leccion_07(gpu: torch.device, rapido: bool) -> list[Resultado]:
 def comprobar_leccion_08(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """GANCHO de la lección 08: DDP con el backend ``nccl`` (con una o varias GPU).
 
-    Llama a ``curso_gpu.entrenar_ddp.comprobar_en_gpu`` (``torchrun`` con tiempo límite).
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/ddp_benchmark.py`` (``torchrun`` con tiempo límite).
     """
-    from curso_gpu.entrenar_ddp import comprobar_en_gpu
-
-    return desde_lineas("08", comprobar_en_gpu(timeout_s=300))
+    comprobar = _comprobacion_de_benchmark("ddp_benchmark.py")
+    return desde_lineas("08", comprobar(timeout_s=300))
 
 
 # --- GANCHO lección 10: generar texto -------------------------------------------------------------
@@ -347,7 +346,7 @@ def comprobar_leccion_10(gpu: torch.device, rapido: bool) -> list[Resultado]:
     techo, y el lote 16 da al menos 4 veces los tokens/s del lote 1.
     """
     from curso_gpu.ajuste import modelo_diminuto
-    from curso_gpu.catalogo import picos_de
+    from curso_gpu.base import picos_de
     from curso_gpu.generacion import (bytes_cache_kv, medir_ancho_de_banda, medir_generacion,
                                       techo_tokens_por_segundo)
 

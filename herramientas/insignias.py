@@ -4,7 +4,7 @@ No forma parte del paquete que importa quien sigue el curso. Desde la raíz del 
 ``python herramientas/insignias.py`` escribe ``colab_badges.md`` a partir de ``notebooks/``;
 con ``--comprobar`` no escribe nada y termina con error si el archivo está desactualizado
 o si algún notebook no empieza con su insignia y su celda de arranque.
-La dirección del repositorio sale siempre de ``curso_gpu.proyecto``.
+La dirección del repositorio sale siempre de ``curso_gpu.base.proyecto``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # para usarla sin instalar el paquete
-from curso_gpu import proyecto  # noqa: E402
-from curso_gpu.terminal import AnalizadorArgumentos  # noqa: E402
+from curso_gpu.base import proyecto  # noqa: E402
+from curso_gpu.base import AnalizadorArgumentos  # noqa: E402
 from curso_gpu.dispositivo import MENU_COLAB  # noqa: E402
 
 RAIZ = Path(__file__).resolve().parent.parent  # la raíz del repositorio: esta herramienta vive en herramientas/

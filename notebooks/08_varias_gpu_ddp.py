@@ -59,10 +59,10 @@ import torch
 from torch import nn
 
 from curso_gpu import distribuido
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
-from curso_gpu.lanzador import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.distribuido import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo
+from curso_gpu.entrenamiento import CNNPequena
 
 print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
@@ -167,8 +167,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
-from curso_gpu.datos import generar_dataset
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.entrenamiento import CNNPequena, generar_dataset
 
 tamano_lote, epocas, destino = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 

@@ -61,7 +61,7 @@ from curso_gpu.generacion import (
     techo_tokens_por_segundo,
 )
 from curso_gpu.medicion import comparar_tiempos
-from curso_gpu.presentacion import formatear_numero
+from curso_gpu.base import formatear_numero
 
 torch.set_num_threads(1)  # con un modelo diminuto, más hilos solo se estorban (y la CPU es compartida)
 torch.manual_seed(0)
@@ -308,7 +308,7 @@ ganancia = medidas[16].tokens_por_segundo / medidas[1].tokens_por_segundo
 print(f"\nCon lote 16, {ganancia:.1f} veces los tokens/s del lote 1 en esta ejecución.")
 
 # %%
-from curso_gpu.estilo_graficos import COLORES, dar_estilo, leyenda_fuera, nueva_figura
+from curso_gpu.graficos import COLORES, dar_estilo, leyenda_fuera, nueva_figura
 
 figura, ejes = nueva_figura()
 lotes = list(medidas)

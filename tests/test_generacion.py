@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from curso_gpu.ajuste import modelo_diminuto
-from curso_gpu.catalogo import tabla_picos
+from curso_gpu.base import tabla_picos
 from curso_gpu.generacion import (
     MedicionGeneracion,
     avisos_de_transformers,

@@ -9,8 +9,10 @@ import pytest
 import torch
 from torch import nn
 
-from curso_gpu import catalogo, dispositivo, memoria
-from curso_gpu.cli import resumen_memoria
+from curso_gpu.base import catalogo
+from curso_gpu import memoria
+from curso_gpu.dispositivo import primitivas as dispositivo  # se parchea en el módulo que lo usa
+from curso_gpu.interactivo import resumen_memoria
 from curso_gpu.dispositivo import DispositivoNoDisponible
 from curso_gpu.memoria import (
     BYTES_POR_PARAMETRO,
@@ -26,7 +28,7 @@ from curso_gpu.memoria import (
     memoria_inferencia,
     memoria_pesos,
     modelo_mas_grande,
-    normalizar_precision,
+    precision_de_modelo,
     tabla_vram,
     vram_disponible,
 )
@@ -41,19 +43,19 @@ def test_bytes_por_parametro_de_cada_precision():
 @pytest.mark.parametrize("texto, nombre", [("FP16", "fp16"), ("Bf16", "bf16"), (" int4 ", "int4"),
                                            ("float32", "fp32"), ("torch.bfloat16", "bf16")])
 def test_la_precision_se_acepta_en_cualquier_mayuscula(texto, nombre):
-    assert normalizar_precision(texto) == nombre
+    assert precision_de_modelo(texto) == nombre
 
 
 @pytest.mark.parametrize("dtype, nombre", [(torch.float32, "fp32"), (torch.float16, "fp16"),
                                            (torch.bfloat16, "bf16"), (torch.int8, "int8")])
 def test_la_precision_se_acepta_como_torch_dtype(dtype, nombre):
-    assert normalizar_precision(dtype) == nombre
+    assert precision_de_modelo(dtype) == nombre
     assert bytes_por_parametro(dtype) == torch.empty(0, dtype=dtype).element_size()
 
 
 def test_precision_desconocida_lista_las_validas():
     with pytest.raises(ValueError) as error:
-        normalizar_precision("fp8")
+        precision_de_modelo("fp8")
     assert str(error.value) == "precision desconocida 'fp8'; usa una de: fp32, fp16, bf16, int8, int4"
 
 
@@ -292,7 +294,7 @@ def test_la_ram_se_lee_de_proc_meminfo(monkeypatch, tmp_path):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       8000000 kB\nMemAvailable:   6000000 kB\n")
     monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
-    ram = memoria.memoria_ram()
+    ram = dispositivo.memoria_ram()
     assert (ram.total_bytes, ram.libre_bytes) == (8_000_000 * 1024, 6_000_000 * 1024)
 
 
@@ -300,7 +302,7 @@ def test_sin_proc_meminfo_la_ram_sale_de_sysconf(monkeypatch, tmp_path):
     monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(tmp_path / "no_existe"))
     valores = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 1_000_000}
     monkeypatch.setattr(dispositivo.os, "sysconf", lambda nombre: valores[nombre])
-    ram = memoria.memoria_ram()
+    ram = dispositivo.memoria_ram()
     assert ram.total_bytes == 4_096_000_000 and ram.fuente == "os.sysconf"
 
 

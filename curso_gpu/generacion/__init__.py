@@ -9,21 +9,29 @@
 no lo carga.
 """
 
-from .avisos import avisos_de_transformers
-from .cache_kv import bytes_cache_kv, bytes_de_cache, cache_de, forma_de_atencion
-from .medir import MedicionGeneracion, medir_generacion, preparar_lote
-from .techo import ancho_de_banda_de, medir_ancho_de_banda, techo_tokens_por_segundo
+from ..base import cargar_perezoso
 
-__all__ = [
-    "MedicionGeneracion",
-    "ancho_de_banda_de",
-    "avisos_de_transformers",
-    "bytes_cache_kv",
-    "bytes_de_cache",
-    "cache_de",
-    "forma_de_atencion",
-    "medir_ancho_de_banda",
-    "medir_generacion",
-    "preparar_lote",
-    "techo_tokens_por_segundo",
-]
+# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
+CASAS = {
+    "avisos_de_transformers": "avisos",
+    "bytes_cache_kv": "cache_kv",
+    "bytes_de_cache": "cache_kv",
+    "cache_de": "cache_kv",
+    "forma_de_atencion": "cache_kv",
+    "MedicionGeneracion": "medir",
+    "medir_generacion": "medir",
+    "preparar_lote": "medir",
+    "ancho_de_banda_de": "techo",
+    "medir_ancho_de_banda": "techo",
+    "techo_tokens_por_segundo": "techo",
+}
+
+__all__ = sorted(CASAS)
+
+
+def __getattr__(nombre: str):
+    return cargar_perezoso(__name__, CASAS, nombre, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(CASAS))

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import torch
 
-from ..cronometro import entero_positivo
-from ..precisiones import PRECISIONES, normalizar_precision
+from ..base import PRECISIONES, normalizar_precision
+from ..medicion import entero_positivo
 
-__all__ = ["bytes_cache_kv", "bytes_de_cache", "cache_de", "forma_de_atencion"]
+
 
 
 def _config_de(config_o_modelo):

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..cronometro import entero_positivo
+from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo
 from ..dispositivo import como_dispositivo, sincronizar
-from ..presentacion import Tabla, ComoTabla, formatear_numero, formatear_tiempo
+from ..medicion import entero_positivo
 from .cache_kv import bytes_de_cache, cache_de
 
-__all__ = ["MedicionGeneracion", "medir_generacion", "preparar_lote"]
+
 
 
 @dataclass

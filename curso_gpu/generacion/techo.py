@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import torch
 
-from ..catalogo import picos_de, tabla_picos
-from ..cronometro import cronometrar, entero_positivo
+from ..base import picos_de, tabla_picos
 from ..dispositivo import como_dispositivo
+from ..medicion import cronometrar, entero_positivo
 
-__all__ = ["ancho_de_banda_de", "medir_ancho_de_banda", "techo_tokens_por_segundo"]
+
 
 
 def ancho_de_banda_de(nombre_gpu: str) -> float:
