@@ -49,7 +49,7 @@ import time
 
 import torch
 
-from curso_gpu.ajuste import TEXTO_ENTRENAMIENTO, modelo_diminuto
+from curso_gpu.ajuste import TEXTO_ENTRENAMIENTO, config_de, modelo_diminuto, modelo_en_meta
 from curso_gpu.generacion import (
     avisos_de_transformers,
     bytes_cache_kv,
@@ -79,19 +79,13 @@ print("PyTorch", torch.__version__)
 #
 # $$\text{tokens/s} \;\le\; \frac{\text{ancho de banda de la memoria (bytes/s)}}{\text{bytes de los pesos}}$$
 #
-# Un ejemplo con cifras de verdad: Qwen2.5-0.5B. Su arquitectura sale de su `config.json` (en
-# huggingface.co/Qwen/Qwen2.5-0.5B); con ella se cuentan sus parámetros en el dispositivo `meta`,
-# sin descargar nada:
+# Un ejemplo con cifras de verdad: Qwen2.5-0.5B. Su arquitectura (los valores de su `config.json`)
+# está en el paquete desde la lección 09; con ella se cuentan sus parámetros en el dispositivo
+# `meta`, sin descargar nada:
 
 # %%
-from transformers import Qwen2Config, Qwen2ForCausalLM
-
-# config.json de Qwen/Qwen2.5-0.5B: 24 capas, 896 de ancho, 14 cabezas de consulta y 2 de claves/valores.
-QWEN25_05B = Qwen2Config(num_hidden_layers=24, hidden_size=896, num_attention_heads=14, num_key_value_heads=2,
-                         intermediate_size=4864, vocab_size=151936, tie_word_embeddings=True,
-                         max_position_embeddings=32768)
-with torch.device("meta"):  # la forma de los tensores, sin memoria
-    qwen = Qwen2ForCausalLM(QWEN25_05B)
+QWEN25_05B = config_de("Qwen2.5-0.5B")  # 24 capas, 896 de ancho, 14 cabezas de consulta y 2 de claves/valores
+qwen = modelo_en_meta(QWEN25_05B)       # la forma de los tensores, sin memoria
 parametros = sum(p.numel() for p in qwen.parameters())
 bytes_fp16 = parametros * 2
 print(f"Qwen2.5-0.5B: {formatear_numero(parametros)} parámetros → {bytes_fp16 / 1e9:.3f} GB en fp16")
@@ -448,8 +442,8 @@ for llamada in [lambda: bytes_cache_kv(QWEN25_05B, tokens=0),
 #    ¿Por qué crees que para ahí?
 # 2. Con `comparar_tiempos`, mide la caché con entradas de 50, 200 y 400 tokens. Dibuja la ventaja
 #    frente a la longitud. ¿Crece en línea recta?
-# 3. Calcula el techo de Qwen2.5-7B en una T4 en fp16 y en int4 (7 610 millones de parámetros,
-#    lección 04). ¿Cabe en fp16?
+# 3. Calcula el techo de Qwen2.5-7B en una T4 en fp16 y en int4 (`modelo_en_meta("Qwen2.5-7B")` te da
+#    sus parámetros) y su caché KV con `bytes_cache_kv(config_de("Qwen2.5-7B"), ...)`. ¿Cabe en fp16?
 # 4. En Colab con una T4: carga Qwen2.5-0.5B en fp16 y mide los tokens/s con lote 1; luego con
 #    `cache_implementation="static"` y `torch.compile`. ¿Qué % del techo de 324 tokens/s alcanzas?
 # 5. ¿Por qué el tiempo hasta el primer token crece con la longitud de la entrada y el ritmo de

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from curso_gpu.ajuste import modelo_diminuto
+from curso_gpu.ajuste import config_de, modelo_diminuto
 from curso_gpu.base import tabla_picos
 from curso_gpu.generacion import (
     MedicionGeneracion,
@@ -20,12 +20,8 @@ TEXTOS = ["La GPU hace muchas cuentas", "Hola", "Una T4 tiene dieciséis gigas"]
 
 
 def config_qwen25_05b():
-    """Las cifras de config.json de Qwen/Qwen2.5-0.5B (huggingface.co/Qwen/Qwen2.5-0.5B, leído el
-    3-12-2026): 24 capas, 14 cabezas de consulta y 2 de claves/valores, 896 de ancho (cabezas de 64)."""
-    from transformers import Qwen2Config
-
-    return Qwen2Config(num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2, hidden_size=896,
-                       intermediate_size=4864, vocab_size=151936, tie_word_embeddings=True)
+    """La arquitectura de Qwen2.5-0.5B de la lección 09 (valores de su config.json, con su fuente)."""
+    return config_de("Qwen2.5-0.5B")
 
 
 @pytest.fixture(scope="module", autouse=True)
