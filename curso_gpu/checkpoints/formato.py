@@ -1,4 +1,4 @@
-"""El único formato de checkpoint del curso, el de ``entrenar`` y el de ``entrenar_ddp``. Lecciones 05 y 08.
+"""El único formato de checkpoint del curso: el de ``entrenar``, ``entrenar_ddp`` y ``ajustar``. Lecciones 05, 08 y 09.
 
 - Los nombres: ``checkpoint_epoca_000040.pt`` (``nombre_archivo``), sus temporales y ``anteriores/``.
 - ``nuevo_checkpoint(...)``: el diccionario que escriben los dos entrenadores (``FORMATO``): quién
@@ -37,7 +37,8 @@ RESTOS = re.compile(rf"{TEMPORAL.pattern}|^{re.escape(PRUEBA)}\..+")
 ANTERIORES = "anteriores"
 CLAVE_SUMA = "sha256"
 FORMATO = 3  # 1: el de entrenar_ddp; 2: el de entrenar; 3: uno solo para los dos
-ENTRENADORES = {"entrenar": "entrenar (lección 05)", "entrenar_ddp": "entrenar_ddp (lección 08)"}
+ENTRENADORES = {"entrenar": "entrenar (lección 05)", "entrenar_ddp": "entrenar_ddp (lección 08)",
+                "ajustar": "ajustar (lección 09)"}
 DATOS_ENTEROS = 16 * 2**20  # hasta 16 MiB de datos se resume todo; más, una muestra de MUESTRA filas
 MUESTRA = 1024
 # Las claves que solo tiene un archivo del curso: si aparecen pero falta algo, el archivo está dañado.
