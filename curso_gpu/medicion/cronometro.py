@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable
 
@@ -28,6 +29,28 @@ from ..base import formatear_tiempo, leer_entero, tabla_html, tabla_texto
 # ---------------------------------------------------------------------------
 # Validar la entrada
 # ---------------------------------------------------------------------------
+
+def entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
+    """``leer_entero(valor, nombre, minimo)``: el lector de enteros del paquete con el nombre que usan
+    las lecciones 03, 06 y 10 (acepta ``np.int64``; rechaza booleanos, decimales y ``2**70``)."""
+    return leer_entero(valor, nombre, minimo)
+
+
+@contextmanager
+def hilos_cpu(n: int):
+    """Dentro del bloque, PyTorch usa ``n`` hilos de CPU; al salir, los que había. Lección 03.
+
+    En una CPU de 2 núcleos compartida (Colab, un portátil con el navegador abierto), dos hilos
+    de cálculo se pelean con los otros programas y un hilo que espera al otro frena los dos: las
+    medidas saltan de una ejecución a otra. Con uno solo salen estables.
+    """
+    antes = torch.get_num_threads()
+    torch.set_num_threads(entero_positivo(n, "hilos"))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(antes)
+
 
 # ---------------------------------------------------------------------------
 # Sincronizar y cronometrar
@@ -142,8 +165,8 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
     ``reloj`` es ``time.perf_counter`` salvo que pases otro (los tests pasan uno falso).
     """
     d = como_dispositivo(dispositivo)
-    repeticiones = leer_entero(repeticiones, "repeticiones", 1, ejemplo="repeticiones=5")
-    calentamiento = leer_entero(calentamiento, "calentamiento", 0, ejemplo="calentamiento=1")
+    entero_positivo(repeticiones, "repeticiones")
+    entero_positivo(calentamiento, "calentamiento", minimo=0)
     reloj = reloj or time.perf_counter
 
     def una_vez() -> float:
@@ -158,23 +181,6 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
         funcion()
     muestras = [una_vez() for _ in range(repeticiones)]
     return Medicion(muestras, primera, str(d), calentamiento, True,
-                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
-
-
-def cronometrar_sin_sincronizar(funcion, d: torch.device, repeticiones: int, calentamiento: int,
-                                 reloj, descripcion: str) -> Medicion:
-    """La forma MAL hecha, a propósito: lee el reloj sin esperar a la GPU."""
-    reloj = reloj or time.perf_counter
-    for _ in range(1 + calentamiento):
-        funcion()
-    sincronizar(d)  # empezamos con la cola vacía, para que la comparación sea justa
-    muestras = []
-    for _ in range(repeticiones):
-        inicio = reloj()
-        funcion()
-        muestras.append(reloj() - inicio)
-    sincronizar(d)  # fuera del reloj: dejamos la GPU limpia
-    return Medicion(muestras, None, str(d), calentamiento, False,
                     torch.get_num_threads() if d.type == "cpu" else None, descripcion)
 
 
