@@ -388,6 +388,7 @@ def _sin_resumen_de_torchrun() -> None:
     demás esperan a que eso pase y se van con él.
     """
     if os.environ.get("RANK", "0") == "0":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # el aviso de vigilar_padre llegará: ya nos vamos
         distribuido.terminar_lanzador()
     else:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
