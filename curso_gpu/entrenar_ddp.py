@@ -289,7 +289,7 @@ def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semil
 # Línea de órdenes
 # ---------------------------------------------------------------------------
 
-_entero_positivo = tipo_entero(1, 10**9)
+_entero_positivo = tipo_entero(1, SEMILLA_MAXIMA)
 
 
 def _analizador() -> argparse.ArgumentParser:

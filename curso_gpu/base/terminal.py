@@ -149,7 +149,7 @@ def tipo_entero(minimo: int | None, maximo: int | None):
         try:
             valor = int(texto.strip().replace("_", ""))
         except ValueError:
-            raise argparse.ArgumentTypeError(f"debe ser un entero; recibí {texto!r}") from None
+            raise argparse.ArgumentTypeError(f"no es un número entero: {texto!r}") from None
         try:
             return leer_entero(valor, "el valor", minimo, maximo)
         except ValueError as error:
