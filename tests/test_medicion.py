@@ -46,7 +46,15 @@ class RelojFalso:
 
 # --- sincronizar --------------------------------------------------------------------------
 
+def _hay_gpu(monkeypatch):
+    """Una máquina falsa con dos GPU CUDA y un Mac: las preguntas de disponibilidad dicen que sí."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+
+
 def test_sincronizar_en_cuda_espera_a_la_gpu(monkeypatch):
+    _hay_gpu(monkeypatch)  # como_dispositivo pregunta si esta máquina la tiene
     llamadas = []
     monkeypatch.setattr(torch.cuda, "synchronize", lambda d=None: llamadas.append(d))
     sincronizar(torch.device("cuda:1"))
@@ -54,6 +62,7 @@ def test_sincronizar_en_cuda_espera_a_la_gpu(monkeypatch):
 
 
 def test_sincronizar_en_mps_espera_a_la_gpu_del_mac(monkeypatch):
+    _hay_gpu(monkeypatch)  # como_dispositivo pregunta si esta máquina la tiene
     llamadas = []
     monkeypatch.setattr(torch.mps, "synchronize", lambda: llamadas.append("mps"))
     sincronizar(torch.device("mps"))
@@ -72,6 +81,7 @@ def test_sincronizar_en_cpu_no_hace_nada(monkeypatch):
 # --- cronometrar --------------------------------------------------------------------------
 
 def test_se_sincroniza_antes_de_cada_lectura_del_reloj_en_una_gpu_falsa(monkeypatch):
+    _hay_gpu(monkeypatch)  # como_dispositivo pregunta si esta máquina la tiene
     eventos = []
     monkeypatch.setattr(cronometro, "sincronizar", lambda d: eventos.append(("sincronizar", str(d))))
 
@@ -88,6 +98,7 @@ def test_se_sincroniza_antes_de_cada_lectura_del_reloj_en_una_gpu_falsa(monkeypa
 
 
 def test_mediana_y_dispersion_de_muestras_conocidas(monkeypatch):
+    _hay_gpu(monkeypatch)  # como_dispositivo pregunta si esta máquina la tiene
     monkeypatch.setattr(cronometro, "sincronizar", lambda d: None)
     reloj = RelojFalso([9.0, 1.0, 1.0, 5.0, 2.0, 4.0, 3.0])  # 9 es la primera (en frío); 1 es calentamiento
     m = cronometrar(reloj.trabajar, GPU_FALSA, repeticiones=5, calentamiento=1, reloj=reloj)
@@ -111,6 +122,7 @@ def test_una_medida_con_mucha_dispersion_avisa_en_texto_y_en_html():
 
 
 def test_la_primera_llamada_en_frio_no_cuenta_en_la_mediana(monkeypatch):
+    _hay_gpu(monkeypatch)  # como_dispositivo pregunta si esta máquina la tiene
     monkeypatch.setattr(cronometro, "sincronizar", lambda d: None)
     reloj = RelojFalso([100.0, 1.0, 1.0, 1.0])
     m = cronometrar(reloj.trabajar, GPU_FALSA, repeticiones=3, calentamiento=0, reloj=reloj)
@@ -195,6 +207,7 @@ def test_porcentaje_del_pico_y_aviso_por_encima_del_100():
 
 
 def test_medir_matmul_en_gpu_falsa_avisa_si_supera_el_pico(monkeypatch):
+    _hay_gpu(monkeypatch)  # como_dispositivo pregunta si esta máquina la tiene
     """Una GPU «T4» que tarda casi nada: más del 100 % del pico, luego la medida está mal."""
     monkeypatch.setattr(cronometro, "sincronizar", lambda d: None)
     monkeypatch.setattr(medicion, "comprobar_que_cabe", lambda n, d, t: None)
@@ -261,7 +274,7 @@ def test_tipo_de_dato_desconocido_da_error_con_las_opciones(dtype):
 
 
 def test_dispositivo_que_no_es_texto_ni_device_da_error():
-    with pytest.raises(ValueError, match="Dispositivo no válido"):
+    with pytest.raises(ValueError, match="(?i)dispositivo no válido"):
         cronometrar(lambda: None, 3.5)
 
 
@@ -292,6 +305,7 @@ def test_un_tamano_que_no_cabe_en_la_ram_se_rechaza_antes_de_reservar(monkeypatc
 
 
 def test_en_una_gpu_se_mira_la_memoria_libre_de_la_gpu(monkeypatch):
+    _hay_gpu(monkeypatch)  # como_dispositivo pregunta si esta máquina la tiene
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda d=None: (2 * 1024 ** 3, 16 * 1024 ** 3))
     monkeypatch.setattr(dispositivo, "memoria_ram", lambda: ram_falsa(100 * 1024 ** 3))
     medicion.comprobar_que_cabe(8000, GPU_FALSA)  # 0,77 GB: cabe
@@ -420,7 +434,8 @@ def test_grafico_muestras_separa_la_llamada_en_frio():
     assert [t.get_text() for t in ejes.get_xticklabels()][0] == "en frío"
 
 
-def test_fp64_en_mps_da_error_en_espanol():
+def test_fp64_en_mps_da_error_en_espanol(monkeypatch):
+    _hay_gpu(monkeypatch)  # como_dispositivo pregunta si esta máquina la tiene
     with pytest.raises(ValueError, match="mps.*no admite fp64"):
         medir_matmul(16, torch.device("mps"), dtype="fp64")
 

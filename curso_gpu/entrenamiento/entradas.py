@@ -156,7 +156,6 @@ def comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch.
                 f"{list(salida.shape)}) con y valor a valor, y y es {y.dtype} con forma {list(y.shape)}. Da y "
                 f"con forma [N{''.join(', ' + str(d) for d in salida.shape[1:])}] y números reales (y.float()), o, "
                 "para clasificar, usa nn.CrossEntropyLoss() (o no pases criterio).")
-    _probar_criterio(criterio, salida, y[:n].to(salida.device), nombre)
     # Una sola lectura de los datos (antes del bucle): valores finitos y rango de las etiquetas.
     comprobar = [torch.isfinite(X).all().float().cpu()]
     if y.is_floating_point():
@@ -174,6 +173,7 @@ def comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch.
             f"{nombre}: y tiene etiquetas de {valores[-2]:g} a {valores[-1]:g}, pero deben ir de {rango[0]} a "
             f"{rango[1]} (el modelo da {salida.shape[1] if salida.ndim == 2 and rango[1] > 1 else 1} salida(s) "
             "por ejemplo). Revisa las etiquetas o usa un modelo con tantas salidas como clases.")
+    _probar_criterio(criterio, salida, y[:n].to(salida.device), nombre)
     return criterio, y
 
 
