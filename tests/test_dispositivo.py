@@ -421,10 +421,11 @@ def _informe(**cambios) -> InformeEntorno:
 def test_como_dispositivo_trata_none_como_auto_y_respeta_un_device(maquina):
     assert modulo.como_dispositivo(None) == torch.device("cpu")
     assert modulo.como_dispositivo("auto") == torch.device("cpu")
-    assert modulo.como_dispositivo(torch.device("cuda:1")) == torch.device("cuda:1")  # tal cual, sin comprobar
+    with pytest.raises(DispositivoNoDisponible):  # un torch.device también se comprueba: no hay GPU aquí
+        modulo.como_dispositivo(torch.device("cuda:1"))
     with pytest.raises(DispositivoNoDisponible):
         modulo.como_dispositivo("cuda")
-    with pytest.raises(ValueError, match="Dispositivo no válido"):
+    with pytest.raises(ValueError, match="dispositivo no válido: 3"):
         modulo.como_dispositivo(3)
 
 
@@ -432,6 +433,8 @@ def test_como_dispositivo_trata_none_como_auto_y_respeta_un_device(maquina):
 def test_sincronizar_tambien_espera_a_una_gpu_de_intel(monkeypatch):
     llamadas = []
     monkeypatch.setattr(torch.xpu, "synchronize", lambda d=None: llamadas.append(str(d)))
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: True)  # como_dispositivo pregunta si existe
+    monkeypatch.setattr(torch.xpu, "device_count", lambda: 1)
     modulo.sincronizar(torch.device("xpu:0"))
     assert llamadas == ["xpu:0"]
 

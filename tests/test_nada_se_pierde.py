@@ -416,9 +416,10 @@ class PerdidaQueExplota(torch.nn.Module):
 
 
 def test_perdida_nan_para_con_el_historial_y_sin_guardar_pesos_rotos(tmp_path):
-    # Época 1: paso (llamada 1) + medir ent. y val. (2, 3). Época 2: paso (4). Época 3: paso (5) → NaN.
+    # Antes de entrenar se prueba el criterio con dos ejemplos de ent. y de val. (llamadas 1, 2).
+    # Época 1: paso (3) + medir ent. y val. (4, 5). Época 2: paso (6). Época 3: paso (7) → NaN.
     with pytest.raises(PerdidaNoFinita, match=r"en la época 3: paro el entrenamiento.*prueba lr=0.001") as error:
-        _entrenar(tmp_path, criterio=PerdidaQueExplota(desde=5), cada=1, lr=0.01)
+        _entrenar(tmp_path, criterio=PerdidaQueExplota(desde=7), cada=1, lr=0.01)
     assert error.value.historial.epocas_registradas == [1]
     assert _nombres(tmp_path) == ["checkpoint_epoca_000001.pt", "checkpoint_epoca_000002.pt"]  # la 3 no
     assert all(torch.isfinite(v).all() for v in cargar_checkpoint(tmp_path / "checkpoint_epoca_000002.pt")["modelo"].values())
@@ -426,7 +427,7 @@ def test_perdida_nan_para_con_el_historial_y_sin_guardar_pesos_rotos(tmp_path):
 
 def test_perdida_nan_entre_registros_tambien_para_sin_checkpoints():
     with pytest.raises(PerdidaNoFinita, match="época 4") as error:
-        entrenar(_modelo(), ENT, VAL, "cpu", epocas=9, criterio=PerdidaQueExplota(desde=6), silencioso=True)
+        entrenar(_modelo(), ENT, VAL, "cpu", epocas=9, criterio=PerdidaQueExplota(desde=8), silencioso=True)  # 2 llamadas de prueba antes
     assert error.value.historial.epocas_registradas == [1]
 
 

@@ -315,7 +315,7 @@ class CarpetaCheckpoints:
         Si el más nuevo está dañado, incompleto o no pasa su suma SHA-256, avisa y prueba con
         el anterior.
         """
-        dispositivo = como_dispositivo(dispositivo)  # un dispositivo mal escrito falla aquí, no en cada archivo
+        dispositivo = como_dispositivo(dispositivo, meta=True)  # un dispositivo mal escrito falla aquí, no en cada archivo
         for ruta in self.archivos():
             try:
                 estado = cargar_checkpoint(ruta, dispositivo)

@@ -220,7 +220,7 @@ def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device =
     que se devuelven con las claves del actual). Si no existe, ``ValueError``; si está dañado
     (truncado, basura, un byte cambiado o una clave perdida), ``CheckpointDanado``.
     """
-    dispositivo = como_dispositivo(dispositivo)
+    dispositivo = como_dispositivo(dispositivo, meta=True)  # meta: mirar formas sin memoria
     ruta = _como_ruta(ruta, "del checkpoint")
     if not ruta.is_file():
         raise ValueError(
