@@ -24,11 +24,10 @@ from dataclasses import dataclass
 
 import torch
 
-from ..base import Celda, Tabla, buscar_gpu, formatear_numero
+from ..base import Celda, Tabla, buscar_gpu, formatear_bytes, formatear_numero
 from ..memoria import (
     ESTADOS_OPTIMIZADOR,
     DesgloseMemoria,
-    formatear_megas,
     medir_memoria_entrenamiento,
     normalizar_optimizador,
     normalizar_precision_entrenamiento,
@@ -184,8 +183,8 @@ def tabla_metodos(desgloses: list[DesgloseAjuste], gpu: str = "T4") -> Tabla:
         veredicto = Celda("cabe" if cabe else "NO cabe",
                           f"color:{'#1a7f37' if cabe else '#cf222e'};font-weight:bold;white-space:nowrap")
         metodo = _NOMBRES[d.metodo] + (f" r={d.r}" if d.metodo != "completo" else "")
-        filas.append([d.nombre_modelo, metodo, formatear_megas(d.pesos), formatear_megas(d.gradientes),
-                      formatear_megas(d.optimizador), formatear_megas(d.activaciones), formatear_megas(d.total),
+        filas.append([d.nombre_modelo, metodo, formatear_bytes(d.pesos), formatear_bytes(d.gradientes),
+                      formatear_bytes(d.optimizador), formatear_bytes(d.activaciones), formatear_bytes(d.total),
                       veredicto])
         ids.append(f"{d.nombre_modelo}/{d.metodo}")
     lotes = sorted({(d.lote, d.secuencia, d.precision) for d in desgloses})

@@ -6,7 +6,7 @@ nadie avisa a sus trabajadores: seguirían entrenando sin supervisión y escribi
 
 - En Linux, ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: el núcleo le manda SIGTERM cuando muere su padre.
 - En todos los sistemas, un hilo que mira ``os.getppid()`` cada ``CADA_S`` segundos (un huérfano
-  cambia de padre) y, si el proceso sigue vivo ``GRACIA_S`` segundos después del aviso (atascado
+  cambia de padre) y, si el proceso sigue vivo ``GRACIA_PADRE_S`` segundos después del aviso (atascado
   en una operación de C, como un all-reduce que espera a un compañero muerto), lo termina con
   ``os._exit``. Los checkpoints se escriben de forma atómica: el último completo queda intacto.
 """
@@ -23,7 +23,7 @@ import time
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>; https://man7.org/linux/man-pages/man2/prctl.2.html
 CADA_S = 0.5
-GRACIA_S = 3.0
+GRACIA_PADRE_S = 3.0
 CODIGO_HUERFANO = 128 + signal.SIGTERM  # como un proceso que terminó por SIGTERM
 
 _vigilando: int | None = None  # el pid del padre que ya se vigila en este proceso
@@ -40,7 +40,7 @@ def _senal_al_morir_el_padre(senal: int) -> bool:
         return False
 
 
-def vigilar_padre(cada_s: float = CADA_S, gracia_s: float = GRACIA_S) -> bool:
+def vigilar_padre(cada_s: float = CADA_S, gracia_s: float = GRACIA_PADRE_S) -> bool:
     """Para este proceso en segundos si su padre (``torchrun``) muere. Lección 08.
 
     Devuelve True si el núcleo avisará con SIGTERM (Linux); el hilo que mira ``os.getppid()``

@@ -26,6 +26,7 @@ CASAS = {
     "generar_datos_tabulares": "datos",
     "lineas_dibujadas": "datos",
     "DispositivosDistintos": "entradas",
+    "PERDIDAS_DE_REGRESION": "entradas",
     "SEMILLA_MAXIMA": "entradas",
     "comprobar_con_modelo": "entradas",
     "comprobar_mismo_dispositivo": "entradas",

@@ -9,6 +9,7 @@ from ..base import cargar_perezoso
 
 # Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
 CASAS = {
+    "MEMORIA_MAXIMA": "lote",
     "lote_maximo": "lote",
     "DesgloseMemoria": "medida",
     "ESTADOS_OPTIMIZADOR": "medida",

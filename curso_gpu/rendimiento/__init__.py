@@ -12,6 +12,7 @@ from ..base import cargar_perezoso
 CASAS = {
     "ComparacionCargadores": "cargadores",
     "ESPERA_MAXIMA": "cargadores",
+    "PARA_COMPARAR": "cargadores",
     "MedicionCargador": "cargadores",
     "cerrar_iterador": "cargadores",
     "separar_lote": "cargadores",
