@@ -54,9 +54,8 @@ import sys
 import torch
 from torch import nn
 
-import curso_gpu
-from curso_gpu import ruedas_cuda
-from curso_gpu.nvidia_smi import SALIDA_EJEMPLO_T4, consultar_nvidia_smi
+from curso_gpu.base import ruedas_cuda
+from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, consultar_nvidia_smi
 
 print("PyTorch", torch.__version__)
 
@@ -126,8 +125,8 @@ print("PyTorch", torch.__version__)
 # baja y se mueve de una ejecución a otra; el intervalo te dice cuánto.
 
 # %%
-from curso_gpu.medicion import comparar_tiempos, formatear_veces
-from curso_gpu.presentacion import formatear_numero
+from curso_gpu.base import formatear_numero
+from curso_gpu.medicion import comparar_tiempos, formatear_veces, hilos_cpu
 
 n = 60
 a = torch.rand(n, n, dtype=torch.float64)
@@ -144,8 +143,9 @@ def con_torch():
 
 
 print("¿Mismo resultado?", torch.allclose(torch.tensor(con_bucle(), dtype=torch.float64), con_torch()))
-comparacion = comparar_tiempos(con_bucle, con_torch, nombres=("bucle de Python", "torch (a @ b)"),
-                               repeticiones=5, presupuesto_s=0.5, descripcion=f"matrices {n}×{n}")
+with hilos_cpu(1):  # un hilo: con matrices tan pequeñas, repartir el trabajo entre hilos cuesta más de lo que ahorra
+    comparacion = comparar_tiempos(con_bucle, con_torch, nombres=("bucle de Python", "torch (a @ b)"),
+                                   repeticiones=5, presupuesto_s=0.5, descripcion=f"matrices {n}×{n}")
 bajo, alto = comparacion.intervalo
 print(f"Aceleración: {formatear_veces(comparacion.veces)}× (intervalo del 95 %: "
       f"{formatear_veces(bajo)}–{formatear_veces(alto)}×)")
@@ -290,7 +290,7 @@ print(f"Usando: {device}")
 # `mps` (Mac), `xpu` (Intel) y, si no hay nada, `cpu`.
 
 # %%
-from curso_gpu import dispositivos_disponibles, elegir_dispositivo
+from curso_gpu.dispositivo import dispositivos_disponibles, elegir_dispositivo
 
 device = elegir_dispositivo()
 print("Dispositivo elegido:", device)
@@ -302,7 +302,7 @@ print("Disponibles aquí:", dispositivos_disponibles())
 # Y si escribes algo que no es un dispositivo, te dice qué valores valen:
 
 # %%
-from curso_gpu import DispositivoNoDisponible
+from curso_gpu.dispositivo import DispositivoNoDisponible
 
 for pedido in ["cpu", "gpu", "cuda"]:
     try:
@@ -384,7 +384,7 @@ except RuntimeError as error:
 # comprueba en una GPU de verdad):
 
 # %%
-from curso_gpu import mensajes_torch
+from curso_gpu.base import mensajes_torch
 
 print("RuntimeError:", mensajes_torch.MEZCLA_LINEAL)
 
@@ -484,7 +484,9 @@ print(f"En CPU: pérdida {perdida_cpu:.3f} | accuracy {formatear_numero(100 * ac
 # notebook se ve como tabla:
 
 # %%
-informe = curso_gpu.describir_entorno()
+from curso_gpu.dispositivo import describir_entorno
+
+informe = describir_entorno()
 informe
 
 # %% [markdown]

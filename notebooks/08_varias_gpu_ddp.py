@@ -59,10 +59,10 @@ import torch
 from torch import nn
 
 from curso_gpu import distribuido
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
-from curso_gpu.lanzador import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.distribuido import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo
+from curso_gpu.entrenamiento import CNNPequena
 
 print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
@@ -145,7 +145,7 @@ for c in (0.010, 0.050, 0.200):
 
 # %%
 for caso, eficiencia in distribuido.EFICIENCIA_PUBLICADA.items():
-    print(f"{caso:<32} {eficiencia:.0%} de eficiencia")
+    print(f"{caso:<32} {100 * eficiencia:.0f} % de eficiencia")
 
 # %% [markdown]
 # ## Paso a paso

@@ -12,7 +12,7 @@ import sys
 import pytest
 import torch
 
-from curso_gpu import comparar
+from curso_gpu.medicion import comparar
 from curso_gpu.medicion import Comparacion, comparar_tiempos
 
 

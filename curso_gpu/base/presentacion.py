@@ -1,0 +1,245 @@
+"""Presentar datos como texto o como HTML: números, informes de pares (qué, valor), tablas y tiempos.
+
+Toda tabla del curso, en la terminal o en el notebook, sale de aquí: ``tabla_texto``/``tabla_html``
+para pares (qué, valor) y ``Tabla`` para varias columnas con cabecera.
+
+Lo usan las dataclasses del paquete (``InformeEntorno``, ``InformeColab``, ``Medicion``,
+``ResultadoMatmul``...) en su ``__str__`` y su ``_repr_html_``: los datos viven en ellas y aquí
+solo se decide cómo se ven en la terminal y en el notebook. No importa nada del paquete.
+
+``formatear_numero`` es la única forma de escribir un número en el curso: punto decimal,
+espacio de millares desde cuatro cifras y la unidad tras un espacio («1 130 GB», «22 %»).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from dataclasses import dataclass, field
+
+
+def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "",
+                     cifras: int | None = None) -> str:
+    """Un número como lo escribe el curso, en las salidas y en el texto de las lecciones.
+
+    Punto decimal (como lo escribe Python), un espacio como separador de millares desde cuatro
+    cifras y la unidad tras un espacio, también el «%»:
+
+    >>> formatear_numero(124439808)
+    '124 439 808'
+    >>> formatear_numero(15360, unidad="MiB")
+    '15 360 MiB'
+    >>> formatear_numero(1130, unidad="GB")
+    '1 130 GB'
+    >>> formatear_numero(22, unidad="%")
+    '22 %'
+    >>> formatear_numero(12.6, 2, "$")
+    '12.60 $'
+    >>> formatear_numero(0.0015349, cifras=3, unidad="GFLOP/s")
+    '0.00153 GFLOP/s'
+
+    ``decimales``: cuántos decimales; ``cifras``: cuántas cifras significativas (sin notación
+    científica). Sin ninguno de los dos, un entero se escribe entero y un decimal con hasta 6
+    cifras significativas (``1000.5`` → ``'1000.5'``).
+    """
+    if isinstance(valor, bool) or not isinstance(valor, (int, float)):
+        try:
+            valor = float(valor)  # numpy, un tensor de un elemento...
+        except (TypeError, ValueError):
+            raise ValueError(f"formatear_numero espera un número; recibí {valor!r}.") from None
+    if isinstance(valor, float) and not math.isfinite(valor):
+        texto = "∞" if valor > 0 else "−∞" if valor < 0 else "—"
+        return f"{texto} {unidad}" if unidad else texto
+    if decimales is None and cifras is None and isinstance(valor, float) and not valor.is_integer():
+        corto = f"{valor:.6g}"
+        if "e" in corto:
+            cifras = 3
+        else:
+            decimales = len(corto.partition(".")[2])
+    if cifras is not None and decimales is None:
+        decimales = 0 if valor == 0 else max(0, cifras - 1 - math.floor(math.log10(abs(valor))))
+    texto = f"{valor:.{decimales}f}" if decimales is not None else str(int(valor))
+    signo = "-" if texto.startswith("-") else ""
+    entero, _, fraccion = texto.lstrip("-").partition(".")
+    if len(entero) >= 4:
+        grupos = []
+        while entero:
+            grupos.insert(0, entero[-3:])
+            entero = entero[:-3]
+        entero = " ".join(grupos)
+    texto = signo + entero + (f".{fraccion}" if fraccion else "")
+    return f"{texto} {unidad}" if unidad else texto
+
+
+def informe_texto(titulo: str, filas: list[tuple[str, str]], titulo_avisos: str, avisos: list[str]) -> str:
+    """El informe como texto: título subrayado, una fila alineada por par y los avisos con guiones."""
+    ancho = max((len(k) for k, _ in filas), default=0)
+    lineas = [titulo, "=" * len(titulo)]
+    lineas += [f"{k:<{ancho}}  {v}" for k, v in filas]
+    if avisos:
+        lineas += ["", f"{titulo_avisos}:"] + [f"- {a}" for a in avisos]
+    return "\n".join(lineas)
+
+
+def _celdas(filas: list[tuple[str, str]]) -> str:
+    return "".join(
+        f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+        for k, v in filas
+    )
+
+
+def informe_html(titulo: str, filas: list[tuple[str, str]], titulo_avisos: str, avisos: list[str]) -> str:
+    """El informe como tabla HTML para el notebook; los saltos de línea de un aviso se respetan."""
+    celdas = _celdas(filas)
+    lista = "".join(f"<li>{html.escape(a).replace(chr(10), '<br>')}</li>" for a in avisos)
+    return (
+        f"<div><b>{html.escape(titulo)}</b><table>{celdas}</table>"
+        + (f"<b>{html.escape(titulo_avisos)}</b><ul>{lista}</ul>" if avisos else "")
+        + "</div>"
+    )
+
+
+def tabla_texto(titulo: str, filas: list[tuple[str, str]], avisos: list[str] = ()) -> str:
+    """Una tabla corta como texto: el título, una fila sangrada y alineada por par y los avisos («¡Ojo!»)."""
+    ancho = max((len(k) for k, _ in filas), default=0)
+    return "\n".join([titulo] + [f"  {k:<{ancho}}  {v}" for k, v in filas] + [f"  ¡Ojo! {a}" for a in avisos])
+
+
+def tabla_html(titulo: str, filas: list[tuple[str, str]], avisos: list[str] = ()) -> str:
+    """La misma tabla en HTML, con los avisos en rojo debajo."""
+    lista = "".join(f"<p style='color:#b00'>¡Ojo! {html.escape(a)}</p>" for a in avisos)
+    return f"<div><b>{html.escape(titulo)}</b><table>{_celdas(filas)}</table>{lista}</div>"
+
+
+def formatear_tiempo(segundos: float) -> str:
+    """Segundos en la unidad que se lee bien: «1.234 s», «12.345 ms» o «56.7 µs»."""
+    if segundos >= 1:
+        return f"{segundos:.3f} s"
+    if segundos >= 1e-3:
+        return f"{segundos * 1e3:.3f} ms"
+    return f"{segundos * 1e6:.1f} µs"
+
+
+# ---------------------------------------------------------------------------
+# Tablas de varias columnas
+# ---------------------------------------------------------------------------
+
+# «38.4 GB», «0.9876», «12 %», «1.25x», «6.67B», «~16», «124 439 808»: un número con, como mucho, una unidad corta.
+_NUMERO = re.compile(r"^[~≈+\-−]?\d[\d .]*(?:\s?[^\s\d()]{1,8})?$")
+
+
+@dataclass
+class Celda:
+    """Una celda con algo más que texto: un estilo CSS (p. ej. un veredicto en rojo) o una barra.
+
+    ``barra``: una fracción entre 0 y 1 que el HTML dibuja como barra tras el texto (la
+    terminal muestra solo el texto).
+    """
+
+    texto: str
+    estilo: str = ""
+    barra: float | None = None
+
+
+def _texto_de(celda) -> str:
+    if isinstance(celda, Celda):
+        return celda.texto
+    if isinstance(celda, (int, float)) and not isinstance(celda, bool):
+        return formatear_numero(celda)
+    return str(celda)
+
+
+def _es_numero(celda) -> bool:
+    return bool(_NUMERO.match(_texto_de(celda)))
+
+
+@dataclass
+class Tabla:
+    """Una tabla de varias columnas que se ve bien en la terminal (``str``) y en el notebook (HTML).
+
+    >>> print(Tabla("Memoria", ["parte", "memoria"], [["pesos", "1.20 MB"], ["activaciones", "300.0 kB"]]))
+    Memoria
+      parte          memoria
+      pesos          1.20 MB
+      activaciones  300.0 kB
+
+    ``columnas``: la cabecera (vacía: sin cabecera). ``filas``: listas de celdas (texto, número,
+    que se escribe con ``formatear_numero``, o ``Celda``). Una columna de números se alinea a la
+    derecha; una de texto, a la izquierda. ``total``: una última fila destacada. ``notas``: frases
+    debajo de la tabla. ``subtitulo``: una aclaración tras el título. ``ids_filas``: un nombre por
+    fila que el HTML guarda en ``data-<nombre_id>`` (para buscar una fila desde una prueba o un
+    widget). ``grafico_html``: HTML ya hecho (una barra) que va entre el título y la tabla.
+    """
+
+    titulo: str
+    columnas: list[str]
+    filas: list[list]
+    notas: list[str] = field(default_factory=list)
+    total: list | None = None
+    subtitulo: str = ""
+    ids_filas: list[str] | None = None
+    nombre_id: str = "fila"
+    grafico_html: str = ""
+
+    def _todas(self) -> list[list]:
+        return self.filas + ([self.total] if self.total is not None else [])
+
+    def _a_la_derecha(self) -> list[bool]:
+        ancho = max((len(f) for f in [self.columnas] + self._todas()), default=0)
+        return [any(i < len(f) and _texto_de(f[i]) for f in self._todas())
+                and all(_es_numero(f[i]) for f in self._todas() if i < len(f) and _texto_de(f[i]))
+                for i in range(ancho)]
+
+    def __str__(self) -> str:
+        derecha = self._a_la_derecha()
+        filas = ([self.columnas] if self.columnas else []) + self._todas()
+        textos = [[_texto_de(c) for c in f] + [""] * (len(derecha) - len(f)) for f in filas]
+        anchos = [max(len(f[i]) for f in textos) for i in range(len(derecha))]
+        lineas = [self.titulo + (f" {self.subtitulo}" if self.subtitulo else "")]
+        for f in textos:
+            celdas = [t.rjust(a) if d else t.ljust(a) for t, a, d in zip(f, anchos, derecha)]
+            lineas.append(("  " + "  ".join(celdas)).rstrip())
+        return "\n".join(lineas + [f"  {n}" for n in self.notas])
+
+    def _repr_html_(self) -> str:
+        derecha = self._a_la_derecha()
+
+        def celda(c, etiqueta: str, i: int) -> str:
+            estilo = "text-align:" + ("right" if derecha[i] else "left")
+            barra = ""
+            if isinstance(c, Celda):
+                estilo += f";{c.estilo}" if c.estilo else ""
+                if c.barra is not None:
+                    ancho = 100 * min(max(c.barra, 0.0), 1.0)
+                    barra = (f"<span style='display:inline-block;vertical-align:middle;margin-left:6px;"
+                             f"width:{ancho:.0f}px;height:0.9em;background:#4c72b0'></span>")
+            return f"<{etiqueta} style='{estilo}'>{html.escape(_texto_de(c))}{barra}</{etiqueta}>"
+
+        def fila(celdas, etiqueta: str, id_fila: str | None = None) -> str:
+            atributo = f" data-{self.nombre_id}='{html.escape(id_fila, quote=True)}'" if id_fila is not None else ""
+            return f"<tr{atributo}>" + "".join(celda(c, etiqueta, i) for i, c in enumerate(celdas)) + "</tr>"
+
+        ids = self.ids_filas or [None] * len(self.filas)
+        cuerpo = "".join(fila(f, "td", i) for f, i in zip(self.filas, ids))
+        cabecera = fila(self.columnas, "th") if self.columnas else ""
+        pie = fila(self.total, "th") if self.total is not None else ""
+        subtitulo = f" <span>{html.escape(self.subtitulo)}</span>" if self.subtitulo else ""
+        notas = "".join(f"<p>{html.escape(n)}</p>" for n in self.notas)
+        return (f"<div><b>{html.escape(self.titulo)}</b>{subtitulo}{self.grafico_html}"
+                f"<table>{cabecera}{cuerpo}{pie}</table>{notas}</div>")
+
+
+class ComoTabla:
+    """Para las dataclasses que se ven como una ``Tabla``: definen ``tabla()`` y de ahí salen
+    su texto (``print``) y su HTML (el notebook)."""
+
+    def tabla(self) -> Tabla:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return str(self.tabla())
+
+    def _repr_html_(self) -> str:
+        return self.tabla()._repr_html_()

@@ -1,0 +1,63 @@
+"""TODO docstring de interactivo."""
+
+from .calculadora import (
+    CLASES_CSS,
+    CalculadoraVRAM,
+    EstadoCalculadora,
+    OPCION_A_MANO,
+    OPCION_ESCRIBIR,
+    calculadora_vram,
+)
+from .cli import (
+    DESCRIPCION,
+    SECCIONES,
+    crear_analizador,
+    resumen_memoria,
+    resumen_velocidad,
+    seccion_entorno,
+    seccion_memoria,
+    seccion_velocidad,
+)
+from .widgets import (
+    AVISO_INACTIVA,
+    AVISO_VACIA,
+    COLOR_PINTADA,
+    COLOR_VACIA,
+    LISTA,
+    LogicaPizarra,
+    Pizarra,
+    SelectorDispositivo,
+    VISTA_WIDGET,
+    con_respaldo_html,
+    pizarra,
+    selector_dispositivo,
+)
+
+__all__ = [
+    "AVISO_INACTIVA",
+    "AVISO_VACIA",
+    "CLASES_CSS",
+    "COLOR_PINTADA",
+    "COLOR_VACIA",
+    "CalculadoraVRAM",
+    "DESCRIPCION",
+    "EstadoCalculadora",
+    "LISTA",
+    "LogicaPizarra",
+    "OPCION_A_MANO",
+    "OPCION_ESCRIBIR",
+    "Pizarra",
+    "SECCIONES",
+    "SelectorDispositivo",
+    "VISTA_WIDGET",
+    "calculadora_vram",
+    "con_respaldo_html",
+    "crear_analizador",
+    "pizarra",
+    "resumen_memoria",
+    "resumen_velocidad",
+    "seccion_entorno",
+    "seccion_memoria",
+    "seccion_velocidad",
+    "selector_dispositivo",
+]
