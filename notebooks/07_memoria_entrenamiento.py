@@ -56,6 +56,7 @@ from curso_gpu.memoria import lote_maximo, medir_memoria_entrenamiento
 from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
 
 torch.manual_seed(0)
+torch.set_num_threads(1)  # un hilo: con estos modelos pequeños, más hilos se estorban en una CPU compartida
 print("PyTorch", torch.__version__)
 
 # %% [markdown]
@@ -164,7 +165,7 @@ print(f"Con {grande.lote} imágenes, las activaciones pesan {grande.activaciones
 #
 # ### 3. El GPT-2 de la lección 04
 #
-# `GPT2Pequeno` es el Transformer de la lección 04 (ahora en `curso_gpu.modelos`). En la CPU lo
+# `GPT2Pequeno` es el Transformer de la lección 04 (ahora en `curso_gpu.entrenamiento`). En la CPU lo
 # medimos **reducido** (vocabulario de 1 000, 4 capas de 128): la forma es la misma, y tarda
 # un instante.
 
