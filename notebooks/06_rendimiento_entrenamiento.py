@@ -268,11 +268,12 @@ def una_epoca(cargador):
 
 
 try:
-    comparar_tiempos(lambda: una_epoca(cero), lambda: una_epoca(dos), nombres=("num_workers=0", "num_workers=2"),
-                     repeticiones=5, presupuesto_s=None, dispositivo=dispositivo,
-                     descripcion="una época de 64 imágenes")
+    procesos = comparar_tiempos(lambda: una_epoca(cero), lambda: una_epoca(dos),
+                                nombres=("num_workers=0", "num_workers=2"), repeticiones=5, presupuesto_s=None,
+                                dispositivo=dispositivo, descripcion="una época de 64 imágenes")
 finally:
     del dos  # cierra sus dos procesos
+procesos
 
 # %% [markdown]
 # Qué suele salir: leer de un disco lento no gasta CPU, así que varios procesos esperan a la vez
