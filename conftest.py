@@ -46,8 +46,38 @@ def _turno(nodeid: str) -> int:
     return next((i for i, inicio in enumerate(LARGAS_PRIMERO) if nodeid.startswith(inicio)), len(LARGAS_PRIMERO))
 
 
+# Lo que se marca «lento» aquí, sin decorador: los notebooks enteros (nbval), las pruebas en un
+# navegador o una ventana, torchrun, los procesos que se matan o reanudan, los kernels de Jupyter y
+# los entrenamientos largos. Otras pruebas lentas llevan además @pytest.mark.lento en su archivo.
+LENTAS_POR_CARPETA = (
+    "notebooks/",
+    "tests/e2e/",
+    "tests/test_app_lineas.py",                 # la ventana Tk y sus subprocesos
+    "tests/test_distribuido.py::test_dos_procesos",  # torchrun
+    "tests/test_distribuido.py::test_un_fallo",
+    "tests/test_distribuido.py::test_no_queda_ningun_proceso_vivo",
+    "tests/test_distribuido.py::test_mas_procesos_que_gpu",
+    "tests/test_distribuido.py::test_un_proceso_colgado",
+    "tests/test_checkpoints.py::test_interrumpido_y_reanudado",  # reanudar en otro proceso
+    "tests/test_checkpoints.py::test_matado_con_sigkill",        # SIGKILL
+    "tests/test_tortura_checkpoints.py",        # SIGKILL y bytes cambiados
+    "tests/test_progreso_estatico.py",          # kernels de Jupyter con ipywidgets 7 y 8
+    "tests/test_widgets.py::test_widgets_funcionan_con_ipywidgets_7_7_1",  # instala ipywidgets 7.7.1
+    "tests/test_cli.py::test_python_m_curso_gpu",   # la comprobación entera en un subproceso
+    "tests/test_entrenamiento.py::test_receta_variada",  # entrenamientos largos
+    "tests/test_entrenamiento.py::test_sin_sincronizar_con_la_cpu",
+    "tests/test_precision_mixta.py::test_fp16_con_lotes_y_acumulando",
+    "tests/test_precision_mixta.py::test_sin_el_estado_del_escalador",
+    "tests/test_sitio",                         # construir el sitio y abrirlo en Chromium
+)
+
+
 def pytest_collection_modifyitems(items):
-    """Ordena los archivos por ``LARGAS_PRIMERO``; dentro de cada archivo, el orden no cambia."""
+    """Marca «lento» lo de ``LENTAS_POR_CARPETA`` y ordena los archivos por ``LARGAS_PRIMERO``
+    (dentro de cada archivo, el orden no cambia)."""
+    for item in items:
+        if item.nodeid.startswith(LENTAS_POR_CARPETA):
+            item.add_marker(pytest.mark.lento)
     items.sort(key=lambda item: _turno(item.nodeid))
 
 

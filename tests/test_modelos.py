@@ -9,8 +9,8 @@ from curso_gpu.entrenamiento import (
     CNNPequena,
     MLPTabular,
     contar_parametros_entrenables,
-    dispositivo_del_modelo,
 )
+from curso_gpu.dispositivo import dispositivo_del_modelo
 
 
 def test_cnn_pequena_tiene_la_arquitectura_del_texto_base():

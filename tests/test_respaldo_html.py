@@ -7,7 +7,8 @@ import nbformat
 from nbconvert import HTMLExporter
 
 from curso_gpu.interactivo import calculadora_vram
-from curso_gpu.interactivo import VISTA_WIDGET, Pizarra
+from curso_gpu.base import VISTA_WIDGET
+from curso_gpu.interactivo import Pizarra
 
 
 def _exportar(*bundles) -> str:

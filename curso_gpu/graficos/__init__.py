@@ -1,45 +1,43 @@
-"""TODO docstring de graficos."""
+"""Las figuras del curso (matplotlib se importa al dibujar).
 
-from .curvas import (
-    curvas_entrenamiento,
-    dibujos_fallados,
-    grafico_cargadores,
-    grafico_memoria_entrenamiento,
-    grafico_reanudacion,
-    grafico_tiempos_epoca,
-    muestras_por_clase,
-)
-from .estilo import COLORES, TAMANO, dar_estilo, figura_a_png, leyenda_fuera, nueva_figura, pyplot
-from .velocidad_memoria import (
-    curva_referencia,
-    grafico_barrido,
-    grafico_entrenamiento_gpus,
-    grafico_modelos_vram,
-    grafico_muestras,
-    grafico_picos,
-    grafico_vram,
-)
+- ``estilo``: el estilo común (``nueva_figura``, ``dar_estilo``, ``leyenda_fuera``).
+- ``velocidad_memoria``: velocidad y memoria de un modelo (lecciones 02 a 04).
+- ``curvas``: entrenar: curvas, reanudación, memoria, cargadores (lecciones 05 a 07).
+"""
 
-__all__ = [
-    "COLORES",
-    "TAMANO",
-    "curva_referencia",
-    "curvas_entrenamiento",
-    "dar_estilo",
-    "dibujos_fallados",
-    "figura_a_png",
-    "grafico_barrido",
-    "grafico_cargadores",
-    "grafico_entrenamiento_gpus",
-    "grafico_memoria_entrenamiento",
-    "grafico_modelos_vram",
-    "grafico_muestras",
-    "grafico_picos",
-    "grafico_reanudacion",
-    "grafico_tiempos_epoca",
-    "grafico_vram",
-    "leyenda_fuera",
-    "muestras_por_clase",
-    "nueva_figura",
-    "pyplot",
-]
+from ..base import cargar_perezoso
+
+# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
+CASAS = {
+    "curvas_entrenamiento": "curvas",
+    "dibujos_fallados": "curvas",
+    "grafico_cargadores": "curvas",
+    "grafico_memoria_entrenamiento": "curvas",
+    "grafico_reanudacion": "curvas",
+    "grafico_tiempos_epoca": "curvas",
+    "muestras_por_clase": "curvas",
+    "COLORES": "estilo",
+    "TAMANO": "estilo",
+    "dar_estilo": "estilo",
+    "figura_a_png": "estilo",
+    "leyenda_fuera": "estilo",
+    "nueva_figura": "estilo",
+    "pyplot": "estilo",
+    "curva_referencia": "velocidad_memoria",
+    "grafico_barrido": "velocidad_memoria",
+    "grafico_entrenamiento_gpus": "velocidad_memoria",
+    "grafico_modelos_vram": "velocidad_memoria",
+    "grafico_muestras": "velocidad_memoria",
+    "grafico_picos": "velocidad_memoria",
+    "grafico_vram": "velocidad_memoria",
+}
+
+__all__ = sorted(CASAS)
+
+
+def __getattr__(nombre: str):
+    return cargar_perezoso(__name__, CASAS, nombre, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(CASAS))

@@ -1,63 +1,59 @@
-"""TODO docstring de medicion."""
+"""Medir bien: sincronizar, calentar, medianas y comparaciones honestas. Lección 03.
 
-from .bucle_python import ResultadoBucle, bucle_python_vs_numpy
-from .comparar import Comparacion, comparar_muestras, comparar_tiempos, formatear_veces
-from .cpu_gpu import (
-    ComparacionCpuGpu,
-    ComparacionSincronizacion,
-    ResultadoBarrido,
-    ResultadoMatmul,
-    barrido,
-    comparar_cpu_gpu,
-    medir_matmul,
-    medir_sin_sincronizar,
-)
-from .cronometro import (
-    DISPERSION_MAXIMA,
-    Medicion,
-    cronometrar,
-    cronometrar_con_presupuesto,
-    entero_positivo,
-    hilos_cpu,
-)
-from .memoria_libre import (
-    MemoriaInsuficiente,
-    PRECISIONES_MATMUL,
-    comprobar_que_cabe,
-    es_falta_de_memoria,
-    liberar_memoria,
-    memoria_disponible,
-    memoria_necesaria,
-    tipo_de_dato,
-)
+- ``cronometro``: ``cronometrar`` y las mediciones con presupuesto de tiempo.
+- ``cpu_gpu``: ``a @ b`` en CPU y GPU: GFLOP/s, % del pico, el barrido por tamaños.
+- ``memoria_libre``: ¿caben las matrices antes de crearlas?
+- ``bucle_python``: el bucle triple de Python frente a NumPy.
+- ``comparar``: ``comparar_tiempos``, dos funciones medidas alternadas con su intervalo y su veredicto.
+"""
 
-__all__ = [
-    "Comparacion",
-    "ComparacionCpuGpu",
-    "ComparacionSincronizacion",
-    "DISPERSION_MAXIMA",
-    "Medicion",
-    "MemoriaInsuficiente",
-    "PRECISIONES_MATMUL",
-    "ResultadoBarrido",
-    "ResultadoBucle",
-    "ResultadoMatmul",
-    "barrido",
-    "bucle_python_vs_numpy",
-    "comparar_cpu_gpu",
-    "comparar_muestras",
-    "comparar_tiempos",
-    "comprobar_que_cabe",
-    "cronometrar",
-    "cronometrar_con_presupuesto",
-    "entero_positivo",
-    "es_falta_de_memoria",
-    "formatear_veces",
-    "hilos_cpu",
-    "liberar_memoria",
-    "medir_matmul",
-    "medir_sin_sincronizar",
-    "memoria_disponible",
-    "memoria_necesaria",
-    "tipo_de_dato",
-]
+from ..base import cargar_perezoso
+
+# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
+CASAS = {
+    "ResultadoBucle": "bucle_python",
+    "bucle_python_vs_numpy": "bucle_python",
+    "BLOQUE_ACELERADOR_S": "comparar",
+    "BLOQUE_CPU_S": "comparar",
+    "Comparacion": "comparar",
+    "MARGEN": "comparar",
+    "NIVEL": "comparar",
+    "PARES_MAXIMOS": "comparar",
+    "PARES_MINIMOS": "comparar",
+    "REMUESTREOS": "comparar",
+    "comparar_muestras": "comparar",
+    "comparar_tiempos": "comparar",
+    "formatear_veces": "comparar",
+    "ComparacionCpuGpu": "cpu_gpu",
+    "ComparacionSincronizacion": "cpu_gpu",
+    "ResultadoBarrido": "cpu_gpu",
+    "ResultadoMatmul": "cpu_gpu",
+    "barrido": "cpu_gpu",
+    "comparar_cpu_gpu": "cpu_gpu",
+    "medir_matmul": "cpu_gpu",
+    "medir_sin_sincronizar": "cpu_gpu",
+    "DISPERSION_MAXIMA": "cronometro",
+    "Medicion": "cronometro",
+    "cronometrar": "cronometro",
+    "cronometrar_con_presupuesto": "cronometro",
+    "hilos_cpu": "cronometro",
+    "entero_positivo": "cronometro",
+    "MemoriaInsuficiente": "memoria_libre",
+    "PRECISIONES_MATMUL": "memoria_libre",
+    "comprobar_que_cabe": "memoria_libre",
+    "es_falta_de_memoria": "memoria_libre",
+    "liberar_memoria": "memoria_libre",
+    "memoria_disponible": "memoria_libre",
+    "memoria_necesaria": "memoria_libre",
+    "tipo_de_dato": "memoria_libre",
+}
+
+__all__ = sorted(CASAS)
+
+
+def __getattr__(nombre: str):
+    return cargar_perezoso(__name__, CASAS, nombre, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(CASAS))
