@@ -60,6 +60,7 @@ from curso_gpu.entrenamiento import CNNPequena, MLPTabular, contar_parametros_en
 from curso_gpu.base import formatear_numero
 from curso_gpu.interactivo import pizarra, selector_dispositivo
 
+torch.set_num_threads(1)  # un hilo: con una CNN diminuta, más hilos se estorban en una CPU compartida (como en la 08)
 print("PyTorch", torch.__version__)
 
 # %% [markdown]
