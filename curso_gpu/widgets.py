@@ -305,11 +305,13 @@ class Pizarra:
         self.logica.alternar(fila, col)
         self._pintar_celda(fila, col)
         self.aviso.value = ""
+        self.widget.actualizar_respaldo()
 
     def pintar(self, fila: int, col: int) -> None:
         self.logica.pintar(fila, col)
         self._pintar_celda(fila, col)
         self.aviso.value = ""
+        self.widget.actualizar_respaldo()
 
     def limpiar(self) -> None:
         self.logica.limpiar()
@@ -317,15 +319,18 @@ class Pizarra:
             celda.style.button_color = COLOR_VACIA
         self.aviso.value = ""
         self.resultado.value = "Cuadrícula limpia."
+        self.widget.actualizar_respaldo()
 
     def predecir(self):
         """Pide la predicción y la muestra; devuelve la ``Prediccion`` o el aviso."""
         resultado = self.logica.predecir()
         if isinstance(resultado, str):
             self.aviso.value = f"<b style='color:#b00'>⚠ {html.escape(resultado)}</b>"
+            self.widget.actualizar_respaldo()
             return resultado
         self.aviso.value = ""
         self.resultado.value = resultado._repr_html_()  # la tabla de la Predicción, con sus barras
+        self.widget.actualizar_respaldo()  # la copia fija (una página exportada) también la muestra
         return resultado
 
     def _ipython_display_(self):
