@@ -98,8 +98,11 @@ def _lecciones_ejecutadas():
 def _registro(item):
     """El registro de mensajes del notebook de ``item`` si es una celda de una lección; si no, None."""
     archivo = getattr(item, "parent", None)
-    if type(item).__name__ != "IPyNbCell" or not _LECCION.match(Path(str(archivo.path)).name):
+    if type(item).__name__ != "IPyNbCell":
         return None
+    ruta = Path(str(archivo.path)).resolve()
+    if ruta.parent != Path(__file__).resolve().parent / "notebooks" or not _LECCION.match(ruta.name):
+        return None  # solo las lecciones del curso (un notebook de prueba en otra carpeta, no)
     registro = getattr(archivo, "registro_sitio", None)
     if registro is None:
         registro = _lecciones_ejecutadas().RegistroNbval(archivo.nb)

@@ -25,7 +25,6 @@ import copy
 import html
 import json
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -56,9 +55,8 @@ SVG_COLAB = """<svg xmlns="http://www.w3.org/2000/svg" width="117" height="20" r
 # Sin red ni estado de los widgets, la vista de un widget sería un hueco: gana su copia fija (HTML).
 CONF_PY = """# Generado por herramientas/sitio.py: no lo edites a mano.
 project = {proyecto!r}
-author = "curso_gpu"
-copyright = "curso_gpu"
 language = "es"
+html_show_copyright = False
 extensions = ["myst_nb"]
 nb_execution_mode = "off"
 nb_mime_priority_overrides = [

@@ -37,11 +37,6 @@ LIMITE_SITIO_S = 1200  # construir el sitio, ejecutando lo que falte (dos leccio
 TEXTOS_PROHIBIDOS = ("Widget Javascript not detected", "Loading", "(children=", "Traceback")
 
 
-def _tiempo(capsys, que: str, segundos: float) -> None:
-    with capsys.disabled():
-        print(f"\n[tiempo] {que}: {segundos:.1f} s")
-
-
 @pytest.fixture(scope="module")
 def sitio_construido(request, tmp_path_factory, falta):
     """La carpeta del sitio recién construido y lo que dijo ``sitio.py``."""
@@ -50,7 +45,7 @@ def sitio_construido(request, tmp_path_factory, falta):
             __import__(modulo)
         except ImportError:
             falta(f"falta {paquete}: instala lo del sitio con `.venv/bin/pip install -r requirements-sitio.txt`")
-    capsys = request.node.config.pluginmanager.getplugin("capturemanager")
+    captura = request.node.config.pluginmanager.getplugin("capturemanager")
     en_esta_sesion = {Path(str(item.path)).name for item in request.session.items
                       if type(item).__name__ == "IPyNbCell"}
     inicio = time.monotonic()
@@ -63,7 +58,7 @@ def sitio_construido(request, tmp_path_factory, falta):
     inicio = time.monotonic()
     resultado = subprocess.run([sys.executable, str(RAIZ / "herramientas" / "sitio.py"), "--salida", str(salida)],
                                cwd=RAIZ, env=entorno, capture_output=True, text=True, timeout=LIMITE_SITIO_S)
-    with capsys.global_and_fixture_disabled():
+    with captura.global_and_fixture_disabled():
         print(f"\n[tiempo] esperar a nbval: {espera:.1f} s (sin copia al acabar: {[p.name for p in pendientes]})"
               f"\n[tiempo] construir el sitio: {time.monotonic() - inicio:.1f} s\n{resultado.stdout}")
     assert resultado.returncode == 0, resultado.stdout + resultado.stderr
@@ -194,6 +189,7 @@ def test_cada_leccion_carga_con_su_titulo_sus_figuras_y_sin_huecos_de_widget(nav
     texto = pagina.locator("body").inner_text()
     assert [t for t in TEXTOS_PROHIBIDOS if t in texto] == []
     assert pagina.locator("script[type='application/vnd.jupyter.widget-view+json']").count() == 0
+    assert pagina.locator("article .output.stderr").count() == 0  # las lecciones no escriben en stderr
     vacias = pagina.locator("article .cell_output > .output").evaluate_all(
         "os => os.filter(o => !o.innerText.trim() && !o.querySelector('img,svg,table,canvas')).length")
     assert vacias == 0
