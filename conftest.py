@@ -148,7 +148,7 @@ def pytest_runtest_teardown(item, nextitem):
     try:
         modulo = _lecciones_ejecutadas()
         if registro.completo():
-            modulo.guardar(registro.resultado(), ruta, origen="pruebas")
+            modulo.guardar(registro.resultado(), ruta, origen="pruebas", segundos=registro.segundos())
         elif registro.fallida:
             modulo.marcar_fallo(ruta, "una celda falló al ejecutarse con nbval")
     except Exception as error:  # la caché del sitio nunca hace fallar la lección

@@ -267,6 +267,7 @@ class RegistroNbval:
         self.fallida = False
         self._por_id: dict[str, list[tuple[int, int]]] = {}
         self._limpiar_antes: set[int] = set()
+        self.inicio = time.monotonic()
 
     # -- lo que llama conftest.py ---------------------------------------------------------
     def empezar(self, celda: int) -> None:
@@ -276,6 +277,10 @@ class RegistroNbval:
         """La celda ``celda`` se envió al kernel con el mensaje ``msg_id``."""
         self.celda_de_mensaje[msg_id] = celda
         self.ejecutadas.add(celda)
+
+    def segundos(self) -> float:
+        """Cuánto lleva el notebook desde que nbval ejecutó su primera celda."""
+        return time.monotonic() - self.inicio
 
     def completo(self) -> bool:
         return not self.fallida and self.ejecutadas == set(range(len(self.codigo)))

@@ -189,7 +189,6 @@ def test_cada_leccion_carga_con_su_titulo_sus_figuras_y_sin_huecos_de_widget(nav
     texto = pagina.locator("body").inner_text()
     assert [t for t in TEXTOS_PROHIBIDOS if t in texto] == []
     assert pagina.locator("script[type='application/vnd.jupyter.widget-view+json']").count() == 0
-    assert pagina.locator("article .output.stderr").count() == 0  # las lecciones no escriben en stderr
     vacias = pagina.locator("article .cell_output > .output").evaluate_all(
         "os => os.filter(o => !o.innerText.trim() && !o.querySelector('img,svg,table,canvas')).length")
     assert vacias == 0
