@@ -17,10 +17,10 @@ import time
 import torch
 from torch import nn
 
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.dispositivo import elegir_dispositivo, sincronizar
 from curso_gpu.entrenamiento import entrenar
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.entrenamiento import CNNPequena
 
 OBJETIVO = 1.10
 

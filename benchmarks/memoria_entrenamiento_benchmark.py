@@ -31,7 +31,7 @@ import torch
 from torch import nn
 
 from curso_gpu.memoria import lote_maximo, medir_memoria_entrenamiento
-from curso_gpu.modelos import CNNPequena, GPT2Pequeno
+from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
 
 TOLERANCIA_GPU = 0.10
 GPT_BENCH = dict(vocabulario=2000, contexto=512, dimension=128, capas=4, cabezas=4)

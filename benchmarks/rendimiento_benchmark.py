@@ -21,10 +21,10 @@ import time
 import torch
 from torch import nn
 
-from curso_gpu.conjuntos import ImagenesSinteticas
+from curso_gpu.rendimiento import ImagenesSinteticas
 from curso_gpu.dispositivo import elegir_dispositivo, sincronizar
-from curso_gpu.modelos import CNNPequena
-from curso_gpu.precision_mixta import PrecisionNoDisponible, preparar_precision
+from curso_gpu.entrenamiento import CNNPequena
+from curso_gpu.rendimiento import PrecisionNoDisponible, preparar_precision
 from curso_gpu.rendimiento import comparar_cargadores
 
 

@@ -52,9 +52,9 @@ from curso_gpu.checkpoints import (
     cargar_checkpoint,
     guardar_atomico,
 )
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.entrenamiento import CNNPequena
 
 EPOCAS = 12
 DATOS = None  # se generan una vez, antes de los fork

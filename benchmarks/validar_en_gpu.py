@@ -167,8 +167,8 @@ def _medir(funcion, repeticiones: int = 5) -> float:
 
 def comprobar_mensajes(gpu: torch.device) -> list[Resultado]:
     """Los errores de dispositivo que imprimen las lecciones 01 y 05 son los de PyTorch."""
-    from curso_gpu import mensajes_torch as m
-    from curso_gpu.modelos import CNNPequena
+    from curso_gpu.base import mensajes_torch as m
+    from curso_gpu.entrenamiento import CNNPequena
 
     x_cpu = torch.randn(2, 1, 8, 8)
     casos = [
@@ -191,7 +191,7 @@ def comprobar_mensajes(gpu: torch.device) -> list[Resultado]:
 
 def comprobar_matmul(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """% del pico por tipo de dato, dentro de los rangos que citan la lección 03 y ``picos``."""
-    from curso_gpu import picos
+    from curso_gpu.base import picos
 
     nombre = torch.cuda.get_device_name(gpu)
     n = 4096 if rapido else 8192
@@ -255,9 +255,9 @@ def comprobar_memoria_leccion04(gpu: torch.device) -> list[Resultado]:
 
 def comprobar_tiempos_leccion05(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """El modelo pequeño apenas gana en la GPU; el ampliado gana del orden de 10 veces."""
-    from curso_gpu.datos import generar_dataset
+    from curso_gpu.entrenamiento import generar_dataset
     from curso_gpu.entrenamiento import entrenar
-    from curso_gpu.modelos import CNNPequena
+    from curso_gpu.entrenamiento import CNNPequena
 
     def por_epoca(crear, ent, val, donde, epocas):
         torch.manual_seed(0)
@@ -282,9 +282,9 @@ def comprobar_tiempos_leccion05(gpu: torch.device, rapido: bool) -> list[Resulta
 def comprobar_checkpoints_leccion05(gpu: torch.device) -> list[Resultado]:
     """Un checkpoint escrito en la GPU se carga en la CPU; cortar y reanudar da el mismo modelo."""
     from curso_gpu.checkpoints import carpeta_checkpoints
-    from curso_gpu.datos import generar_dataset
+    from curso_gpu.entrenamiento import generar_dataset
     from curso_gpu.entrenamiento import entrenar
-    from curso_gpu.modelos import CNNPequena
+    from curso_gpu.entrenamiento import CNNPequena
 
     ent, val = generar_dataset(60, semilla=1), generar_dataset(20, semilla=2)
 

@@ -1,5 +1,5 @@
 """``python -m curso_gpu``: la comprobación completa de tu GPU (ver ``curso_gpu.cli``)."""
 
-from .cli import main
+from .interactivo.cli import main
 
 raise SystemExit(main())

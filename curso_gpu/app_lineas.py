@@ -22,10 +22,10 @@ import threading
 
 import torch
 
-from .datos import LADO, NOMBRES_CLASES, generar_dataset
+from .entrenamiento import LADO, NOMBRES_CLASES, generar_dataset
 from .dispositivo import VARIABLE_ENTORNO, DispositivoNoDisponible, elegir_dispositivo
-from .terminal import AnalizadorArgumentos, ejecutar_orden
-from .widgets import LogicaPizarra
+from .base import AnalizadorArgumentos, ejecutar_orden
+from .interactivo import LogicaPizarra
 
 TITULO = "Entrenamiento y predicción de líneas con PyTorch"
 TAMANO_CELDA = 45
@@ -156,7 +156,7 @@ class AplicacionLineas:
     def _entrenar(self) -> None:
         """Lo que corre en el hilo: nada de Tk aquí, solo mensajes a la cola."""
         from .entrenamiento import entrenar
-        from .modelos import CNNPequena
+        from .entrenamiento import CNNPequena
 
         def al_avanzar(epoca: int, total: int) -> None:
             if self._cancelar.is_set():

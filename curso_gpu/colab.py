@@ -8,8 +8,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .dispositivo import MENU_COLAB, info_gpu
-from .presentacion import informe_html, informe_texto
+from .dispositivo import MENU_COLAB, en_colab, info_gpu
+from .base import informe_html, informe_texto
 
 PUNTO_DRIVE = "/content/drive"  # donde Colab monta Google Drive
 CARPETA_CURSO = "curso_gpu"  # la carpeta del curso dentro de «Mi unidad» (MyDrive)
@@ -27,16 +27,6 @@ AVISO_LIMITES = (
     "durante unas horas. Apaga el entorno cuando acabes (Entorno de ejecución › Desconectar y "
     "eliminar entorno de ejecución) para no gastar tu cuota."
 )
-
-
-def en_colab() -> bool:
-    """True solo dentro de Google Colab. Lección 02.
-
-    Dentro de un notebook de Colab el kernel ya ha importado ``google.colab``; en un
-    ``!python script.py`` lanzado desde él existe la variable de entorno ``COLAB_RELEASE_TAG``.
-    Tener el paquete ``google-colab`` instalado en tu computadora no basta: hay que importarlo.
-    """
-    return sys.modules.get("google.colab") is not None or bool(os.environ.get("COLAB_RELEASE_TAG"))
 
 
 def _validar_punto(punto) -> Path:

@@ -31,9 +31,9 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 from . import distribuido
 from .checkpoints import como_carpeta, estado_aleatorio, guardar_atomico, restaurar_estado_aleatorio
-from .datos import generar_dataset
-from .modelos import CNNPequena
-from .terminal import AnalizadorArgumentos
+from .entrenamiento import generar_dataset
+from .entrenamiento import CNNPequena
+from .base import AnalizadorArgumentos
 
 EJEMPLOS_POR_CLASE = 64   # 192 imágenes: divisible por el lote global 32 y por 1, 2, 3, 4, 6 y 8 procesos
 LR = 0.01                 # Adam, como en la lección 05
@@ -287,7 +287,7 @@ def comprobar_en_gpu(timeout_s: float = 300) -> list[str]:
     """
     import tempfile
 
-    from .lanzador import ejecutar, orden_torchrun
+    from .distribuido import ejecutar, orden_torchrun
 
     if not torch.cuda.is_available() or torch.cuda.device_count() < 1:
         return ["SKIP entrenar_ddp con nccl: no hay GPU con CUDA"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .numeros import leer_numero, mostrar_valor
-from .presentacion import formatear_numero
+from .base import leer_numero, mostrar_valor
+from .base import formatear_numero
 
 HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
 HORAS_TOPE = 100 * 365 * 24  # cien años: más es un error de escritura

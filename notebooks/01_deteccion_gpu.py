@@ -54,9 +54,8 @@ import sys
 import torch
 from torch import nn
 
-import curso_gpu
-from curso_gpu import ruedas_cuda
-from curso_gpu.nvidia_smi import SALIDA_EJEMPLO_T4, consultar_nvidia_smi
+from curso_gpu.base import ruedas_cuda
+from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, consultar_nvidia_smi
 
 print("PyTorch", torch.__version__)
 
@@ -118,7 +117,7 @@ print("PyTorch", torch.__version__)
 import statistics
 import time
 
-from curso_gpu.presentacion import formatear_numero
+from curso_gpu.base import formatear_numero
 
 n = 60
 a = torch.rand(n, n, dtype=torch.float64)
@@ -281,7 +280,7 @@ print(f"Usando: {device}")
 # `mps` (Mac), `xpu` (Intel) y, si no hay nada, `cpu`.
 
 # %%
-from curso_gpu import dispositivos_disponibles, elegir_dispositivo
+from curso_gpu.dispositivo import dispositivos_disponibles, elegir_dispositivo
 
 device = elegir_dispositivo()
 print("Dispositivo elegido:", device)
@@ -293,7 +292,7 @@ print("Disponibles aquí:", dispositivos_disponibles())
 # Y si escribes algo que no es un dispositivo, te dice qué valores valen:
 
 # %%
-from curso_gpu import DispositivoNoDisponible
+from curso_gpu.dispositivo import DispositivoNoDisponible
 
 for pedido in ["cpu", "gpu", "cuda"]:
     try:
@@ -375,7 +374,7 @@ except RuntimeError as error:
 # comprueba en una GPU de verdad):
 
 # %%
-from curso_gpu import mensajes_torch
+from curso_gpu.base import mensajes_torch
 
 print("RuntimeError:", mensajes_torch.MEZCLA_LINEAL)
 
@@ -475,7 +474,9 @@ print(f"En CPU: pérdida {perdida_cpu:.3f} | accuracy {formatear_numero(100 * ac
 # notebook se ve como tabla:
 
 # %%
-informe = curso_gpu.describir_entorno()
+from curso_gpu.dispositivo import describir_entorno
+
+informe = describir_entorno()
 informe
 
 # %% [markdown]

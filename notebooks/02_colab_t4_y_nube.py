@@ -69,7 +69,7 @@ print("Diez entrenamientos así: 80 horas (más de 3 días) en CPU, 100 minutos 
 # %%
 import torch
 
-from curso_gpu.colab import en_colab
+from curso_gpu.dispositivo import en_colab
 
 if en_colab():
     print("Estás en Google Colab: la opción 2.")
@@ -194,7 +194,7 @@ from pathlib import Path
 from torch import nn
 
 from curso_gpu.colab import montar_drive
-from curso_gpu.presentacion import formatear_numero
+from curso_gpu.base import formatear_numero
 
 GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para que la copia sobreviva a una desconexión
 CADA_EPOCAS = 10  # guardar cada pocas épocas, no en todas
@@ -320,7 +320,7 @@ graficos.grafico_reanudacion(
 # A100 (capacidad de cómputo 8.0) con `CUDA Version: 12.8`:
 
 # %%
-from curso_gpu.ruedas_cuda import comando_instalacion
+from curso_gpu.base import comando_instalacion
 
 print(comando_instalacion((12, 8), capacidad=(8, 0)))
 
@@ -365,7 +365,13 @@ print(f"{precio_hora} $/h × {horas} h = {precio_hora * horas:.2f} $")
 # olvidarte:
 
 # %%
-from curso_gpu.nube import HORAS_FIN_DE_SEMANA, PRECIO_HORA_MAXIMO, PRECIO_HORA_MINIMO, calcular_coste, coste_olvido
+from curso_gpu.nube import (
+    HORAS_FIN_DE_SEMANA,
+    PRECIO_HORA_MAXIMO,
+    PRECIO_HORA_MINIMO,
+    calcular_coste,
+    coste_olvido,
+)
 
 usado, olvidado = coste_olvido(precio_hora, horas_usadas=3)
 print("Lo que usaste:           ", usado)
@@ -383,7 +389,7 @@ for precio in (PRECIO_HORA_MINIMO, 1.0, PRECIO_HORA_MAXIMO):
 import matplotlib.pyplot as plt
 
 from curso_gpu.graficos import dar_estilo, leyenda_fuera, nueva_figura
-from curso_gpu.presentacion import formatear_numero
+from curso_gpu.base import formatear_numero
 
 horas_eje = range(0, HORAS_FIN_DE_SEMANA + 1)
 figura, ejes = nueva_figura(alto=3.6)

@@ -64,7 +64,7 @@ import time
 
 import torch
 
-from curso_gpu import elegir_dispositivo
+from curso_gpu.dispositivo import elegir_dispositivo
 
 dispositivo = elegir_dispositivo()  # cuda (NVIDIA/AMD), mps (Mac), xpu (Intel) o cpu
 HAY_GPU = dispositivo.type != "cpu"
@@ -211,7 +211,8 @@ print(f"sincronizando:   {bien * 1000:9.3f} ms   ({bien / mal:.1f} veces lo ante
 # medianas:
 
 # %%
-from curso_gpu.medicion import medir_sin_sincronizar, sincronizar  # sincronizar = esperar
+from curso_gpu.medicion import medir_sin_sincronizar
+from curso_gpu.dispositivo import sincronizar  # sincronizar = esperar
 
 medir_sin_sincronizar(N, dispositivo, repeticiones=5)
 
@@ -264,7 +265,7 @@ comparacion
 # **GFLOP/s**. Hagámoslo a mano con la mediana de la CPU:
 
 # %%
-from curso_gpu.presentacion import formatear_numero
+from curso_gpu.base import formatear_numero
 
 r = comparacion.cpu
 operaciones = 2 * r.n ** 3
@@ -278,7 +279,7 @@ print(f"medir_matmul dice: {r.gflops:.1f} GFLOP/s")
 # 1000 GFLOP/s):
 
 # %%
-from curso_gpu.picos import pico_teorico, tabla_picos
+from curso_gpu.base import pico_teorico, tabla_picos
 
 print(f"{'GPU':<26}{'fp32':>7}{'tf32':>7}{'fp16':>7}{'bf16':>7}")
 for fila in tabla_picos():
@@ -300,7 +301,7 @@ graficos.grafico_picos();
 # cuadrada (`picos.rango_porcentaje` da cada rango; sus fuentes están en el código):
 
 # %%
-from curso_gpu.picos import rango_porcentaje
+from curso_gpu.base import rango_porcentaje
 
 for gpu, modo in [("Tesla T4", "fp32"), ("Tesla T4", "fp16"), ("NVIDIA A100-SXM4-80GB", "bf16"),
                   ("NVIDIA H100 80GB HBM3", "bf16")]:

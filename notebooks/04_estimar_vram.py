@@ -78,7 +78,7 @@ parametros = 8_000_000_000          # 8B: 8 000 millones
 bytes_fp16 = 2                      # cada parámetro en fp16 ocupa 2 bytes
 
 pesos_bytes = parametros * bytes_fp16
-from curso_gpu.presentacion import formatear_numero  # 16000000000 → «16 000 000 000»
+from curso_gpu.base import formatear_numero  # 16000000000 → «16 000 000 000»
 
 print(f"Pesos en fp16: {formatear_numero(pesos_bytes)} bytes = {pesos_bytes / 1e9:.1f} GB")
 
@@ -118,7 +118,13 @@ print(f"Para entrenarlo entero (~16 bytes/parámetro): {parametros * 16 / 1e9:.0
 
 # %%
 from curso_gpu.memoria import (
-    a_gb, a_gib, memoria_entrenamiento, memoria_inferencia, memoria_pesos, modelo_mas_grande, tabla_vram,
+    a_gb,
+    a_gib,
+    memoria_entrenamiento,
+    memoria_inferencia,
+    memoria_pesos,
+    modelo_mas_grande,
+    tabla_vram,
 )
 
 print(f"Pesos fp16:       {a_gb(memoria_pesos('8B', 'fp16')):.1f} GB")
@@ -163,7 +169,7 @@ graficos.grafico_vram(tabla, destacar="fp16");
 # Llama 3 8B tiene, en realidad, 8 030 millones. El catálogo del curso guarda las cifras publicadas:
 
 # %%
-from curso_gpu import catalogo
+from curso_gpu.base import catalogo
 
 for modelo in catalogo.MODELOS.values():
     print(f"{modelo.nombre:<15} {modelo.parametros / 1e9:8.3f} mil millones   {modelo.descripcion}")
@@ -239,7 +245,7 @@ print(f"{mib_t4} MiB = {a_gib(bytes_t4):.1f} GiB = {a_gb(bytes_t4):.1f} GB")
 # ¿Qué dice tu máquina? Esta celda pregunta a `nvidia-smi` (si existe) y a PyTorch:
 
 # %%
-from curso_gpu import consultar_nvidia_smi
+from curso_gpu.dispositivo import consultar_nvidia_smi
 
 informe_smi = consultar_nvidia_smi()
 if informe_smi is None or not informe_smi.gpus:
@@ -264,8 +270,8 @@ if torch.cuda.is_available():
 # (`torch.mps.recommended_max_memory`). En CPU devuelve `None`: no hay VRAM.
 
 # %%
-from curso_gpu import elegir_dispositivo
-from curso_gpu.cli import resumen_memoria
+from curso_gpu.dispositivo import elegir_dispositivo
+from curso_gpu.interactivo import resumen_memoria
 from curso_gpu.memoria import vram_disponible
 
 dispositivo = elegir_dispositivo()
@@ -379,7 +385,7 @@ print(f"Pesos de QLoRA: unos {qlora_gb:.1f} GB, más LoRA y activaciones")
 # cambian al momento. Un texto que no se entiende muestra el error en español.
 
 # %%
-from curso_gpu.calculadora import calculadora_vram
+from curso_gpu.interactivo import calculadora_vram
 
 calculadora_vram(parametros="Llama 3 8B", gpu="NVIDIA T4", precision="fp16", margen=1.2)
 

@@ -50,14 +50,15 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 import torch
 from torch import nn
 
-from curso_gpu import graficos, mensajes_torch
+from curso_gpu import graficos
+from curso_gpu.base import mensajes_torch
 from curso_gpu.checkpoints import carpeta_checkpoints
-from curso_gpu.datos import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
+from curso_gpu.entrenamiento import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.dispositivo import elegir_dispositivo
 from curso_gpu.entrenamiento import entrenar, evaluar, predecir
-from curso_gpu.modelos import CNNPequena, MLPTabular, contar_parametros_entrenables
-from curso_gpu.presentacion import formatear_numero
-from curso_gpu.widgets import pizarra, selector_dispositivo
+from curso_gpu.entrenamiento import CNNPequena, MLPTabular, contar_parametros_entrenables
+from curso_gpu.base import formatear_numero
+from curso_gpu.interactivo import pizarra, selector_dispositivo
 
 print("PyTorch", torch.__version__)
 

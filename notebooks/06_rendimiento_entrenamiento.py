@@ -57,13 +57,13 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from curso_gpu import graficos
-from curso_gpu.conjuntos import ImagenesSinteticas
-from curso_gpu.cronometro import cronometrar
-from curso_gpu.datos import generar_dataset
+from curso_gpu.rendimiento import ImagenesSinteticas
+from curso_gpu.medicion import cronometrar
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.dispositivo import elegir_dispositivo, sincronizar
 from curso_gpu.entrenamiento import entrenar
-from curso_gpu.modelos import CNNPequena
-from curso_gpu.precision_mixta import soporte_bf16_cpu
+from curso_gpu.entrenamiento import CNNPequena
+from curso_gpu.rendimiento import soporte_bf16_cpu
 from curso_gpu.rendimiento import comparar_cargadores, diagnosticar
 
 dispositivo = elegir_dispositivo()

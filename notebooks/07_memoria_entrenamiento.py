@@ -53,7 +53,7 @@ from torch import nn
 
 from curso_gpu import graficos
 from curso_gpu.memoria import lote_maximo, medir_memoria_entrenamiento
-from curso_gpu.modelos import CNNPequena, GPT2Pequeno
+from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
 
 torch.manual_seed(0)
 print("PyTorch", torch.__version__)
@@ -258,7 +258,7 @@ figura.tight_layout()
 # las cadenas de la biblioteca de CUDA de PyTorch, `libc10_cuda.so`; aquí con las cifras de una T4):
 
 # %%
-from curso_gpu.memoria_entrenamiento import mensaje_sin_memoria
+from curso_gpu.base import mensaje_sin_memoria
 
 print(mensaje_sin_memoria(pedido=768 * 2**20, total=15_835_660_288, libre=412 * 2**20,
                           asignada=13_900 * 2**20, reservada=14_300 * 2**20))
@@ -382,7 +382,7 @@ else:
 # no son múltiplo de 32). Comprobémoslo con la CNN:
 
 # %%
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
 
 datos = generar_dataset(40, semilla=1)            # 120 imágenes: 3 lotes de 32 y uno de 24

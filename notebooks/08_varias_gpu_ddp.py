@@ -58,10 +58,10 @@ import torch
 from torch import nn
 
 from curso_gpu import distribuido
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
-from curso_gpu.lanzador import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.distribuido import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo
+from curso_gpu.entrenamiento import CNNPequena
 
 print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())

@@ -21,9 +21,9 @@ import torch
 
 def modelo_entrenado():
     """Una CNNPequena entrenada en pocos segundos con la receta variada."""
-    from curso_gpu.datos import generar_dataset
+    from curso_gpu.entrenamiento import generar_dataset
     from curso_gpu.entrenamiento import entrenar
-    from curso_gpu.modelos import CNNPequena
+    from curso_gpu.entrenamiento import CNNPequena
 
     torch.manual_seed(0)
     modelo = CNNPequena()
@@ -37,7 +37,7 @@ def _clases(widget) -> tuple:
 
 
 def comprobar_pizarra_desactivada_hasta_habilitar():
-    from curso_gpu.widgets import pizarra
+    from curso_gpu.interactivo import pizarra
 
     p = pizarra()
     assert len(p.celdas) == 64
@@ -52,7 +52,7 @@ def comprobar_pizarra_desactivada_hasta_habilitar():
 
 
 def comprobar_dibujar_vertical_predice_vertical(modelo):
-    from curso_gpu.widgets import pizarra
+    from curso_gpu.interactivo import pizarra
 
     p = pizarra()
     p.habilitar(modelo, torch.device("cpu"))
@@ -72,7 +72,7 @@ def comprobar_dibujar_vertical_predice_vertical(modelo):
 
 
 def comprobar_cuadricula_vacia_avisa_y_limpiar_borra(modelo):
-    from curso_gpu.widgets import AVISO_VACIA, pizarra
+    from curso_gpu.interactivo import AVISO_VACIA, pizarra
 
     p = pizarra(modelo, "cpu")
     p.boton_predecir.click()
@@ -94,7 +94,7 @@ def comprobar_cuadricula_vacia_avisa_y_limpiar_borra(modelo):
 
 def comprobar_selector_con_gpu_falsa():
     """Con una GPU fingida (torch.cuda.is_available → True) aparecen los botones."""
-    from curso_gpu import widgets
+    from curso_gpu.interactivo import widgets
 
     original = (torch.cuda.is_available, torch.cuda.device_count)
     torch.cuda.is_available, torch.cuda.device_count = (lambda: True), (lambda: 1)
@@ -110,7 +110,7 @@ def comprobar_selector_con_gpu_falsa():
 
 
 def comprobar_selector_sin_gpu():
-    from curso_gpu import widgets
+    from curso_gpu.interactivo import widgets
 
     original = torch.cuda.is_available
     torch.cuda.is_available = lambda: False
@@ -125,7 +125,7 @@ def comprobar_selector_sin_gpu():
 
 def cargar_modelo(ruta):
     """La ``CNNPequena`` guardada en ``ruta`` (su ``state_dict``)."""
-    from curso_gpu.modelos import CNNPequena
+    from curso_gpu.entrenamiento import CNNPequena
 
     modelo = CNNPequena()
     modelo.load_state_dict(torch.load(ruta, weights_only=True))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from curso_gpu.nvidia_smi import CAMPOS
+from curso_gpu.dispositivo import CAMPOS
 
 _SCRIPT = r"""#!/bin/bash
 cd {carpeta}

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import torch
 
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.entrenamiento import CNNPequena
 
 
 def entrenar_con_checkpoints(carpeta, salida, epocas: int = 40, cada: int = 5, lote: int | None = None,

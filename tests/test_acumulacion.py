@@ -7,9 +7,9 @@ import torch
 
 from curso_gpu import entrenamiento
 from curso_gpu.checkpoints import como_carpeta
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.entrenamiento import CNNPequena
 from interrupciones import Desconexion, cortar_en
 
 VAL = generar_dataset(10, semilla=2)

@@ -22,8 +22,8 @@ import torch
 
 from curso_gpu import app_lineas
 from curso_gpu.app_lineas import TAMANO_CELDA, AplicacionLineas, elegir_dispositivo_app
-from curso_gpu.datos import LADO, NOMBRES_CLASES
-from curso_gpu.widgets import AVISO_VACIA
+from curso_gpu.entrenamiento import LADO, NOMBRES_CLASES
+from curso_gpu.interactivo import AVISO_VACIA
 
 RAIZ = Path(__file__).resolve().parents[1]
 COLUMNA = 3  # la vertical que dibujamos

@@ -1,8 +1,9 @@
-"""La forma del paquete: imports en un solo sentido, sin ciclos y sin nombres privados ajenos.
+"""La forma del paquete: subpaquetes por capas, una sola casa por nombre, imports en un solo sentido.
 
-Las capas son las del mapa de ``curso_gpu/__init__.py``: datos → dispositivo → medir, memoria y
-entrenar → presentación (gráficas, widgets) → lecciones, CLI y app. Un módulo solo importa de
-su capa o de las de abajo.
+Las capas son las del mapa de ``curso_gpu/__init__.py``. Cada fila de ``CAPAS`` es una entrada de
+``curso_gpu/`` (un subpaquete o un módulo suelto). Una entrada solo importa de su capa o de las
+de abajo; dentro de un subpaquete, sus módulos se importan entre sí; desde fuera, solo por la
+puerta del subpaquete (su ``__init__.py``).
 """
 
 import ast
@@ -14,66 +15,116 @@ from pathlib import Path
 import curso_gpu
 
 PAQUETE = Path(curso_gpu.__file__).resolve().parent
+RAIZ = PAQUETE.parent
 
 CAPAS = {
-    # 0. Datos y formato: tablas con sus fuentes, vocabulario, texto/HTML. Sin torch.cuda.
-    "proyecto": 0, "ruedas_cuda": 0, "precisiones": 0, "catalogo": 0, "picos": 0, "nube": 0,
-    "mensajes_torch": 0,
-    "presentacion": 0, "numeros": 0, "terminal": 0,
-    # 1. El dispositivo: primitivas, nvidia-smi, Colab y el informe del entorno.
-    "nvidia_smi": 1, "dispositivo": 1, "colab": 1, "entorno": 1,
-    # 2. Medir, estimar memoria y entrenar.
-    "cronometro": 2, "memoria_libre": 2, "bucle_python": 2, "medicion": 2, "memoria": 2, "progreso": 2, "datos": 2,
-    "modelos": 2, "escritura_segura": 2, "checkpoints": 2, "reanudacion": 2,
-    "entradas_entrenamiento": 2, "resultados_entrenamiento": 2, "entrenamiento": 2, "memoria_entrenamiento": 2,
-    "lote_que_cabe": 2,
-    "precision_mixta": 2, "conjuntos": 2, "cargadores": 2, "rendimiento": 2,
-    "distribuido": 2, "lanzador": 2,
-    # 3. Presentación interactiva: gráficas y widgets.
-    "estilo_graficos": 3, "graficos_entrenamiento": 3, "graficos": 3, "widgets": 3, "calculadora": 3,
-    # 4. Lecciones, línea de órdenes y app.
-    "cli": 4, "__main__": 4, "app_lineas": 4, "__init__": 4, "entrenar_ddp": 4,
+    "base": 0,           # hechos con su fuente (GPU, picos, precisiones, ruedas, mensajes) y formato
+    "dispositivo": 1,    # elegir el dispositivo, nvidia-smi, el informe del entorno
+    "colab": 2,          # Google Colab y Drive
+    "nube": 2,           # lo que cuesta una GPU alquilada
+    "medicion": 3,       # cronometrar, CPU frente a GPU, comparar tiempos
+    "memoria": 3,        # la regla de memoria, la memoria medida al entrenar, el lote que cabe
+    "checkpoints": 3,    # escritura segura, checkpoints, reanudar
+    "rendimiento": 3,    # precisión mixta, DataLoader, diagnóstico
+    "distribuido": 3,    # DDP y torchrun
+    "entrenamiento": 4,  # datos, modelos, entrenar
+    "ajuste": 5,         # LoRA y QLoRA (lección 09)
+    "generacion": 5,     # generar texto (lección 10)
+    "graficos": 6,       # las figuras
+    "interactivo": 7,    # widgets, calculadora, la CLI
+    "app_lineas": 8,     # python -m curso_gpu.app_lineas
+    "entrenar_ddp": 8,   # python -m curso_gpu.entrenar_ddp
+    "__main__": 8,       # python -m curso_gpu
+    "__init__": 8,
 }
+LECCIONES_NUEVAS = {"ajuste", "generacion"}  # llegaron después de fijar el límite de 14 entradas
 
 
-def _modulos() -> dict[str, ast.Module]:
-    return {ruta.stem: ast.parse(ruta.read_text(encoding="utf-8")) for ruta in PAQUETE.glob("*.py")}
+def _entrada(ruta: Path) -> str:
+    """La entrada de ``curso_gpu/`` a la que pertenece un archivo: ``medicion/cronometro.py`` → ``medicion``."""
+    partes = ruta.relative_to(PAQUETE).parts
+    return partes[0] if len(partes) > 1 else ruta.stem
 
 
-def _importados(arbol: ast.Module, solo_arriba: bool) -> list[tuple[str, list[str]]]:
-    """(módulo del paquete importado, nombres importados de él)."""
-    nodos = arbol.body if solo_arriba else list(ast.walk(arbol))
+def _nombre(ruta: Path) -> str:
+    """``curso_gpu/medicion/cronometro.py`` → ``medicion.cronometro``; ``__init__.py`` → el paquete."""
+    partes = list(ruta.relative_to(PAQUETE).with_suffix("").parts)
+    if partes[-1] == "__init__" and len(partes) > 1:
+        partes.pop()
+    return ".".join(partes)
+
+
+def _archivos() -> dict[str, tuple[Path, ast.Module]]:
+    return {_nombre(r): (r, ast.parse(r.read_text(encoding="utf-8"))) for r in sorted(PAQUETE.rglob("*.py"))}
+
+
+def _destino(nombre: str, es_paquete: bool, nodo: ast.ImportFrom) -> str | None:
+    """El nombre con puntos (``medicion.cronometro``) del que importa un ``from ... import``."""
+    if nodo.level == 0:
+        modulo = nodo.module or ""
+        return modulo[len("curso_gpu."):] if modulo.startswith("curso_gpu.") else None
+    base = nombre.split(".") if es_paquete else nombre.split(".")[:-1]
+    base = base[: len(base) - (nodo.level - 1)]
+    return ".".join(base + ([nodo.module] if nodo.module else [])) or None
+
+
+def _importaciones():
+    """(archivo, entrada, destino con puntos, nombres importados, línea) de cada import del paquete."""
     salida = []
-    for nodo in nodos:
-        if isinstance(nodo, ast.ImportFrom):
-            if nodo.level == 1 and nodo.module:
-                salida.append((nodo.module.split(".")[0], [a.name for a in nodo.names]))
-            elif nodo.level == 1:
-                salida += [(a.name, []) for a in nodo.names]
-            elif nodo.module and nodo.module.startswith("curso_gpu."):
-                salida.append((nodo.module.split(".")[1], [a.name for a in nodo.names]))
-        elif isinstance(nodo, ast.Import):
-            salida += [(a.name.split(".")[1], []) for a in nodo.names if a.name.startswith("curso_gpu.")]
+    for nombre, (ruta, arbol) in _archivos().items():
+        es_paquete = ruta.name == "__init__.py"
+        for nodo in ast.walk(arbol):
+            if isinstance(nodo, ast.ImportFrom):
+                destino = _destino(nombre, es_paquete, nodo)
+                if destino is None and nodo.level:  # from . import x
+                    destino = ""
+                if destino is None:
+                    continue
+                nombres = [a.name for a in nodo.names]
+                if destino == "":
+                    salida += [(nombre, ruta, n, [], nodo.lineno) for n in nombres]
+                else:
+                    salida.append((nombre, ruta, destino, nombres, nodo.lineno))
+            elif isinstance(nodo, ast.Import):
+                salida += [(nombre, ruta, a.name[len("curso_gpu."):], [], nodo.lineno)
+                           for a in nodo.names if a.name.startswith("curso_gpu.")]
     return salida
 
 
-def test_cada_modulo_tiene_su_capa_y_esta_en_el_mapa():
-    modulos = set(_modulos())
-    assert modulos == set(CAPAS), f"añade el módulo a CAPAS y al mapa de __init__.py: {modulos ^ set(CAPAS)}"
+def test_cada_entrada_tiene_su_capa_y_esta_en_el_mapa():
+    entradas = {p.name if p.is_dir() else p.stem for p in PAQUETE.iterdir()
+                if (p.is_dir() and (p / "__init__.py").exists()) or p.suffix == ".py"}
+    assert entradas == set(CAPAS), f"pon la entrada en CAPAS y en el mapa de __init__.py: {entradas ^ set(CAPAS)}"
     mapa = curso_gpu.__doc__
-    faltan = [m for m in modulos - {"__init__", "__main__"} if f"``{m}``" not in mapa]
+    faltan = [e for e in entradas - {"__init__", "__main__"} - LECCIONES_NUEVAS if f"``{e}``" not in mapa]
     assert not faltan, f"el docstring de curso_gpu/__init__.py no nombra: {faltan}"
+    sin_dunder = entradas - {"__init__", "__main__"}
+    assert len(sin_dunder - LECCIONES_NUEVAS) <= 14, sorted(sin_dunder)
 
 
-def test_ningun_modulo_importa_de_una_capa_superior():
-    subidas = [f"{m} (capa {CAPAS[m]}) importa {o} (capa {CAPAS[o]})"
-               for m, arbol in _modulos().items() for o, _ in _importados(arbol, solo_arriba=False)
-               if CAPAS[o] > CAPAS[m]]
+def test_ninguna_entrada_importa_de_una_capa_superior():
+    subidas = [f"{ruta.relative_to(RAIZ)}:{linea} ({CAPAS[nombre.split('.')[0]]}) importa {destino}"
+               for nombre, ruta, destino, _, linea in _importaciones()
+               if CAPAS[destino.split(".")[0]] > CAPAS[_entrada(ruta)]]
     assert not subidas
 
 
+def test_desde_fuera_de_un_subpaquete_solo_se_entra_por_su_puerta():
+    """``from ..medicion import cronometrar`` sí; ``from ..medicion.cronometro import cronometrar``, no."""
+    por_dentro = [f"{ruta.relative_to(RAIZ)}:{linea} importa {destino}"
+                  for nombre, ruta, destino, _, linea in _importaciones()
+                  if "." in destino and destino.split(".")[0] != _entrada(ruta) and ruta.name != "__main__.py"]
+    assert not por_dentro
+
+
 def test_no_hay_ciclos_de_importacion():
-    grafo = {m: {o for o, _ in _importados(a, solo_arriba=False) if o != m} for m, a in _modulos().items()}
+    grafo: dict[str, set[str]] = {}
+    for nombre, ruta, destino, nombres, _ in _importaciones():
+        # «from .x import y» puede ser el módulo x.y: se cuenta el archivo que existe
+        candidatos = [f"{destino}.{n}" for n in nombres if f"{destino}.{n}" in _archivos()]
+        for d in candidatos or [destino]:
+            if d != nombre:
+                grafo.setdefault(nombre, set()).add(d)
     visitando, hecho = set(), set()
 
     def visitar(m, camino):
@@ -81,7 +132,7 @@ def test_no_hay_ciclos_de_importacion():
         if m in hecho:
             return
         visitando.add(m)
-        for o in sorted(grafo[m]):
+        for o in sorted(grafo.get(m, ())):
             visitar(o, camino + [m])
         visitando.discard(m)
         hecho.add(m)
@@ -91,15 +142,95 @@ def test_no_hay_ciclos_de_importacion():
 
 
 def test_ningun_modulo_importa_nombres_privados_de_otro():
-    privados = [f"{m} importa {n} de {o}" for m, arbol in _modulos().items()
-                for o, nombres in _importados(arbol, solo_arriba=False) for n in nombres
+    privados = [f"{ruta.relative_to(RAIZ)}:{linea} importa {n} de {destino}"
+                for _, ruta, destino, nombres, linea in _importaciones() for n in nombres
                 if n.startswith("_") and not n.startswith("__")]
     assert not privados
 
 
+def _definidos(arbol: ast.Module) -> set[str]:
+    nombres = set()
+    for nodo in arbol.body:
+        if isinstance(nodo, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            nombres.add(nodo.name)
+        elif isinstance(nodo, ast.Assign):
+            nombres |= {t.id for t in nodo.targets if isinstance(t, ast.Name)}
+        elif isinstance(nodo, ast.AnnAssign) and isinstance(nodo.target, ast.Name):
+            nombres.add(nodo.target.id)
+    return nombres
+
+
+def test_cada_nombre_publico_tiene_una_sola_casa():
+    """El ``__all__`` de cada subpaquete es lo público de sus módulos, y ningún nombre está en dos."""
+    casas: dict[str, list[str]] = {}
+    for paquete in sorted(p for p in PAQUETE.iterdir() if (p / "__init__.py").exists()):
+        modulo = __import__(f"curso_gpu.{paquete.name}", fromlist=["__all__"])
+        publicos = set()
+        for ruta in paquete.glob("*.py"):
+            if ruta.name != "__init__.py":
+                publicos |= {n for n in _definidos(ast.parse(ruta.read_text(encoding="utf-8")))
+                             if not n.startswith("_") and n != "main"}
+        assert set(modulo.__all__) == publicos, f"{paquete.name}: {set(modulo.__all__) ^ publicos}"
+        for n in modulo.__all__:
+            casas.setdefault(n, []).append(paquete.name)
+    repetidos = {n: c for n, c in casas.items() if len(c) > 1}
+    assert not repetidos
+
+
+def test_no_hay_reexportaciones_fuera_de_los_init():
+    """Un módulo que no es ``__init__`` no importa del curso nombres que no usa."""
+    malas = []
+    for ruta in PAQUETE.rglob("*.py"):
+        if ruta.name in ("__init__.py", "__main__.py"):
+            continue
+        arbol = ast.parse(ruta.read_text(encoding="utf-8"))
+        usados = {n.id for n in ast.walk(arbol) if isinstance(n, ast.Name)}
+        usados |= {n.value.id for n in ast.walk(arbol) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+        for nodo in ast.walk(arbol):
+            if isinstance(nodo, ast.ImportFrom) and (nodo.level or (nodo.module or "").startswith("curso_gpu")):
+                malas += [f"{ruta.relative_to(RAIZ)}: {a.asname or a.name}" for a in nodo.names
+                          if (a.asname or a.name) not in usados and a.name != "annotations"]
+    assert not malas, malas
+
+
+def _importaciones_de_fuera():
+    """(archivo, línea, módulo, nombre) de cada ``from curso_gpu... import`` en lecciones, pruebas y benchmarks."""
+    salida = []
+    for carpeta in ("notebooks", "tests", "benchmarks", "herramientas"):
+        for ruta in sorted((RAIZ / carpeta).rglob("*.py")):
+            for nodo in ast.walk(ast.parse(ruta.read_text(encoding="utf-8"))):
+                if isinstance(nodo, ast.ImportFrom) and nodo.level == 0 and (nodo.module or "").startswith("curso_gpu"):
+                    salida += [(ruta, nodo.lineno, nodo.module, a.name) for a in nodo.names]
+    return salida
+
+
+def test_lecciones_pruebas_y_benchmarks_importan_cada_nombre_de_su_casa():
+    """``from curso_gpu.medicion import cronometrar``: el nombre está en el ``__all__`` del subpaquete
+    (o es un submódulo); lo público nunca se toma de un módulo interno (``curso_gpu.medicion.cronometro``)."""
+    import importlib
+
+    malas = []
+    for ruta, linea, modulo, nombre in _importaciones_de_fuera():
+        donde = f"{ruta.relative_to(RAIZ)}:{linea}"
+        if nombre.startswith("_"):
+            continue  # una prueba puede mirar un detalle privado, en el módulo que lo define
+        objeto = importlib.import_module(modulo)
+        es_submodulo = (PAQUETE.joinpath(*modulo.split(".")[1:], f"{nombre}.py").exists()
+                        or PAQUETE.joinpath(*modulo.split(".")[1:], nombre, "__init__.py").exists())
+        if es_submodulo:
+            continue
+        publico = getattr(objeto, "__all__", None)
+        if modulo.count(".") >= 2:
+            malas.append(f"{donde}: {nombre} desde el módulo interno {modulo}")
+        elif publico is not None and nombre not in publico:
+            malas.append(f"{donde}: {nombre} no es de {modulo}")
+    assert not malas, malas
+
+
 # Ningún módulo carga gráficas ni widgets al importarse: los que los usan los importan dentro de
 # sus funciones. Un solo proceso para todos: arrancar Python con torch cuesta segundos.
-LIGEROS = tuple(sorted(p.stem for p in PAQUETE.glob("*.py") if p.stem not in {"__init__", "__main__"}))
+LIGEROS = tuple(sorted(n for n in _archivos() if n not in {"__init__", "__main__"}))
+PESADOS_DE_LECCIONES = {"transformers", "peft", "bitsandbytes", "accelerate"}
 
 
 def test_import_curso_gpu_no_carga_matplotlib_ipywidgets_ni_tqdm():
@@ -108,12 +239,13 @@ def test_import_curso_gpu_no_carga_matplotlib_ipywidgets_ni_tqdm():
               "def pesados(antes, nombres):\n"
               "    return sorted(m for m in set(sys.modules) - antes if m.split('.')[0] in nombres)\n"
               "antes = set(sys.modules); import curso_gpu\n"
-              "r = {'curso_gpu': pesados(antes, {'matplotlib', 'ipywidgets', 'tqdm'})}\n"
+              "r = {'curso_gpu': pesados(antes, {'matplotlib', 'ipywidgets', 'tqdm', 'torch'})}\n"
               f"for m in {LIGEROS!r}:\n"
               "    antes = set(sys.modules); importlib.import_module('curso_gpu.' + m)\n"
-              "    r[m] = pesados(antes, {'matplotlib', 'ipywidgets'})\n"
+              f"    extra = set() if m.split('.')[0] in {sorted(LECCIONES_NUEVAS)!r} else set({sorted(PESADOS_DE_LECCIONES)!r})\n"
+              "    r[m] = pesados(antes, {'matplotlib', 'ipywidgets'} | extra)\n"
               "print(json.dumps(r))")
     salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=120,
-                            cwd=PAQUETE.parent)
+                            cwd=RAIZ)
     assert salida.returncode == 0, salida.stderr
     assert json.loads(salida.stdout) == {"curso_gpu": [], **{m: [] for m in LIGEROS}}

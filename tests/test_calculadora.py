@@ -9,8 +9,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from curso_gpu import catalogo, graficos  # noqa: E402
-from curso_gpu.calculadora import (  # noqa: E402
+from curso_gpu.base import catalogo
+from curso_gpu import graficos  # noqa: E402
+from curso_gpu.interactivo import (
     CLASES_CSS,
     OPCION_A_MANO,
     OPCION_ESCRIBIR,

@@ -28,9 +28,9 @@ from curso_gpu.checkpoints import (
     guardar_atomico,
     restaurar_estado_aleatorio,
 )
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.entrenamiento import CNNPequena
 from entrenar_con_checkpoints import entrenar_con_checkpoints
 from interrupciones import Desconexion, cortar_en
 

@@ -15,8 +15,8 @@ import sys
 import pytest
 import torch
 
-from curso_gpu import cli
-from curso_gpu.nvidia_smi import SALIDA_EJEMPLO_T4
+from curso_gpu.interactivo import cli
+from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4
 
 RAIZ = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIN_VARIABLES = {k: v for k, v in os.environ.items() if k not in ("CURSO_GPU_DISPOSITIVO", "COLAB_RELEASE_TAG")}
@@ -191,7 +191,7 @@ def test_la_ayuda_y_los_errores_de_argumentos_no_importan_torch(argumentos, codi
     assert resultado.returncode == codigo, resultado.stderr[-2000:]
     assert texto in resultado.stdout + resultado.stderr
     modulos = _modulos_importados(resultado.stderr)
-    assert "curso_gpu.cli" in modulos, "la medida de importtime no funcionó"
+    assert "curso_gpu.interactivo.cli" in modulos, "la medida de importtime no funcionó"
     assert "torch" not in modulos and "numpy" not in modulos
 
 

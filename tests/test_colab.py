@@ -13,7 +13,8 @@ import pytest
 import torch
 
 from curso_gpu import colab
-from curso_gpu.colab import InformeColab, comprobar_entorno_colab, en_colab, montar_drive
+from curso_gpu.colab import InformeColab, comprobar_entorno_colab, montar_drive
+from curso_gpu.dispositivo import en_colab
 from curso_gpu.dispositivo import MENU_COLAB
 
 
@@ -192,7 +193,7 @@ def test_el_informe_se_lee_como_tabla_en_texto_y_en_html(colab_falso, monkeypatc
 
 
 def test_describir_entorno_usa_la_misma_deteccion_de_colab(colab_falso):
-    from curso_gpu.entorno import describir_entorno
+    from curso_gpu.dispositivo import describir_entorno
 
     assert describir_entorno(consultar_smi=False).en_colab is True
 

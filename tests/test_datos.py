@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from curso_gpu.datos import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
+from curso_gpu.entrenamiento import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
 
 
 # La receta «semilla», escrita aparte tal cual: la referencia con la que comparar.

@@ -14,8 +14,8 @@ import torch
 
 from curso_gpu import dispositivo as modulo
 from curso_gpu.dispositivo import DispositivoNoDisponible, dispositivos_disponibles, elegir_dispositivo
-from curso_gpu.entorno import InformeEntorno, describir_entorno, diagnosticar
-from curso_gpu.nvidia_smi import SALIDA_EJEMPLO_T4, GPUNvidiaSmi, InformeNvidiaSmi
+from curso_gpu.dispositivo import InformeEntorno, describir_entorno, avisos_del_entorno
+from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, GPUNvidiaSmi, InformeNvidiaSmi
 
 INDICE = "https://download.pytorch.org/whl"
 
@@ -252,7 +252,7 @@ def test_dispositivos_disponibles_lista_cada_gpu_y_siempre_cpu(maquina):
     assert dispositivos_disponibles() == ["cuda:0", "cuda:1", "mps", "xpu:0", "cpu"]
 
 
-# --- describir_entorno y diagnosticar ---------------------------------------------------------
+# --- describir_entorno y avisos_del_entorno ---------------------------------------------------------
 
 @requiere_bash
 @pytest.mark.parametrize(
@@ -289,7 +289,7 @@ def test_gpu_nvidia_con_driver_sin_cuda_en_cabecera_deduce_la_rueda(nvidia_smi_f
 
 def test_driver_demasiado_antiguo_pide_actualizarlo():
     smi = InformeNvidiaSmi("470.82.01", (11, 4), True, [GPUNvidiaSmi(0, "Tesla K80", 11441, 0, 11441)])
-    avisos = diagnosticar(_informe(nvidia_smi=smi))
+    avisos = avisos_del_entorno(_informe(nvidia_smi=smi))
     assert "solo para CPU" in avisos[0] and "Actualiza el driver de NVIDIA" in avisos[0]
     assert "pip install" not in avisos[0]
 
@@ -314,7 +314,7 @@ def test_pytorch_cuda_sin_gpu_fuera_de_colab_manda_mirar_nvidia_smi(monkeypatch)
 
 def test_driver_que_no_llega_a_la_cuda_de_pytorch():
     smi = InformeNvidiaSmi("535.104.05", (12, 2), True, [GPUNvidiaSmi(0, "Tesla T4", 15360, 0, 15101)])
-    avisos = diagnosticar(_informe(cuda_compilado="12.8", nvidia_smi=smi))
+    avisos = avisos_del_entorno(_informe(cuda_compilado="12.8", nvidia_smi=smi))
     assert "solo admite hasta CUDA 12.2" in avisos[0]
     assert avisos[0].endswith(f"torch==2.7.1 --index-url {INDICE}/cu118")
 
@@ -322,7 +322,7 @@ def test_driver_que_no_llega_a_la_cuda_de_pytorch():
 def test_nvidia_smi_ve_la_gpu_pero_cuda_visible_devices_la_oculta(monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     smi = InformeNvidiaSmi("560.35.03", (12, 6), True, [GPUNvidiaSmi(0, "Tesla T4", 15360, 0, 15101)])
-    avisos = diagnosticar(_informe(cuda_compilado="12.6", nvidia_smi=smi))
+    avisos = avisos_del_entorno(_informe(cuda_compilado="12.6", nvidia_smi=smi))
     assert "CUDA_VISIBLE_DEVICES" in avisos[0] and "Tesla T4" in avisos[0]
 
 
@@ -393,7 +393,7 @@ def test_el_texto_y_el_html_tienen_las_filas_clave(nvidia_smi_falso, tmp_path, m
 def test_el_html_escapa_lo_que_viene_de_fuera():
     smi = InformeNvidiaSmi("560.35.03", (12, 6), True, [GPUNvidiaSmi(0, "GPU <script>", 1, 0, 1)])
     informe = _informe(nvidia_smi=smi)
-    informe.avisos = diagnosticar(informe)
+    informe.avisos = avisos_del_entorno(informe)
     html = informe._repr_html_()
     assert "<script>" not in html and "GPU &lt;script&gt;" in html
 

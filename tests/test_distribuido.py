@@ -24,8 +24,8 @@ import torch
 from curso_gpu import distribuido
 from curso_gpu.checkpoints import como_carpeta
 from curso_gpu.entrenar_ddp import main
-from curso_gpu.lanzador import PuertoOcupado, ejecutar, orden_torchrun, sigue_vivo
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.distribuido import PuertoOcupado, ejecutar, orden_torchrun, sigue_vivo
+from curso_gpu.entrenamiento import CNNPequena
 
 COMUN = ["--epocas", "3", "--semilla", "0"]
 ENTORNO = {"OMP_NUM_THREADS": "1"}

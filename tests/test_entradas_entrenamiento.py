@@ -13,9 +13,9 @@ import pytest
 import torch
 from torch import nn
 
-from curso_gpu.datos import generar_dataset, generar_datos_tabulares
+from curso_gpu.entrenamiento import generar_dataset, generar_datos_tabulares
 from curso_gpu.entrenamiento import entrenar, evaluar, fijar_semilla, predecir
-from curso_gpu.modelos import CNNPequena, MLPTabular
+from curso_gpu.entrenamiento import CNNPequena, MLPTabular
 
 ENT, VAL = generar_dataset(6, semilla=1), generar_dataset(3, semilla=2)
 

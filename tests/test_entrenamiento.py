@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from curso_gpu.checkpoints import CarpetaNoEscribible
-from curso_gpu.datos import generar_dataset, generar_datos_tabulares, lineas_dibujadas
+from curso_gpu.entrenamiento import generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.entrenamiento import (
     DispositivosDistintos,
     Historial,
@@ -21,7 +21,7 @@ from curso_gpu.entrenamiento import (
     evaluar,
     predecir,
 )
-from curso_gpu.modelos import CNNPequena, MLPTabular
+from curso_gpu.entrenamiento import CNNPequena, MLPTabular
 
 ENT = generar_dataset(40, semilla=1)
 VAL = generar_dataset(20, semilla=2)

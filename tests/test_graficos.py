@@ -9,10 +9,11 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from curso_gpu import catalogo, graficos, medicion  # noqa: E402
+from curso_gpu.base import catalogo
+from curso_gpu import graficos, medicion  # noqa: E402
 from curso_gpu.entrenamiento import Historial  # noqa: E402
 from curso_gpu.memoria import memoria_entrenamiento, memoria_inferencia, tabla_vram  # noqa: E402
-from curso_gpu.picos import pico_teorico  # noqa: E402
+from curso_gpu.base import pico_teorico  # noqa: E402
 
 
 def _leyenda_fuera_de_los_ejes(figura, ejes) -> bool:
@@ -116,7 +117,7 @@ def test_la_tabla_de_vram_lleva_la_leyenda_fuera():
 
 
 def test_la_referencia_usa_lo_que_la_gpu_sostiene_si_la_tabla_lo_da(monkeypatch):
-    from curso_gpu import picos
+    from curso_gpu.base import picos
 
     monkeypatch.setattr(picos, "rango_porcentaje", lambda nombre, modo: (40.0, 60.0), raising=False)
     n = 8192

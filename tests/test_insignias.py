@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from curso_gpu import proyecto
+from curso_gpu.base import proyecto
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "herramientas"))
 import insignias  # noqa: E402  (la herramienta de mantenimiento vive fuera del paquete)

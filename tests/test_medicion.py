@@ -8,8 +8,9 @@ import statistics
 import pytest
 import torch
 
-from curso_gpu import cronometro, dispositivo, medicion, memoria_libre
-from curso_gpu.cli import resumen_velocidad
+from curso_gpu.medicion import cronometro, memoria_libre
+from curso_gpu import dispositivo, medicion
+from curso_gpu.interactivo import resumen_velocidad
 from curso_gpu.medicion import (
     MemoriaInsuficiente,
     Medicion,
@@ -19,8 +20,8 @@ from curso_gpu.medicion import (
     cronometrar,
     medir_matmul,
     medir_sin_sincronizar,
-    sincronizar,
 )
+from curso_gpu.dispositivo import sincronizar
 
 CPU = torch.device("cpu")
 GPU_FALSA = torch.device("cuda")  # nunca se usa de verdad: sincronizar está sustituido

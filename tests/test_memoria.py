@@ -9,8 +9,9 @@ import pytest
 import torch
 from torch import nn
 
-from curso_gpu import catalogo, dispositivo, memoria
-from curso_gpu.cli import resumen_memoria
+from curso_gpu.base import catalogo
+from curso_gpu import dispositivo, memoria
+from curso_gpu.interactivo import resumen_memoria
 from curso_gpu.dispositivo import DispositivoNoDisponible
 from curso_gpu.memoria import (
     BYTES_POR_PARAMETRO,
@@ -26,7 +27,7 @@ from curso_gpu.memoria import (
     memoria_inferencia,
     memoria_pesos,
     modelo_mas_grande,
-    normalizar_precision,
+    precision_de_modelo,
     tabla_vram,
     vram_disponible,
 )
@@ -41,19 +42,19 @@ def test_bytes_por_parametro_de_cada_precision():
 @pytest.mark.parametrize("texto, nombre", [("FP16", "fp16"), ("Bf16", "bf16"), (" int4 ", "int4"),
                                            ("float32", "fp32"), ("torch.bfloat16", "bf16")])
 def test_la_precision_se_acepta_en_cualquier_mayuscula(texto, nombre):
-    assert normalizar_precision(texto) == nombre
+    assert precision_de_modelo(texto) == nombre
 
 
 @pytest.mark.parametrize("dtype, nombre", [(torch.float32, "fp32"), (torch.float16, "fp16"),
                                            (torch.bfloat16, "bf16"), (torch.int8, "int8")])
 def test_la_precision_se_acepta_como_torch_dtype(dtype, nombre):
-    assert normalizar_precision(dtype) == nombre
+    assert precision_de_modelo(dtype) == nombre
     assert bytes_por_parametro(dtype) == torch.empty(0, dtype=dtype).element_size()
 
 
 def test_precision_desconocida_lista_las_validas():
     with pytest.raises(ValueError) as error:
-        normalizar_precision("fp8")
+        precision_de_modelo("fp8")
     assert str(error.value) == "precision desconocida 'fp8'; usa una de: fp32, fp16, bf16, int8, int4"
 
 

@@ -8,14 +8,10 @@ from torch import nn
 
 from curso_gpu import memoria
 from curso_gpu.memoria import DesgloseMemoria, lote_maximo, medir_memoria_entrenamiento
-from curso_gpu.lote_que_cabe import _buscar_lote
-from curso_gpu.memoria_entrenamiento import (
-    ESTADOS_OPTIMIZADOR,
-    MENSAJE_OOM_CUDA,
-    formato_pytorch,
-    mensaje_sin_memoria,
-)
-from curso_gpu.modelos import CNNPequena, GPT2Pequeno
+from curso_gpu.memoria.lote import _buscar_lote
+from curso_gpu.memoria import ESTADOS_OPTIMIZADOR
+from curso_gpu.base import MENSAJE_OOM_CUDA, formato_pytorch, mensaje_sin_memoria
+from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
 
 ENTRADAS, OCULTAS, SALIDAS = 10, 20, 3
 GPT_CHICO = dict(vocabulario=97, contexto=64, dimension=16, capas=2, cabezas=2)

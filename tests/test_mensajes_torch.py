@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from curso_gpu import mensajes_torch
+from curso_gpu.base import mensajes_torch
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 

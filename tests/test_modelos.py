@@ -5,7 +5,12 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from curso_gpu.modelos import CNNPequena, MLPTabular, contar_parametros_entrenables, dispositivo_del_modelo
+from curso_gpu.entrenamiento import (
+    CNNPequena,
+    MLPTabular,
+    contar_parametros_entrenables,
+)
+from curso_gpu.dispositivo import dispositivo_del_modelo
 
 
 def test_cnn_pequena_tiene_la_arquitectura_del_texto_base():

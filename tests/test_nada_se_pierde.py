@@ -32,9 +32,9 @@ from curso_gpu.checkpoints import (
     carpeta_checkpoints,
     guardar_atomico,
 )
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import PerdidaNoFinita, entrenar
-from curso_gpu.modelos import CNNPequena, MLPTabular
+from curso_gpu.entrenamiento import CNNPequena, MLPTabular
 from interrupciones import Desconexion, cortar_en
 
 ENT, VAL = generar_dataset(10, semilla=1), generar_dataset(5, semilla=2)
@@ -417,7 +417,7 @@ def test_perdida_nan_entre_registros_tambien_para_sin_checkpoints():
 
 
 def test_red_tabular_sin_criterio_elige_la_perdida_binaria():
-    from curso_gpu.datos import generar_datos_tabulares
+    from curso_gpu.entrenamiento import generar_datos_tabulares
 
     torch.manual_seed(0)
     ent, val = generar_datos_tabulares(200, semilla=1), generar_datos_tabulares(100, semilla=2)

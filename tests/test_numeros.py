@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from curso_gpu.numeros import leer_numero, mostrar_valor
+from curso_gpu.base import leer_numero, mostrar_valor
 
 
 @pytest.mark.parametrize("valor, esperado", [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from curso_gpu.nvidia_smi import (
+from curso_gpu.dispositivo import (
     LIMITE_SALIDA,
     SALIDA_EJEMPLO_T4,
     analizar_cabecera,
@@ -171,7 +171,7 @@ def test_analizar_cabecera(texto, esperado):
 
 
 def test_capacidades_de_computo_una_por_gpu():
-    from curso_gpu.nvidia_smi import analizar_capacidades
+    from curso_gpu.dispositivo import analizar_capacidades
     assert analizar_capacidades("7.5\n12.0\n") == [(7, 5), (12, 0)]
     assert analizar_capacidades("") == []
     # Un nvidia-smi antiguo que no conoce el campo: mejor no saber que adivinar.

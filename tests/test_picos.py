@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from curso_gpu import catalogo
-from curso_gpu.catalogo import picos_de
-from curso_gpu.picos import pico_teorico, tabla_picos
+from curso_gpu.base import catalogo
+from curso_gpu.base import picos_de
+from curso_gpu.base import pico_teorico, tabla_picos
 
 
 @pytest.mark.parametrize("nombre, dtype, esperado", [
@@ -98,7 +98,7 @@ def test_los_picos_de_apple_dicen_como_se_calcularon():
 
 
 def test_la_t4_sostiene_mucho_menos_que_su_pico_en_fp16():
-    from curso_gpu.picos import rango_porcentaje
+    from curso_gpu.base import rango_porcentaje
 
     minimo, maximo = rango_porcentaje("Tesla T4", torch.float16)
     assert (minimo * 65 / 100, maximo * 65 / 100) == pytest.approx((19.5, 26.0))  # 20–25 TFLOP/s

@@ -7,10 +7,10 @@ import torch
 from torch import nn
 
 from curso_gpu.checkpoints import CarpetaCheckpoints, cargar_checkpoint, guardar_atomico
-from curso_gpu.datos import generar_dataset
+from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
-from curso_gpu.modelos import CNNPequena
-from curso_gpu.precision_mixta import (
+from curso_gpu.entrenamiento import CNNPequena
+from curso_gpu.rendimiento import (
     PrecisionNoDisponible,
     comprobar_precision,
     preparar_precision,

@@ -1,6 +1,6 @@
 """Cómo se ven los informes (entorno, Colab) en la terminal y en el notebook."""
 
-from curso_gpu.presentacion import informe_html, informe_texto
+from curso_gpu.base import informe_html, informe_texto
 
 FILAS = [("GPU", "Tesla T4"), ("Memoria total", "15.0 GB")]
 
@@ -29,7 +29,7 @@ def test_el_html_escapa_el_texto_y_respeta_los_saltos_de_linea():
 
 import pytest  # noqa: E402
 
-from curso_gpu.presentacion import formatear_numero  # noqa: E402
+from curso_gpu.base import formatear_numero  # noqa: E402
 
 
 @pytest.mark.parametrize("valor, argumentos, esperado", [
@@ -60,7 +60,7 @@ def test_lo_que_no_es_un_numero_da_un_error_claro():
 
 # --- Tablas de varias columnas: todas las del paquete salen de Tabla ----------------------------
 
-from curso_gpu.presentacion import Celda, Tabla  # noqa: E402
+from curso_gpu.base import Celda, Tabla  # noqa: E402
 
 MEMORIA = Tabla("Memoria <de> entrenar", ["parte", "memoria", "%"],
                 [["pesos", "1.20 MB", "40 %"], ["activaciones", "300.0 kB", "10 %"], ["<otra>", 12345, "50 %"]],
@@ -107,7 +107,7 @@ def test_celda_con_estilo_barra_e_identificadores_de_fila():
 def test_una_dataclass_como_tabla_se_imprime_y_se_ve_en_el_notebook_con_su_tabla():
     from dataclasses import dataclass
 
-    from curso_gpu.presentacion import ComoTabla
+    from curso_gpu.base import ComoTabla
 
     @dataclass
     class Partes(ComoTabla):

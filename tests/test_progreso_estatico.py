@@ -22,7 +22,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
-from curso_gpu.progreso import VISTA_WIDGET
+from curso_gpu.base import VISTA_WIDGET
 from ipywidgets_colab import RAIZ, instalar_ipywidgets7
 
 EPOCAS = 12

@@ -10,7 +10,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from curso_gpu import graficos
-from curso_gpu.conjuntos import ImagenesSinteticas
+from curso_gpu.rendimiento import ImagenesSinteticas
 from curso_gpu.rendimiento import (
     ComparacionCargadores,
     Diagnostico,
@@ -109,8 +109,8 @@ def test_un_cargador_mas_corto_que_pasos_mide_lo_que_hay():
 
 
 def test_entrena_de_verdad_la_cnn_de_la_leccion_05():
-    from curso_gpu.datos import generar_dataset
-    from curso_gpu.modelos import CNNPequena
+    from curso_gpu.entrenamiento import generar_dataset
+    from curso_gpu.entrenamiento import CNNPequena
 
     torch.manual_seed(0)
     modelo = CNNPequena()

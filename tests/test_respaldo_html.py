@@ -6,8 +6,9 @@ from __future__ import annotations
 import nbformat
 from nbconvert import HTMLExporter
 
-from curso_gpu.calculadora import calculadora_vram
-from curso_gpu.widgets import VISTA_WIDGET, Pizarra
+from curso_gpu.interactivo import calculadora_vram
+from curso_gpu.base import VISTA_WIDGET
+from curso_gpu.interactivo import Pizarra
 
 
 def _exportar(*bundles) -> str:

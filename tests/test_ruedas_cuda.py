@@ -2,8 +2,8 @@
 
 import pytest
 
-from curso_gpu import ruedas_cuda
-from curso_gpu.ruedas_cuda import (
+from curso_gpu.base import ruedas_cuda
+from curso_gpu.base import (
     INDICE_RUEDAS,
     VERSIONES_CUDA,
     comando_instalacion,

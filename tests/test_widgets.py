@@ -12,8 +12,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # comprobar_widgets.py vive al lado
 import comprobar_widgets as cw  # noqa: E402
-from curso_gpu.datos import lineas_dibujadas
-from curso_gpu.widgets import AVISO_INACTIVA, AVISO_VACIA, LogicaPizarra
+from curso_gpu.entrenamiento import lineas_dibujadas
+from curso_gpu.interactivo import AVISO_INACTIVA, AVISO_VACIA, LogicaPizarra
 from ipywidgets_colab import RAIZ, instalar_ipywidgets7
 
 
@@ -104,7 +104,7 @@ def test_selector_aparece_solo_con_gpu():
 
 
 def test_selector_sin_gpu_no_muestra_botones(monkeypatch, capsys):
-    from curso_gpu import widgets
+    from curso_gpu.interactivo import widgets
 
     monkeypatch.setattr(widgets, "dispositivos_disponibles", lambda: ["cpu"])
     monkeypatch.setattr(widgets, "elegir_dispositivo", lambda preferencia="auto": torch.device("cpu"))

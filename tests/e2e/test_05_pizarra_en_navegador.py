@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from curso_gpu.datos import LADO, NOMBRES_CLASES
-from curso_gpu.widgets import AVISO_VACIA
+from curso_gpu.entrenamiento import LADO, NOMBRES_CLASES
+from curso_gpu.interactivo import AVISO_VACIA
 
 pytestmark = pytest.mark.e2e
 

@@ -1,0 +1,411 @@
+"""Entrenar, evaluar y predecir en cualquier dispositivo (CPU, CUDA, MPS). Lección 05.
+
+El bucle es el de la lección 05: Adam con todo el conjunto en cada paso, métricas
+en la época 1 y cada 10, y el tiempo total. Lo que añade el curso: lotes con
+``DataLoader`` (opcional), una barra de progreso, checkpoints para reanudar y errores
+claros cuando modelo y datos están en dispositivos distintos.
+
+Entre dos puntos de registro no se sincroniza nunca con la CPU (ningún ``.item()``): así
+la GPU trabaja sin esperas.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+import time
+from typing import Callable
+
+import torch
+from torch import nn
+
+from .datos import NOMBRES_CLASES
+from ..dispositivo import como_dispositivo as _como_dispositivo
+from ..dispositivo import sincronizar
+from .entradas import (
+    comprobar_con_modelo,
+    comprobar_mismo_dispositivo,
+    modo_evaluacion,
+    validar_datos,
+    validar_modelo,
+    validar_positivo,
+    validar_semilla,
+)
+from ..rendimiento import preparar_precision
+# Los datos que se devuelven viven en resultados_entrenamiento; las lecciones los importan desde aquí.
+from .resultados import Historial, Prediccion, Registro  # noqa: F401
+
+CADA_REGISTRO = 10
+
+
+class PerdidaNoFinita(ValueError):
+    """La pérdida se volvió NaN o infinita; ``historial`` guarda lo entrenado hasta entonces."""
+
+    def __init__(self, mensaje: str, historial: "Historial | None" = None):
+        super().__init__(mensaje)
+        self.historial = historial
+
+
+# ---------------------------------------------------------------------------
+# Métricas
+# ---------------------------------------------------------------------------
+
+def _aciertos(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Fracción de aciertos como tensor (sin sincronizar). Multiclase: argmax; binaria: logit > 0."""
+    if logits.ndim == 2 and logits.shape[1] > 1:
+        prediccion = logits.argmax(dim=1)
+    else:
+        prediccion = (logits.reshape(y.shape) > 0).to(y.dtype)
+    return (prediccion == y).float().mean()
+
+
+def calcular_accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
+    """Fracción de aciertos (de 0 a 1). Lección 05."""
+    return float(_aciertos(logits, y).item())
+
+
+def _medir(modelo, X, y, criterio, tamano_lote, dispositivo):
+    """(pérdida, accuracy) como tensores en el dispositivo; en trozos si hay tamaño de lote."""
+    if tamano_lote is None:
+        logits = modelo(X.to(dispositivo, non_blocking=True))
+        y = y.to(dispositivo, non_blocking=True)
+        return criterio(logits, y), _aciertos(logits, y)
+    perdida = torch.zeros((), device=dispositivo)
+    aciertos = torch.zeros((), device=dispositivo)
+    for inicio in range(0, X.shape[0], tamano_lote):
+        xb = X[inicio:inicio + tamano_lote].to(dispositivo, non_blocking=True)
+        yb = y[inicio:inicio + tamano_lote].to(dispositivo, non_blocking=True)
+        logits = modelo(xb)
+        perdida = perdida + criterio(logits, yb) * xb.shape[0]
+        aciertos = aciertos + _aciertos(logits, yb) * xb.shape[0]
+    return perdida / X.shape[0], aciertos / X.shape[0]
+
+
+def evaluar(modelo: nn.Module, X: torch.Tensor, y: torch.Tensor, dispositivo, *, criterio=None,
+            tamano_lote: int | None = None) -> tuple[float, float]:
+    """Pérdida y accuracy de ``modelo`` sobre ``(X, y)``, con ``eval()`` y ``no_grad()``. Lección 05.
+
+    Mueve ``X`` e ``y`` a ``dispositivo``; el modelo ya debe estar allí (si no, un error
+    en español que dice dónde está cada cosa). Sin ``criterio``, la misma pérdida que elige
+    ``entrenar``. Comprueba antes los datos (forma, tipo, NaN, etiquetas en rango).
+    """
+    validar_modelo(modelo)
+    dispositivo = _como_dispositivo(dispositivo)
+    if tamano_lote is not None:
+        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+    X, y = validar_datos((X, y), "Los datos a evaluar")
+    comprobar_mismo_dispositivo(modelo, dispositivo)
+    criterio, y = comprobar_con_modelo(modelo, criterio, X, y, "Los datos a evaluar", dispositivo)
+    with modo_evaluacion(modelo):
+        perdida, acierto = _medir(modelo, X, y, criterio, tamano_lote, dispositivo)
+        perdida, acierto = torch.stack([perdida.float(), acierto]).tolist()
+    return perdida, acierto
+
+
+def _como_imagen(imagen) -> torch.Tensor:
+    try:
+        tensor = torch.as_tensor(imagen, dtype=torch.float32).detach().cpu()
+    except (TypeError, ValueError, RuntimeError) as error:
+        raise ValueError(f"La imagen debe ser una cuadrícula de 8×8 números entre 0 y 1; no pude leerla ({error}).") from None
+    if tensor.numel() != 64 or tensor.shape[-2:] != (8, 8):
+        raise ValueError(
+            f"La imagen debe ser de 8×8 (forma [8, 8], [1, 8, 8] o [1, 1, 8, 8]); recibí la forma {tuple(tensor.shape)}.")
+    if not torch.isfinite(tensor).all() or tensor.min() < 0 or tensor.max() > 1:
+        raise ValueError(
+            f"Los valores de la imagen deben estar entre 0 y 1; recibí valores de {tensor.min().item():g} "
+            f"a {tensor.max().item():g}. Divide por el máximo o usa 0 (vacío) y 1 (pintado).")
+    return tensor.reshape(1, 1, 8, 8)
+
+
+def predecir(modelo: nn.Module, imagen_8x8, dispositivo) -> Prediccion:
+    """La clase de una imagen de 8×8 (lista, array o tensor con valores en [0, 1]). Lección 05."""
+    validar_modelo(modelo)
+    dispositivo = _como_dispositivo(dispositivo)
+    entrada = _como_imagen(imagen_8x8)
+    comprobar_mismo_dispositivo(modelo, dispositivo)
+    with modo_evaluacion(modelo):
+        try:
+            salida = modelo(entrada.to(dispositivo))
+        except (RuntimeError, ValueError, TypeError, IndexError) as error:
+            raise ValueError(f"El modelo {type(modelo).__name__} no acepta una imagen [1, 1, 8, 8]: la pizarra "
+                             f"necesita una CNN de imágenes de 8×8 como CNNPequena(). (PyTorch dice: "
+                             f"{str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__})") from None
+        if salida.ndim != 2:
+            raise ValueError(f"El modelo da salidas de forma {list(salida.shape)}; la pizarra espera "
+                             f"[1, {len(NOMBRES_CLASES)}] (un logit por clase).")
+        probabilidades = torch.softmax(salida, dim=1)[0].tolist()
+    if len(probabilidades) != len(NOMBRES_CLASES):
+        raise ValueError(f"El modelo da {len(probabilidades)} salidas; la pizarra espera {len(NOMBRES_CLASES)} clases.")
+    mejor = max(range(len(probabilidades)), key=probabilidades.__getitem__)
+    return Prediccion(NOMBRES_CLASES[mejor], dict(zip(NOMBRES_CLASES, probabilidades)))
+
+
+# ---------------------------------------------------------------------------
+# Entrenar
+# ---------------------------------------------------------------------------
+
+def fijar_semilla(semilla: int) -> None:
+    """Fija las semillas de torch (CPU y GPU), NumPy y ``random``. Lección 05.
+
+    ``semilla``: un entero entre 0 y 2**63 - 1 (también un entero de NumPy).
+    """
+    import numpy as np
+
+    semilla = validar_semilla(semilla)
+    if semilla is None:
+        raise ValueError("fijar_semilla necesita un entero, por ejemplo fijar_semilla(0); recibí None.")
+    torch.manual_seed(semilla)
+    np.random.seed(semilla % 2**32)
+    random.seed(semilla)
+
+
+def _vigilar(no_finita: torch.Tensor, perdida: torch.Tensor, epoca: int) -> torch.Tensor:
+    """Anota (sin sincronizar) la primera época en que la pérdida deja de ser finita."""
+    return torch.where((no_finita == 0) & ~torch.isfinite(perdida.detach().float()),
+                       torch.tensor(float(epoca), device=no_finita.device), no_finita)
+
+
+def _parar_si_no_finita(epoca_mala: float, perdidas, lr: float, historial: Historial, epoca: int | None = None) -> None:
+    """Lanza ``PerdidaNoFinita`` si la pérdida se volvió NaN/inf (en el paso o al medir)."""
+    if not epoca_mala and (perdidas is None or all(math.isfinite(p) for p in perdidas)):
+        return
+    cuando = int(epoca_mala) if epoca_mala else epoca
+    raise PerdidaNoFinita(
+        f"La pérdida dejó de ser un número finito (NaN o infinito) en la época {cuando}: paro el entrenamiento. "
+        f"Suele ser un lr demasiado alto (prueba lr={lr / 10:g}) o datos con valores enormes, NaN o infinitos "
+        "(normalízalos). Lo entrenado hasta aquí está en error.historial; los checkpoints guardados siguen intactos.",
+        historial)
+
+
+def _seguir_desde(estado: dict, modelo: nn.Module, optimizador, escalador, lr: float, epocas: int,
+                  dispositivo: torch.device) -> tuple[Historial, int]:
+    """Carga modelo, optimizador, escalador e historial de un checkpoint; el lr es el que pides ahora."""
+    try:
+        modelo.load_state_dict(estado["modelo"])
+        optimizador.load_state_dict(estado["optimizador"])
+    except (RuntimeError, ValueError, KeyError) as error:
+        raise ValueError(
+            f"El checkpoint {estado['ruta']} no corresponde a este modelo ({error}). "
+            "Usa otra carpeta, o reanudar=False para empezar de cero.") from None
+    if estado.get("escalador"):
+        escalador.load_state_dict(estado["escalador"])
+    for grupo in optimizador.param_groups:
+        grupo["lr"] = lr  # si cambiaste lr, manda el nuevo (preparar_reanudacion ya lo avisó)
+    historial = Historial.desde_dict(estado["historial"])
+    historial.epocas_totales, historial.dispositivo = epocas, str(dispositivo)
+    historial.avisos = []  # los de la sesión anterior ya se vieron entonces
+    historial.reanudado_desde = int(estado["epoca"])
+    return historial, int(estado["semilla_lotes"])
+
+
+@contextlib.contextmanager
+def _determinista(activar: bool):
+    """En CUDA, algoritmos de cuDNN deterministas mientras dura el entrenamiento."""
+    if not activar:
+        yield
+        return
+    antes = (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
+    torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = True, False
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = antes
+
+
+def _ejemplos_del_grupo(micro_lote: int, tamano_lote: int, acumular: int, n: int) -> int:
+    """Ejemplos del grupo de ``acumular`` micro-lotes al que pertenece el micro-lote ``micro_lote``."""
+    inicio = (micro_lote // acumular) * acumular * tamano_lote
+    return min(acumular * tamano_lote, n - inicio)
+
+
+def entrenar(
+    modelo: nn.Module,
+    datos_entrenamiento,
+    datos_validacion,
+    dispositivo,
+    epocas: int = 120,
+    lr: float = 0.01,
+    *,
+    tamano_lote: int | None = None,
+    semilla: int | None = None,
+    silencioso: bool = False,
+    al_registrar: Callable[[Registro], None] | None = None,
+    al_avanzar: Callable[[int, int], None] | None = None,
+    checkpoints=None,
+    cada_checkpoint: int = 0,
+    reanudar: bool | None = None,
+    criterio: nn.Module | None = None,
+    acumular: int = 1,
+    precision: str = "fp32",
+) -> Historial:
+    """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
+
+    - Mueve el modelo y los datos al dispositivo una sola vez. Sin ``tamano_lote``, cada
+      época es un paso de Adam con todo el conjunto (como el bucle a mano); con
+      ``tamano_lote``, usa un ``DataLoader`` barajado (``pin_memory``/``non_blocking`` en CUDA).
+    - Mide pérdida y accuracy de entrenamiento y validación en la época 1, cada 10 y la
+      última; llama a ``al_registrar(registro)`` en esos puntos.
+    - El progreso va por un solo canal: ``al_avanzar(epoca, total)`` en cada época (no
+      sincroniza). Por defecto es una barra de ``tqdm`` (``progreso.BarraEpocas``); con
+      ``silencioso=True`` no hay barra. ``entrenar`` no imprime nada: los avisos (p. ej.
+      «Reanudo desde…») quedan en ``historial.avisos``.
+    - ``semilla``: fija las semillas (misma semilla y dispositivo ⇒ mismo resultado).
+    - ``checkpoints`` (``carpeta_checkpoints(...)`` o una ruta) y ``cada_checkpoint=N``:
+      guarda cada N épocas y al final. Si la carpeta ya tiene checkpoints de este
+      entrenamiento, **sigue desde el último** y lo dice (si cambiaste lr, tamano_lote,
+      epocas..., avisa de cada cambio). ``reanudar=False`` empieza de cero y aparta los
+      viejos a ``anteriores/<fecha>/`` (nunca se borran). Un segundo entrenamiento en la
+      misma carpeta se rechaza (``CarpetaOcupada``).
+    - ``criterio``: la pérdida; sin ella, entropía cruzada (un logit por clase) o
+      ``BCEWithLogitsLoss`` (un logit por ejemplo).
+    - Errores que no pierden nada: ``PerdidaNoFinita`` si la pérdida se vuelve NaN/inf y
+      ``CheckpointNoGuardado`` si el disco se llena; los dos traen ``error.historial``.
+    - ``acumular=k`` (con ``tamano_lote``): suma los gradientes de k micro-lotes antes de cada
+      paso de Adam. Da lo mismo que un lote de k·tamano_lote con la memoria de uno de
+      tamano_lote (lección 07); supone un ``criterio`` que promedia (el de por defecto).
+    - ``precision``: ``"fp32"`` (por defecto), ``"fp16"`` (autocast + ``GradScaler``, cuyo
+      estado va en el checkpoint) o ``"bf16"`` (autocast, sin escalador). Lección 06.
+    """
+    from ..checkpoints import CheckpointNoGuardado, como_carpeta, estado_aleatorio, restaurar_estado_aleatorio
+    from ..checkpoints import preparar_reanudacion
+
+    # 1. Comprobar todo antes de gastar un segundo de cálculo.
+    validar_modelo(modelo)
+    epocas = validar_positivo(epocas, "epocas", True, "epocas=120")
+    lr = validar_positivo(lr, "lr", False, "lr=0.01")
+    if tamano_lote is not None:
+        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+    cada_checkpoint = validar_positivo(cada_checkpoint, "cada_checkpoint", True, "cada_checkpoint=10", minimo_cero=True)
+    semilla = validar_semilla(semilla)
+    if reanudar is not None and not isinstance(reanudar, bool):
+        raise ValueError(f"reanudar debe ser None (sigue si hay checkpoints), True o False (empieza de cero); "
+                         f"recibí {reanudar!r}.")
+    acumular = validar_positivo(acumular, "acumular", True, "acumular=4")
+    if acumular > 1 and tamano_lote is None:
+        raise ValueError(f"acumular={acumular} necesita un tamaño de micro-lote: entrenar(..., tamano_lote=8, "
+                         f"acumular={acumular}) da pasos con {acumular} × 8 ejemplos.")
+    X_ent, y_ent = validar_datos(datos_entrenamiento, "datos_entrenamiento")
+    X_val, y_val = validar_datos(datos_validacion, "datos_validacion")
+    dispositivo = _como_dispositivo(dispositivo)
+    autocast, escalador = preparar_precision(precision, dispositivo)
+    carpeta = None
+    if checkpoints is not None:
+        carpeta = como_carpeta(checkpoints)
+        carpeta.comprobar_escritura()  # una carpeta sin permisos falla ahora, no tras una hora
+    elif reanudar or cada_checkpoint:
+        raise ValueError("Para guardar o reanudar hace falta una carpeta: checkpoints=carpeta_checkpoints('nombre').")
+    if semilla is not None:
+        fijar_semilla(semilla)
+
+    # 2. Todo al mismo dispositivo, una sola vez.
+    modelo.to(dispositivo)
+    criterio, y_ent = comprobar_con_modelo(modelo, criterio, X_ent, y_ent, "datos_entrenamiento", dispositivo)
+    criterio, y_val = comprobar_con_modelo(modelo, criterio, X_val, y_val, "datos_validacion", dispositivo)
+    optimizador = torch.optim.Adam(modelo.parameters(), lr=lr)
+    en_cuda = dispositivo.type == "cuda"
+    if tamano_lote is None:
+        X_ent, y_ent = X_ent.to(dispositivo), y_ent.to(dispositivo)
+        X_val, y_val = X_val.to(dispositivo), y_val.to(dispositivo)
+    else:
+        X_ent, y_ent, X_val, y_val = X_ent.cpu(), y_ent.cpu(), X_val.cpu(), y_val.cpu()
+    semilla_lotes = semilla if semilla is not None else 0
+    if semilla is None and tamano_lote is not None:
+        semilla_lotes = int(torch.randint(0, 2**31 - 1, (1,)).item())  # se guarda en el checkpoint
+
+    historial = Historial(dispositivo=str(dispositivo), epocas_totales=epocas)
+    inicio = 1
+    # Lo que se compara al reanudar (quien añada una opción a entrenar, que la añada aquí).
+    configuracion = {"lr": lr, "tamano_lote": tamano_lote, "epocas": epocas, "modelo": type(modelo).__name__,
+                     "criterio": type(criterio).__name__, "dispositivo": dispositivo.type, "semilla": semilla,
+                     "acumular": acumular, "precision": precision}
+    avisos: list[str] = []  # acaban en historial.avisos: entrenar no imprime
+
+    cargador = None
+    if tamano_lote is not None:
+        generador = torch.Generator()
+        cargador = torch.utils.data.DataLoader(
+            torch.utils.data.TensorDataset(X_ent, y_ent), batch_size=tamano_lote, shuffle=True,
+            generator=generador, pin_memory=en_cuda)
+
+    def guardar(epoca: int) -> None:
+        _parar_si_no_finita(no_finita.item(), None, lr, historial)  # nunca se guarda un modelo con pesos NaN
+        try:
+            carpeta.guardar({
+                "formato": 2, "epoca": epoca, "epocas": epocas, "lr": float(lr), "configuracion": configuracion,
+                "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
+                "historial": historial.a_dict(), "aleatorio": estado_aleatorio(),
+                "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote, "acumular": acumular,
+                "precision": precision, "escalador": escalador.state_dict(),
+            }, epoca)
+        except CheckpointNoGuardado as error:
+            error.historial = historial  # lo entrenado no se pierde
+            raise
+
+    # 3. El bucle (con el candado de la carpeta: un solo entrenamiento a la vez).
+    candado = carpeta.candado() if carpeta is not None else contextlib.nullcontext()
+    no_finita = torch.zeros((), device=dispositivo)  # la época en que la pérdida dejó de ser finita (0: nunca)
+    with candado, _determinista(en_cuda and semilla is not None):
+        if carpeta is not None:
+            estado = preparar_reanudacion(carpeta, reanudar, configuracion, dispositivo, avisos.append,
+                                          modelo.state_dict())
+            if estado is not None:
+                historial, semilla_lotes = _seguir_desde(estado, modelo, optimizador, escalador, lr, epocas,
+                                                         dispositivo)
+                inicio = int(estado["epoca"]) + 1
+                restaurar_estado_aleatorio(estado["aleatorio"])
+        historial.avisos += avisos
+        segundos_previos = historial.segundos
+        if al_avanzar is None and not silencioso:
+            from ..base import BarraEpocas
+
+            al_avanzar = BarraEpocas(f"Entrenando en {dispositivo}")
+        comienzo = time.perf_counter()
+        for epoca in range(inicio, epocas + 1):
+            modelo.train()
+            if cargador is None:
+                with autocast():
+                    perdida = criterio(modelo(X_ent), y_ent)
+                no_finita = _vigilar(no_finita, perdida, epoca)
+                optimizador.zero_grad(set_to_none=True)
+                escalador.scale(perdida).backward()
+                escalador.step(optimizador)
+                escalador.update()
+            else:
+                generador.manual_seed(semilla_lotes + epoca)  # mismo orden de lotes al reanudar
+                for i, (xb, yb) in enumerate(cargador):
+                    xb = xb.to(dispositivo, non_blocking=True)
+                    yb = yb.to(dispositivo, non_blocking=True)
+                    with autocast():
+                        perdida = criterio(modelo(xb), yb)
+                    no_finita = _vigilar(no_finita, perdida, epoca)
+                    if i % acumular == 0:
+                        optimizador.zero_grad(set_to_none=True)
+                    if acumular > 1:  # cada micro-lote pesa lo que sus ejemplos en el grupo
+                        perdida = perdida * (xb.shape[0] / _ejemplos_del_grupo(i, tamano_lote, acumular, len(X_ent)))
+                    escalador.scale(perdida).backward()
+                    if (i + 1) % acumular == 0 or i + 1 == len(cargador):
+                        escalador.step(optimizador)
+                        escalador.update()
+
+            if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == epocas:
+                with modo_evaluacion(modelo):
+                    pe, ae = _medir(modelo, X_ent, y_ent, criterio, tamano_lote, dispositivo)
+                    pv, av = _medir(modelo, X_val, y_val, criterio, tamano_lote, dispositivo)
+                    valores = torch.stack([pe.float(), pv.float(), ae, av, no_finita]).tolist()  # la única espera
+                _parar_si_no_finita(valores.pop(), valores[:2], lr, historial, epoca)
+                historial.segundos = segundos_previos + time.perf_counter() - comienzo
+                registro = Registro(epoca, epocas, *valores[:2], *valores[2:], historial.segundos)
+                historial.agregar(registro)
+                if al_registrar is not None:
+                    al_registrar(registro)
+            if carpeta is not None and (epoca == epocas or (cada_checkpoint and epoca % cada_checkpoint == 0)):
+                historial.segundos = segundos_previos + time.perf_counter() - comienzo
+                guardar(epoca)
+            if al_avanzar is not None:
+                al_avanzar(epoca, epocas)
+        sincronizar(dispositivo)
+    historial.segundos = segundos_previos + time.perf_counter() - comienzo
+    if carpeta is not None:
+        carpeta.copiar_pendientes_a_drive()
+    return historial

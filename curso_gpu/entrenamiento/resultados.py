@@ -1,0 +1,102 @@
+"""Lo que devuelven ``entrenar`` y ``predecir``: ``Registro``, ``Historial`` y ``Prediccion``. Lección 05.
+
+Solo datos y cómo se ven (una ``Tabla`` de ``presentacion``): así una prueba mira los números
+sin pantalla, y el historial se guarda en un checkpoint con ``weights_only=True``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ..base import Celda, ComoTabla, Tabla
+
+
+
+@dataclass
+class Registro:
+    """Las métricas de un punto de registro (época 1, cada 10 y la última)."""
+
+    epoca: int
+    epocas: int
+    perdida_entrenamiento: float
+    perdida_validacion: float
+    accuracy_entrenamiento: float
+    accuracy_validacion: float
+    segundos: float
+
+    def __str__(self) -> str:
+        return (
+            f"Época: {self.epoca:3d}/{self.epocas}\n"
+            f"Pérdida de entrenamiento: {self.perdida_entrenamiento:.4f}\n"
+            f"Pérdida de validación:    {self.perdida_validacion:.4f}\n"
+            f"Accuracy de entrenamiento: {self.accuracy_entrenamiento:.3f}\n"
+            f"Accuracy de validación:    {self.accuracy_validacion:.3f}\n"
+            f"Segundos: {self.segundos:.2f}"
+        )
+
+
+@dataclass
+class Historial(ComoTabla):
+    """Lo que pasó en un entrenamiento: métricas por punto de registro y tiempo total. Lección 05."""
+
+    epocas: list[int] = field(default_factory=list)
+    perdida_entrenamiento: list[float] = field(default_factory=list)
+    perdida_validacion: list[float] = field(default_factory=list)
+    accuracy_entrenamiento: list[float] = field(default_factory=list)
+    accuracy_validacion: list[float] = field(default_factory=list)
+    segundos: float = 0.0
+    dispositivo: str = "cpu"
+    epocas_totales: int = 0
+    reanudado_desde: int | None = None  # última época del checkpoint del que se siguió
+    avisos: list[str] = field(default_factory=list)  # p. ej. «Reanudo desde…»: entrenar no imprime
+
+    def agregar(self, registro: Registro) -> None:
+        self.epocas.append(registro.epoca)
+        self.perdida_entrenamiento.append(registro.perdida_entrenamiento)
+        self.perdida_validacion.append(registro.perdida_validacion)
+        self.accuracy_entrenamiento.append(registro.accuracy_entrenamiento)
+        self.accuracy_validacion.append(registro.accuracy_validacion)
+
+    def registros(self) -> list[Registro]:
+        return [
+            Registro(e, self.epocas_totales, pe, pv, ae, av, self.segundos)
+            for e, pe, pv, ae, av in zip(self.epocas, self.perdida_entrenamiento, self.perdida_validacion,
+                                         self.accuracy_entrenamiento, self.accuracy_validacion)
+        ]
+
+    @property
+    def final(self) -> Registro | None:
+        """Las métricas al terminar (el último punto de registro)."""
+        registros = self.registros()
+        return registros[-1] if registros else None
+
+    def a_dict(self) -> dict:
+        """Solo listas, números y texto: se guarda en un checkpoint con ``weights_only=True``."""
+        return asdict(self)
+
+    @classmethod
+    def desde_dict(cls, datos: dict) -> "Historial":
+        return cls(**datos)
+
+    def tabla(self) -> Tabla:
+        """Las métricas como ``Tabla``: una fila por punto de registro; los avisos, debajo."""
+        reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
+        titulo = (f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s"
+                  f"{reanudado}")
+        filas = [[r.epoca, f"{r.perdida_entrenamiento:.4f}", f"{r.perdida_validacion:.4f}",
+                  f"{r.accuracy_entrenamiento:.3f}", f"{r.accuracy_validacion:.3f}"] for r in self.registros()]
+        return Tabla(titulo, ["época", "pérdida ent.", "pérdida val.", "acc. ent.", "acc. val."], filas,
+                     notas=list(self.avisos))
+
+
+@dataclass
+class Prediccion(ComoTabla):
+    """La clase que predice el modelo y la probabilidad de cada una. Lección 05."""
+
+    clase: str
+    probabilidades: dict[str, float]
+
+    def tabla(self) -> Tabla:
+        """La clase predicha y una fila por clase con su probabilidad (una barra en el notebook)."""
+        filas = [[n, Celda(f"{p:.2f}", barra=p)] for n, p in self.probabilidades.items()]
+        return Tabla(f"Predicción: {self.clase}", [], filas)

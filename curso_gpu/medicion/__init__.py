@@ -1,0 +1,47 @@
+"""Medir bien: sincronizar, calentar, medianas y comparaciones honestas. Lección 03.
+
+- ``cronometro``: ``cronometrar`` y las mediciones con presupuesto de tiempo.
+- ``cpu_gpu``: ``a @ b`` en CPU y GPU: GFLOP/s, % del pico, el barrido por tamaños.
+- ``memoria_libre``: ¿caben las matrices antes de crearlas?
+- ``bucle_python``: el bucle triple de Python frente a NumPy.
+"""
+
+from ..base import cargar_perezoso
+
+# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
+CASAS = {
+    "ResultadoBucle": "bucle_python",
+    "bucle_python_vs_numpy": "bucle_python",
+    "ComparacionCpuGpu": "cpu_gpu",
+    "ComparacionSincronizacion": "cpu_gpu",
+    "ResultadoBarrido": "cpu_gpu",
+    "ResultadoMatmul": "cpu_gpu",
+    "barrido": "cpu_gpu",
+    "comparar_cpu_gpu": "cpu_gpu",
+    "medir_matmul": "cpu_gpu",
+    "medir_sin_sincronizar": "cpu_gpu",
+    "DISPERSION_MAXIMA": "cronometro",
+    "Medicion": "cronometro",
+    "cronometrar": "cronometro",
+    "cronometrar_con_presupuesto": "cronometro",
+    "cronometrar_sin_sincronizar": "cronometro",
+    "entero_positivo": "cronometro",
+    "MemoriaInsuficiente": "memoria_libre",
+    "PRECISIONES_MATMUL": "memoria_libre",
+    "comprobar_que_cabe": "memoria_libre",
+    "es_falta_de_memoria": "memoria_libre",
+    "liberar_memoria": "memoria_libre",
+    "memoria_disponible": "memoria_libre",
+    "memoria_necesaria": "memoria_libre",
+    "tipo_de_dato": "memoria_libre",
+}
+
+__all__ = sorted(CASAS)
+
+
+def __getattr__(nombre: str):
+    return cargar_perezoso(__name__, CASAS, nombre, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(CASAS))

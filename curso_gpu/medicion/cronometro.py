@@ -1,0 +1,227 @@
+"""Cronometrar bien en CPU y en GPU: sincronizar, calentar y quedarse con la mediana. Lección 03.
+
+Tres reglas, que casi todo el código de medición de internet se salta:
+
+1. **Sincronizar.** En una GPU, ``a @ b`` solo *encarga* el trabajo y vuelve enseguida. Antes
+   de leer el reloj hay que esperar a que termine: ``torch.cuda.synchronize()``.
+2. **Calentar.** La primera llamada paga el arranque (el contexto de CUDA, cuBLAS, la memoria).
+   Se mide aparte (``Medicion.primera``) y no cuenta.
+3. **Repetir y dar la mediana.** Una sola muestra es ruido; la mediana de varias, no.
+
+En CPU se usan todos los hilos que PyTorch tiene (``torch.get_num_threads()``), para que la
+comparación con la GPU sea justa.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+import torch
+
+from ..dispositivo import como_dispositivo, sincronizar
+from ..base import formatear_tiempo, tabla_html, tabla_texto
+
+# ---------------------------------------------------------------------------
+# Validar la entrada
+# ---------------------------------------------------------------------------
+
+def entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
+    """``valor`` si es un entero ≥ ``minimo``; si no, un ``ValueError`` que dice qué se recibió."""
+    if isinstance(valor, bool) or not isinstance(valor, int) or valor < minimo:
+        raise ValueError(
+            f"{nombre} debe ser un número entero mayor o igual que {minimo}; recibí {valor!r}."
+        )
+    return valor
+
+
+# ---------------------------------------------------------------------------
+# Sincronizar y cronometrar
+# ---------------------------------------------------------------------------
+
+def _percentil(ordenadas: list[float], p: float) -> float:
+    """Percentil con interpolación lineal (como ``numpy.percentile`` por defecto)."""
+    if len(ordenadas) == 1:
+        return ordenadas[0]
+    posicion = (len(ordenadas) - 1) * p
+    abajo = math.floor(posicion)
+    arriba = min(abajo + 1, len(ordenadas) - 1)
+    return ordenadas[abajo] + (ordenadas[arriba] - ordenadas[abajo]) * (posicion - abajo)
+
+
+DISPERSION_MAXIMA = 0.10
+"""Por encima de este rango intercuartílico (como fracción de la mediana), la medida avisa."""
+
+
+@dataclass
+class Medicion:
+    """Los tiempos (en segundos) de ``cronometrar``: todas las muestras y sus estadísticas. Lección 03."""
+
+    muestras: list[float]
+    primera: float | None  # la primera llamada, en frío: no cuenta en las estadísticas
+    dispositivo: str
+    calentamiento: int = 0
+    sincronizada: bool = True
+    hilos_cpu: int | None = None
+    descripcion: str = ""
+
+    @property
+    def repeticiones(self) -> int:
+        return len(self.muestras)
+
+    @property
+    def mediana(self) -> float:
+        """La cifra que cita la lección."""
+        return statistics.median(self.muestras)
+
+    @property
+    def minimo(self) -> float:
+        return min(self.muestras)
+
+    @property
+    def maximo(self) -> float:
+        return max(self.muestras)
+
+    @property
+    def cuartil_1(self) -> float:
+        return _percentil(sorted(self.muestras), 0.25)
+
+    @property
+    def cuartil_3(self) -> float:
+        return _percentil(sorted(self.muestras), 0.75)
+
+    @property
+    def rango_intercuartilico(self) -> float:
+        """La dispersión: Q3 − Q1 (el 50 % central de las muestras)."""
+        return self.cuartil_3 - self.cuartil_1
+
+    def a_dict(self) -> dict:
+        datos = asdict(self)
+        datos.update(mediana=self.mediana, minimo=self.minimo, maximo=self.maximo,
+                     rango_intercuartilico=self.rango_intercuartilico)
+        return datos
+
+    def _filas(self) -> list[tuple[str, str]]:
+        filas = []
+        if self.primera is not None:
+            filas.append(("primera llamada (en frío)", formatear_tiempo(self.primera)))
+        filas += [
+            ("mediana", formatear_tiempo(self.mediana)),
+            ("mínimo / máximo", f"{formatear_tiempo(self.minimo)} / {formatear_tiempo(self.maximo)}"),
+            ("rango intercuartílico", formatear_tiempo(self.rango_intercuartilico)),
+            ("muestras", f"{self.repeticiones} tras {self.calentamiento} de calentamiento"),
+        ]
+        hilos = f", {self.hilos_cpu} hilos" if self.hilos_cpu else ""
+        sinc = "sincronizando" if self.sincronizada else "SIN sincronizar (mal a propósito)"
+        filas.append(("dispositivo", f"{self.dispositivo}{hilos}, {sinc}"))
+        return filas
+
+    @property
+    def avisos(self) -> list[str]:
+        """Como ``torch.utils.benchmark``: avisa si la dispersión es grande (IQR > 10 % de la mediana)."""
+        if self.mediana > 0 and self.rango_intercuartilico > DISPERSION_MAXIMA * self.mediana:
+            porcentaje = 100 * self.rango_intercuartilico / self.mediana
+            return [f"La dispersión es grande: el rango intercuartílico es el {porcentaje:.0f} % de la mediana "
+                    f"(más del {DISPERSION_MAXIMA * 100:.0f} %). No te fíes de esta cifra: repite la medida con más "
+                    "repeticiones y sin otros programas trabajando."]
+        return []
+
+    def _titulo(self) -> str:
+        return f"Medición: {self.descripcion}" if self.descripcion else "Medición"
+
+    def __str__(self) -> str:
+        return tabla_texto(self._titulo(), self._filas(), self.avisos)
+
+    def _repr_html_(self) -> str:
+        return tabla_html(self._titulo(), self._filas(), self.avisos)
+
+
+def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 10, calentamiento: int = 2,
+                reloj: Callable[[], float] | None = None, descripcion: str = "") -> Medicion:
+    """Mide ``funcion()`` bien: calentamiento, sincronización y varias muestras. Lección 03.
+
+    1. La primera llamada se mide aparte (``primera``): es la «en frío».
+    2. Luego ``calentamiento`` llamadas más que no se miden.
+    3. Luego ``repeticiones`` muestras. Cada una: ``sincronizar`` → reloj → ``funcion()`` →
+       ``sincronizar`` → reloj. Así el reloj nunca se lee con trabajo pendiente en la GPU.
+
+    ``reloj`` es ``time.perf_counter`` salvo que pases otro (los tests pasan uno falso).
+    """
+    d = como_dispositivo(dispositivo)
+    entero_positivo(repeticiones, "repeticiones")
+    entero_positivo(calentamiento, "calentamiento", minimo=0)
+    reloj = reloj or time.perf_counter
+
+    def una_vez() -> float:
+        sincronizar(d)
+        inicio = reloj()
+        funcion()
+        sincronizar(d)
+        return reloj() - inicio
+
+    primera = una_vez()
+    for _ in range(calentamiento):
+        funcion()
+    muestras = [una_vez() for _ in range(repeticiones)]
+    return Medicion(muestras, primera, str(d), calentamiento, True,
+                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
+
+
+def cronometrar_sin_sincronizar(funcion, d: torch.device, repeticiones: int, calentamiento: int,
+                                 reloj, descripcion: str) -> Medicion:
+    """La forma MAL hecha, a propósito: lee el reloj sin esperar a la GPU."""
+    reloj = reloj or time.perf_counter
+    for _ in range(1 + calentamiento):
+        funcion()
+    sincronizar(d)  # empezamos con la cola vacía, para que la comparación sea justa
+    muestras = []
+    for _ in range(repeticiones):
+        inicio = reloj()
+        funcion()
+        muestras.append(reloj() - inicio)
+    sincronizar(d)  # fuera del reloj: dejamos la GPU limpia
+    return Medicion(muestras, None, str(d), calentamiento, False,
+                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
+
+
+def cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device, presupuesto_s: float,
+                                minimo: int, calentamiento: int, reloj: Callable[[], float] | None,
+                                descripcion: str) -> Medicion:
+    """Como ``cronometrar``, pero repite hasta gastar ``presupuesto_s`` segundos (y al menos ``minimo``).
+
+    La idea de ``blocked_autorange`` (``torch.utils.benchmark``): una operación de microsegundos
+    se mide en *bloques* de k llamadas seguidas, así el reloj y la sincronización (microsegundos)
+    no pesan. k empieza en 1 y crece (como mucho ×10 cada vez) hasta que un bloque dura ~1 ms;
+    solo cuentan los bloques de esa duración. Bloques cortos: si otro programa interrumpe uno,
+    es una muestra rara que la mediana descarta. Cada muestra es el tiempo del bloque entre k.
+    """
+    reloj = reloj or time.perf_counter
+
+    def bloque(k: int) -> float:
+        sincronizar(d)
+        inicio = reloj()
+        for _ in range(k):
+            funcion()
+        sincronizar(d)
+        return reloj() - inicio
+
+    primera = bloque(1)  # en frío: aparte, no cuenta
+    for _ in range(calentamiento):
+        funcion()
+    objetivo = min(presupuesto_s / 10, 1e-3)  # lo que debe durar cada bloque
+    llamadas, gastado = 1, 0.0
+    muestras: list[float] = []
+    while len(muestras) < minimo or (gastado < presupuesto_s and len(muestras) < 1000):
+        segundos = bloque(llamadas)
+        gastado += segundos
+        if segundos >= objetivo / 2 or llamadas >= 1_000_000 or gastado >= presupuesto_s:
+            muestras.append(segundos / llamadas)
+        else:  # bloque demasiado corto: no cuenta, el siguiente será mayor
+            llamadas = min(1_000_000, llamadas * min(10, max(2, round(objetivo / max(segundos, 1e-9)))))
+    if llamadas > 1:
+        descripcion = f"{descripcion} (bloques de {llamadas} llamadas)"
+    return Medicion(muestras, primera, str(d), calentamiento, True,
+                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
