@@ -106,7 +106,7 @@ def como_json(gpu: str, resultados: list[Resultado], rapido: bool, fecha: str | 
 
 def guardar_json(ruta: str | Path, datos: dict) -> Path:
     """Escribe ``datos`` en ``ruta`` (JSON legible) de forma atómica: nunca queda un archivo a medias."""
-    from curso_gpu.escritura_segura import escribir_atomico
+    from curso_gpu.checkpoints import escribir_atomico
 
     ruta = Path(ruta)
     ruta.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ La caché se llena de dos maneras:
   descarta: las barras de progreso cerradas y la pizarra de la lección 05) y guarda la copia aquí.
   Así la prueba del sitio no ejecuta las lecciones una segunda vez.
 
-Solo se importan ``hashlib``, ``json`` y compañía: el ``conftest.py`` lo carga en cada proceso.
+Solo importa la biblioteca estándar y ``curso_gpu.base`` (sin torch): lo carga el ``conftest.py``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import hashlib
-import json
 import os
 import sys
 import time
@@ -32,6 +31,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 RAIZ = Path(__file__).resolve().parent.parent
+if str(RAIZ) not in sys.path:  # para usarla sin instalar el paquete
+    sys.path.insert(0, str(RAIZ))
+from curso_gpu.base import VISTA_WIDGET  # noqa: E402  (ligero: no carga torch)
+
 NOTEBOOKS = RAIZ / "notebooks"
 PAQUETE = RAIZ / "curso_gpu"
 CACHE = RAIZ / "_build" / "ejecuciones"
@@ -39,7 +42,6 @@ PATRON_LECCION = "[0-9][0-9]_*.ipynb"
 # Sube este número si cambia lo que se guarda en la caché: las copias viejas dejan de valer.
 FORMATO = 1
 METADATOS = "curso_gpu_ejecucion"  # la clave, en los metadatos del notebook, de quién lo ejecutó y dónde
-VISTA_WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 # ---------------------------------------------------------------------------
@@ -102,9 +104,7 @@ def fallo(notebook: str | Path, cache: str | Path = CACHE, paquete: str | None =
 
 def _escribir_texto(destino: Path, texto: str) -> None:
     """Escribe ``texto`` en ``destino`` de forma atómica (temporal único y ``os.replace``)."""
-    if str(RAIZ) not in sys.path:
-        sys.path.insert(0, str(RAIZ))
-    from curso_gpu.escritura_segura import escribir_atomico
+    from curso_gpu.checkpoints import escribir_atomico
 
     destino.parent.mkdir(parents=True, exist_ok=True)
     escribir_atomico(destino, lambda archivo: archivo.write(texto.encode("utf-8")))
@@ -114,8 +114,6 @@ def describir_dispositivo() -> str:
     """Dónde se ejecutan las lecciones en esta máquina: «CPU: Intel(R) Xeon(R) … · PyTorch 2.13.0»."""
     import torch
 
-    if str(RAIZ) not in sys.path:
-        sys.path.insert(0, str(RAIZ))
     from curso_gpu.dispositivo import elegir_dispositivo, nombre_dispositivo
 
     dispositivo = elegir_dispositivo("auto")

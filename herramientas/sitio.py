@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # para usarla sin instalar el paquete
 import insignias  # noqa: E402  (herramientas/, la carpeta de este archivo)
 import lecciones_ejecutadas as ejecutadas  # noqa: E402
-from curso_gpu.terminal import AnalizadorArgumentos  # noqa: E402
+from curso_gpu.base import AnalizadorArgumentos  # noqa: E402
 
 RAIZ = Path(__file__).resolve().parent.parent
 README = RAIZ / "README.md"
