@@ -233,12 +233,20 @@ def ejecutar(notebooks: Iterable[Path], cache: str | Path = CACHE, paralelo: int
     fallos = []
     for ruta, resultado in zip(notebooks, resultados):
         if isinstance(resultado, BaseException):
-            motivo = f"{type(resultado).__name__}: {resultado}"
+            motivo = resumen_del_error(resultado)
             marcar_fallo(ruta, motivo, cache)
-            fallos.append(f"{ruta.name}: {motivo[-2000:]}")
+            fallos.append(f"--- {ruta.name}:\n{motivo}")
     if fallos:
         raise LeccionFallida("Estas lecciones fallaron al ejecutarse; corrígelas y repite:\n" + "\n".join(fallos))
     return dict(zip(notebooks, resultados))
+
+
+def resumen_del_error(error: BaseException, lineas: int = 12) -> str:
+    """El final del error de una lección, sin los colores de la terminal: lo que hay que leer."""
+    import re
+
+    texto = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(error).__name__}: {error}").rstrip()
+    return "\n".join(texto.splitlines()[-lineas:])
 
 
 # ---------------------------------------------------------------------------

@@ -239,3 +239,22 @@ def test_un_archivo_de_resultados_roto_es_un_error_que_dice_cual(tmp_path):
     (tmp_path / "roto.json").write_text('{"gpu": "T4"}', encoding="utf-8")
     with pytest.raises(ValueError, match="roto.json no es un resultado"):
         sitio.leer_validaciones(tmp_path)
+
+
+@pytest.mark.lento
+def test_sin_ejecutar_no_ejecuta_nada_y_dice_que_lecciones_van_sin_salidas(tmp_path, monkeypatch):
+    pytest.importorskip("sphinx", reason="instala lo del sitio: `.venv/bin/pip install -r requirements-sitio.txt`")
+    pytest.importorskip("myst_nb")
+    pytest.importorskip("sphinx_book_theme")
+
+    def no_ejecutar(*args, **kwargs):
+        raise AssertionError("con --sin-ejecutar no se ejecuta ninguna lección")
+
+    monkeypatch.setattr(ejecutadas, "ejecutar", no_ejecutar)
+    salida = tmp_path / "sitio"
+    informe = sitio.construir(salida, sin_ejecutar=True, cache=tmp_path / "cache_vacia", avisar=lambda *a: None)
+    assert informe.sin_salidas == informe.lecciones == [r.name for r in ejecutadas.lecciones()]
+    pagina = (salida / "lecciones" / f"{ejecutadas.lecciones()[0].stem}.html").read_text(encoding="utf-8")
+    assert "se muestra sin salidas" in pagina
+    assert (salida / sitio.MARCA).is_file() and (salida / "search.html").is_file()
+    sitio.construir(salida, sin_ejecutar=True, cache=tmp_path / "cache_vacia", avisar=lambda *a: None)  # se reemplaza

@@ -37,6 +37,16 @@ LIMITE_SITIO_S = 1200  # construir el sitio, ejecutando lo que falte (dos leccio
 TEXTOS_PROHIBIDOS = ("Widget Javascript not detected", "Loading", "(children=", "Traceback")
 
 
+def _notebooks_enteros_en_la_sesion(items) -> set[str]:
+    """Los notebooks que nbval ejecuta enteros en esta sesión (con ``-k`` puede faltar alguna celda)."""
+    celdas: dict[str, list] = {}
+    for item in items:
+        if type(item).__name__ == "IPyNbCell":
+            celdas.setdefault(Path(str(item.parent.path)).name, [0, item.parent])[0] += 1
+    return {nombre for nombre, (n, archivo) in celdas.items()
+            if n == sum(c.cell_type == "code" for c in archivo.nb.cells)}
+
+
 @pytest.fixture(scope="module")
 def sitio_construido(request, tmp_path_factory, falta):
     """La carpeta del sitio recién construido y lo que dijo ``sitio.py``."""
@@ -46,8 +56,7 @@ def sitio_construido(request, tmp_path_factory, falta):
         except ImportError:
             falta(f"falta {paquete}: instala lo del sitio con `.venv/bin/pip install -r requirements-sitio.txt`")
     captura = request.node.config.pluginmanager.getplugin("capturemanager")
-    en_esta_sesion = {Path(str(item.path)).name for item in request.session.items
-                      if type(item).__name__ == "IPyNbCell"}
+    en_esta_sesion = _notebooks_enteros_en_la_sesion(request.session.items)
     inicio = time.monotonic()
     pendientes = ejecutadas.esperar([nb for nb in ejecutadas.lecciones() if nb.name in en_esta_sesion],
                                     espera_s=ESPERA_NBVAL_S)
