@@ -54,8 +54,17 @@ def _turno(nodeid: str) -> int:
     return next((i for i, inicio in enumerate(LARGAS_PRIMERO) if nodeid.startswith(inicio)), len(LARGAS_PRIMERO))
 
 
+# Lo que se marca «lento» sin decorador: los notebooks enteros (nbval) y las pruebas en un navegador.
+# Las demás pruebas lentas (torchrun, SIGKILL, reanudar en otro proceso) llevan @pytest.mark.lento.
+LENTAS_POR_CARPETA = ("notebooks/", "tests/e2e/")
+
+
 def pytest_collection_modifyitems(items):
-    """Ordena los archivos por ``LARGAS_PRIMERO``; dentro de cada archivo, el orden no cambia."""
+    """Marca «lento» lo de ``LENTAS_POR_CARPETA`` y ordena los archivos por ``LARGAS_PRIMERO``
+    (dentro de cada archivo, el orden no cambia)."""
+    for item in items:
+        if item.nodeid.startswith(LENTAS_POR_CARPETA):
+            item.add_marker(pytest.mark.lento)
     items.sort(key=lambda item: _turno(item.nodeid))
 
 

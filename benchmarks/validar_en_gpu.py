@@ -360,11 +360,10 @@ def comprobar_leccion_07(gpu: torch.device, rapido: bool) -> list[Resultado]:
 def comprobar_leccion_08(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """GANCHO de la lección 08: DDP con el backend ``nccl`` (con una o varias GPU).
 
-    Llama a ``curso_gpu.entrenar_ddp.comprobar_en_gpu`` (``torchrun`` con tiempo límite).
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/ddp_benchmark.py`` (``torchrun`` con tiempo límite).
     """
-    from curso_gpu.entrenar_ddp import comprobar_en_gpu
-
-    return desde_lineas("08", comprobar_en_gpu(timeout_s=300))
+    comprobar = _comprobacion_de_benchmark("ddp_benchmark.py")
+    return desde_lineas("08", comprobar(timeout_s=300))
 
 
 def comprobaciones(rapido: bool):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -7,6 +7,7 @@ puerta del subpaquete (su ``__init__.py``).
 """
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -54,6 +55,7 @@ def _nombre(ruta: Path) -> str:
     return ".".join(partes)
 
 
+@functools.cache
 def _archivos() -> dict[str, tuple[Path, ast.Module]]:
     return {_nombre(r): (r, ast.parse(r.read_text(encoding="utf-8"))) for r in sorted(PAQUETE.rglob("*.py"))}
 
@@ -68,6 +70,7 @@ def _destino(nombre: str, es_paquete: bool, nodo: ast.ImportFrom) -> str | None:
     return ".".join(base + ([nodo.module] if nodo.module else [])) or None
 
 
+@functools.cache
 def _importaciones():
     """(archivo, entrada, destino con puntos, nombres importados, línea) de cada import del paquete."""
     salida = []
@@ -119,9 +122,10 @@ def test_desde_fuera_de_un_subpaquete_solo_se_entra_por_su_puerta():
 
 def test_no_hay_ciclos_de_importacion():
     grafo: dict[str, set[str]] = {}
+    archivos = _archivos()
     for nombre, ruta, destino, nombres, _ in _importaciones():
         # «from .x import y» puede ser el módulo x.y: se cuenta el archivo que existe
-        candidatos = [f"{destino}.{n}" for n in nombres if f"{destino}.{n}" in _archivos()]
+        candidatos = [f"{destino}.{n}" for n in nombres if f"{destino}.{n}" in archivos]
         for d in candidatos or [destino]:
             if d != nombre:
                 grafo.setdefault(nombre, set()).add(d)

@@ -195,18 +195,21 @@ def test_la_ayuda_y_los_errores_de_argumentos_no_importan_torch(argumentos, codi
     assert "torch" not in modulos and "numpy" not in modulos
 
 
-def test_from_curso_gpu_import_sigue_funcionando_sin_importar_torch_antes():
+def test_cada_subpaquete_se_carga_al_usarlo_y_sus_nombres_tambien():
     import curso_gpu
-    from curso_gpu import DispositivoNoDisponible, InformeEntorno, describir_entorno, elegir_dispositivo  # noqa: F401
-    from curso_gpu.dispositivo import elegir_dispositivo as original
+    from curso_gpu.dispositivo import elegir_dispositivo
+    from curso_gpu.dispositivo.primitivas import elegir_dispositivo as original
 
     assert elegir_dispositivo is original
-    assert set(curso_gpu.__all__) <= set(dir(curso_gpu))
-    for nombre in curso_gpu.__all__:
-        assert getattr(curso_gpu, nombre) is not None
-    assert curso_gpu.memoria.GB == 10**9  # un submódulo, sin importarlo antes
+    assert curso_gpu.__all__ == ["__version__"]  # arriba no hay atajos: cada nombre, en su subpaquete
+    assert curso_gpu.memoria.GB == 10**9  # un subpaquete, sin importarlo antes
+    assert "elegir_dispositivo" in dir(curso_gpu.dispositivo)
     with pytest.raises(AttributeError, match="no_existe"):
         curso_gpu.no_existe  # noqa: B018
+    with pytest.raises(AttributeError, match="no_existe"):
+        curso_gpu.dispositivo.no_existe  # noqa: B018
+    with pytest.raises(ImportError):
+        from curso_gpu.dispositivo import cronometrar  # noqa: F401  (vive en medicion)
 
 
 def test_la_ayuda_en_una_consola_ascii_no_falla_y_se_lee():

@@ -299,9 +299,15 @@ def test_la_calculadora_rechaza_entradas_sin_sentido(argumentos, texto):
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="aquí sí hay CUDA")
 def test_la_comprobacion_en_gpu_sin_gpu_se_salta():
-    from curso_gpu.entrenar_ddp import comprobar_en_gpu
+    import importlib.util
 
-    assert comprobar_en_gpu() == ["SKIP entrenar_ddp con nccl: no hay GPU con CUDA"]
+    from pathlib import Path
+
+    ruta = Path(__file__).resolve().parents[1] / "benchmarks" / "ddp_benchmark.py"
+    spec = importlib.util.spec_from_file_location("ddp_benchmark", ruta)
+    modulo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(modulo)
+    assert modulo.comprobar_en_gpu() == ["SKIP entrenar_ddp con nccl: no hay GPU con CUDA"]
 
 
 def test_la_ayuda_y_los_errores_de_la_linea_de_ordenes_en_espanol(capsys):

@@ -389,7 +389,7 @@ def memoria_dispositivo(dispositivo) -> MemoriaDispositivo | None:
     return None
 
 
-def dispositivo_del_modelo(modelo: nn.Module) -> torch.device:
+def dispositivo_del_modelo(modelo: torch.nn.Module) -> torch.device:
     """El dispositivo donde están los parámetros del modelo (cpu si no tiene). Lección 05."""
     for p in modelo.parameters():
         return p.device

@@ -346,5 +346,3 @@ def pizarra(modelo=None, dispositivo=None) -> Pizarra:
     return Pizarra(modelo, dispositivo)
 
 
-__all__ = ["LogicaPizarra", "Pizarra", "SelectorDispositivo", "pizarra", "selector_dispositivo",
-           "AVISO_VACIA", "NOMBRES_CLASES"]
