@@ -242,6 +242,7 @@ def test_un_archivo_de_resultados_roto_es_un_error_que_dice_cual(tmp_path):
 
 
 @pytest.mark.lento
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::PendingDeprecationWarning")  # de Sphinx y sus temas
 def test_sin_ejecutar_no_ejecuta_nada_y_dice_que_lecciones_van_sin_salidas(tmp_path, monkeypatch):
     pytest.importorskip("sphinx", reason="instala lo del sitio: `.venv/bin/pip install -r requirements-sitio.txt`")
     pytest.importorskip("myst_nb")
