@@ -240,7 +240,7 @@ def lecciones_del_sitio(carpeta: str | Path = ejecutadas.NOTEBOOKS, readme: str 
 def portada(readme: str, lecciones: list[Leccion]) -> str:
     """La página de inicio (MyST): el título y la descripción del README y la tabla de lecciones."""
     titulo, descripcion, _ = partes_del_readme(readme)
-    filas = [f"| {l.numero} | [{_celda_tabla(l.titulo)}]({l.pagina}.ipynb) | {l.resumen.replace(chr(10), ' ')} |"
+    filas = [f"| {l.numero} | [{_celda_tabla(l.titulo)}]({l.pagina}.ipynb) | {l.resumen} |"
              for l in lecciones]
     return "\n".join([
         f"# {titulo}", "", descripcion, "", "## Lecciones", "",

@@ -22,7 +22,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from chromium import OPCIONES_CHROMIUM, buscar_chromium, COMO_INSTALAR_CHROMIUM
+from chromium import COMO_INSTALAR_CHROMIUM, OPCIONES_CHROMIUM, buscar_chromium
 
 RAIZ = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(RAIZ / "herramientas"))
