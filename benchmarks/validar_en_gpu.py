@@ -14,7 +14,7 @@ Imprime una línea por afirmación, con la cifra medida y PASS o FAIL. Sale con 
 pasan y con 1 si alguna falla. Sin GPU CUDA lo dice en una línea y sale con 0.
 
 Los textos y rangos que se comprueban salen de los mismos sitios que leen las lecciones
-(``curso_gpu.mensajes_torch``, ``curso_gpu.picos``): si una comprobación falla, se corrige
+(``curso_gpu/base/mensajes_torch.py``, ``curso_gpu/base/catalogo.py``): si una comprobación falla, se corrige
 el dato allí y la lección cambia sola.
 
 Las lecciones 06, 07 y 08 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,

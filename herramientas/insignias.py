@@ -4,7 +4,7 @@ No forma parte del paquete que importa quien sigue el curso. Desde la raíz del 
 ``python herramientas/insignias.py`` escribe ``colab_badges.md`` a partir de ``notebooks/``;
 con ``--comprobar`` no escribe nada y termina con error si el archivo está desactualizado
 o si algún notebook no empieza con su insignia y su celda de arranque.
-La dirección del repositorio sale siempre de ``curso_gpu.proyecto``.
+La dirección del repositorio sale siempre de ``curso_gpu.base.proyecto``.
 """
 
 from __future__ import annotations

@@ -275,7 +275,7 @@ print(f"medir_matmul dice: {r.gflops:.1f} GFLOP/s")
 
 # %% [markdown]
 # Cada GPU tiene un **pico teórico**: lo máximo que el fabricante dice que puede calcular. La
-# tabla del curso (`curso_gpu.picos`) da el de las GPU habituales, en TFLOP/s (1 TFLOP/s =
+# tabla del curso (`curso_gpu.base.picos`) da el de las GPU habituales, en TFLOP/s (1 TFLOP/s =
 # 1000 GFLOP/s):
 
 # %%

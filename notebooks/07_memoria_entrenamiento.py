@@ -159,7 +159,7 @@ graficos.grafico_memoria_entrenamiento(desgloses_cnn, titulo="CNN de la lección
 #
 # ### 3. El GPT-2 de la lección 04
 #
-# `GPT2Pequeno` es el Transformer de la lección 04 (ahora en `curso_gpu.modelos`). En la CPU lo
+# `GPT2Pequeno` es el Transformer de la lección 04 (ahora en `curso_gpu.entrenamiento`). En la CPU lo
 # medimos **reducido** (vocabulario de 1 000, 4 capas de 128): la forma es la misma, y tarda
 # un instante.
 

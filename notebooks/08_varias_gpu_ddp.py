@@ -166,8 +166,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
-from curso_gpu.datos import generar_dataset
-from curso_gpu.modelos import CNNPequena
+from curso_gpu.entrenamiento import CNNPequena, generar_dataset
 
 tamano_lote, epocas, destino = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from curso_gpu import entrenamiento
+from curso_gpu.entrenamiento import bucle as entrenamiento  # se parchea en el módulo que lo usa
 from curso_gpu.checkpoints import como_carpeta
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar

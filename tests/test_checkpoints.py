@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import torch
 
-from curso_gpu import checkpoints as ck
+from curso_gpu.checkpoints import formato as ck  # se parchea en el módulo que lo usa
 from curso_gpu import colab
 from curso_gpu.checkpoints import (
     AvisoCheckpoint,

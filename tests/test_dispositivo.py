@@ -12,7 +12,7 @@ import types
 import pytest
 import torch
 
-from curso_gpu import dispositivo as modulo
+from curso_gpu.dispositivo import primitivas as modulo  # se parchea en el módulo que lo usa
 from curso_gpu.dispositivo import DispositivoNoDisponible, dispositivos_disponibles, elegir_dispositivo
 from curso_gpu.dispositivo import InformeEntorno, describir_entorno, avisos_del_entorno
 from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, GPUNvidiaSmi, InformeNvidiaSmi

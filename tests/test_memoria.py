@@ -10,7 +10,8 @@ import torch
 from torch import nn
 
 from curso_gpu.base import catalogo
-from curso_gpu import dispositivo, memoria
+from curso_gpu import memoria
+from curso_gpu.dispositivo import primitivas as dispositivo  # se parchea en el módulo que lo usa
 from curso_gpu.interactivo import resumen_memoria
 from curso_gpu.dispositivo import DispositivoNoDisponible
 from curso_gpu.memoria import (
@@ -293,7 +294,7 @@ def test_la_ram_se_lee_de_proc_meminfo(monkeypatch, tmp_path):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       8000000 kB\nMemAvailable:   6000000 kB\n")
     monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
-    ram = memoria.memoria_ram()
+    ram = dispositivo.memoria_ram()
     assert (ram.total_bytes, ram.libre_bytes) == (8_000_000 * 1024, 6_000_000 * 1024)
 
 
@@ -301,7 +302,7 @@ def test_sin_proc_meminfo_la_ram_sale_de_sysconf(monkeypatch, tmp_path):
     monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(tmp_path / "no_existe"))
     valores = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 1_000_000}
     monkeypatch.setattr(dispositivo.os, "sysconf", lambda nombre: valores[nombre])
-    ram = memoria.memoria_ram()
+    ram = dispositivo.memoria_ram()
     assert ram.total_bytes == 4_096_000_000 and ram.fuente == "os.sysconf"
 
 

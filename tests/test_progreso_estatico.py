@@ -30,23 +30,23 @@ VERSION = "import ipywidgets\nprint('ipywidgets', ipywidgets.__version__)\n"
 # Un entrenamiento de verdad, con la barra por defecto (importar torch en el kernel: unos segundos).
 ENTRENAMIENTO = (
     "import torch\n"
-    "from curso_gpu.datos import generar_dataset\n"
+    "from curso_gpu.entrenamiento import generar_dataset\n"
     "from curso_gpu.entrenamiento import entrenar\n"
-    "from curso_gpu.modelos import CNNPequena\n"
+    "from curso_gpu.entrenamiento import CNNPequena\n"
     "torch.manual_seed(0)\n"
     f"historial = entrenar(CNNPequena(), generar_dataset(30, semilla=1), generar_dataset(10, semilla=2), 'cpu',"
     f" epocas={EPOCAS})\n"
 )
 # Con ipywidgets 7.7.1, la misma barra por épocas sin torch: lo que ``entrenar`` llama en cada época.
 EPOCAS_SIN_TORCH = (
-    "from curso_gpu.progreso import BarraEpocas\n"
+    "from curso_gpu.base import BarraEpocas\n"
     "al_avanzar = BarraEpocas('Entrenando en cpu')\n"
     f"for epoca in range(1, {EPOCAS} + 1):\n"
     f"    al_avanzar(epoca, {EPOCAS})\n"
 )
 # Una barra que se corta a mitad (como un barrido interrumpido) y una silenciosa.
 CORTADA_Y_SILENCIOSA = (
-    "from curso_gpu.progreso import barra\n"
+    "from curso_gpu.base import barra\n"
     "with barra(30, 'Barrido') as b:\n"
     "    b.update(12)\n"
     "with barra(5, 'Nada', silenciosa=True) as b:\n"

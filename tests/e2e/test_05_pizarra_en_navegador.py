@@ -22,7 +22,7 @@ pytestmark = pytest.mark.e2e
 NOTEBOOK = "05_entrenamiento_portable.ipynb"
 # Las celdas de la lección que la pizarra necesita, cada una por un fragmento de su código.
 CELDAS = (
-    "from curso_gpu.widgets import pizarra",  # los imports
+    "from curso_gpu.interactivo import pizarra",  # los imports
     "selector = selector_dispositivo()",
     "dispositivo = selector.dispositivo",
     "X_ent, y_ent = generar_dataset(",
