@@ -17,8 +17,8 @@ Los textos y rangos que se comprueban salen de los mismos sitios que leen las le
 (``curso_gpu/base/mensajes_torch.py``, ``curso_gpu/base/catalogo.py``): si una comprobación falla, se corrige
 el dato allí y la lección cambia sola.
 
-Las lecciones 06, 07 y 08 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
-``comprobar_leccion_07``, ``comprobar_leccion_08``): cada uno llama a la comprobación en GPU
+Las lecciones 06 a 09 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
+``comprobar_leccion_07``, ``comprobar_leccion_08``, ``comprobar_leccion_09``): cada uno llama a la comprobación en GPU
 de su lección (``comprobar_en_gpu``) y convierte sus líneas en resultados.
 """
 
@@ -366,6 +366,18 @@ def comprobar_leccion_08(gpu: torch.device, rapido: bool) -> list[Resultado]:
     return desde_lineas("08", comprobar(timeout_s=300))
 
 
+# --- GANCHO lección 09: LoRA y QLoRA -------------------------------------------------------------
+def comprobar_leccion_09(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """GANCHO de la lección 09: cargar en 4 bits, unos pasos de LoRA/QLoRA y la memoria frente a
+    ``memoria_ajuste``.
+
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/ajuste_lora_benchmark.py`` (sin red: Qwen2.5-0.5B
+    con pesos al azar).
+    """
+    comprobar = _comprobacion_de_benchmark("ajuste_lora_benchmark.py")
+    return desde_lineas("09", comprobar(gpu))
+
+
 def comprobaciones(rapido: bool):
     """Las comprobaciones en orden: (nombre, función que recibe el dispositivo)."""
     return [
@@ -378,6 +390,7 @@ def comprobaciones(rapido: bool):
         ("lección 06", lambda g: comprobar_leccion_06(g, rapido)),
         ("lección 07", lambda g: comprobar_leccion_07(g, rapido)),
         ("lección 08", lambda g: comprobar_leccion_08(g, rapido)),
+        ("lección 09", lambda g: comprobar_leccion_09(g, rapido)),
     ]
 
 

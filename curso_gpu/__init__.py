@@ -16,6 +16,7 @@ abajo (lo comprueba ``tests/test_arquitectura.py``):
    ``rendimiento``: precisión mixta, ``DataLoader`` y el diagnóstico de la lección 06.
    ``distribuido``: DDP y ``torchrun`` sin procesos huérfanos (lección 08).
 5. ``entrenamiento``: datos, modelos, ``entrenar``, ``evaluar`` y ``predecir`` (lección 05).
+   ``ajuste``: ajustar un modelo de lenguaje con LoRA y QLoRA, con transformers y peft (lección 09).
 6. ``graficos``: las figuras del curso (matplotlib se importa al dibujar).
 7. ``interactivo``: la pizarra, la calculadora de VRAM y ``python -m curso_gpu``.
 8. Las órdenes: ``python -m curso_gpu``, ``python -m curso_gpu.app_lineas`` (la app de la

@@ -67,11 +67,28 @@ def test_carga_el_modelo_de_la_leccion_04_desde_el_notebook():
         validar.clase_del_notebook(RAIZ / "notebooks" / "04_estimar_vram.py", "NoExiste")
 
 
-def test_los_ganchos_de_las_lecciones_06_a_08_existen():
-    for nombre in ("comprobar_leccion_06", "comprobar_leccion_07", "comprobar_leccion_08"):
+def test_los_ganchos_de_las_lecciones_06_a_09_existen():
+    for nombre in ("comprobar_leccion_06", "comprobar_leccion_07", "comprobar_leccion_08", "comprobar_leccion_09"):
         assert callable(getattr(validar, nombre))
     nombres = [nombre for nombre, _ in validar.comprobaciones(rapido=True)]
-    assert nombres[-3:] == ["lección 06", "lección 07", "lección 08"]
+    assert nombres[-4:] == ["lección 06", "lección 07", "lección 08", "lección 09"]
+
+
+def test_el_gancho_de_la_leccion_09_sin_gpu_salta_y_no_cuenta(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert validar.comprobar_leccion_09(torch.device("cuda"), rapido=True) == []  # SKIP no es PASS ni FAIL
+
+
+def test_el_veredicto_de_la_leccion_09_compara_con_memoria_ajuste():
+    comprobar = validar._comprobacion_de_benchmark("ajuste_lora_benchmark.py")
+    veredicto = comprobar.__globals__["veredicto"]
+    assert veredicto("QLoRA", 2_200_000_000, 2_000_000_000).startswith("PASS QLoRA: pico real 2200 MB")
+    assert veredicto("QLoRA", 3_000_000_000, 2_000_000_000).startswith("FAIL")
+    assert "+50.0 %" in veredicto("QLoRA", 3_000_000_000, 2_000_000_000)
+    with pytest.raises(ValueError):
+        veredicto("QLoRA", 1, 0)
 
 
 def test_las_lineas_de_las_lecciones_07_y_08_se_convierten_en_resultados():

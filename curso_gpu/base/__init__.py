@@ -36,6 +36,7 @@ CASAS = {
     "MEZCLA_SUMA": "mensajes_torch",
     "SIN_CUDA_COMPILADA": "mensajes_torch",
     "SIN_DRIVER": "mensajes_torch",
+    "UNSCALE_FP16": "mensajes_torch",
     "coincide": "mensajes_torch",
     "formato_pytorch": "mensajes_torch",
     "mensaje_sin_memoria": "mensajes_torch",

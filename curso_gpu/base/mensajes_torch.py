@@ -1,4 +1,4 @@
-"""Los mensajes de error reales de PyTorch que enseñan las lecciones 01, 05 y 07.
+"""Los mensajes de error reales de PyTorch que enseñan las lecciones 01, 05, 07 y 09.
 
 Es el único sitio del curso con estos textos: las lecciones los imprimen desde aquí y
 ``benchmarks/validar_en_gpu.py`` comprueba en una GPU de verdad que PyTorch dice lo mismo.
@@ -96,3 +96,11 @@ def mensaje_sin_memoria(pedido: int, total: int, libre: int, asignada: int, rese
         pedido=formato_pytorch(pedido), gpu=gpu, total=formato_pytorch(total), libre=formato_pytorch(libre),
         proceso=formato_pytorch(total - libre), asignada=formato_pytorch(asignada),
         reservada_libre=formato_pytorch(reservada - asignada))
+
+
+# --- Precisión mixta con LoRA (lección 09) ------------------------------------------------------
+
+# ``GradScaler.unscale_`` (o ``step``) con gradientes en fp16: pasa cuando los pesos que se
+# entrenan (el adaptador LoRA) están en fp16 en vez de fp32. Fuente: torch/amp/grad_scaler.py
+# de torch 2.13.0 (``_unscale_grads_``: ``raise ValueError("Attempting to unscale FP16 gradients.")``).
+UNSCALE_FP16 = "Attempting to unscale FP16 gradients."

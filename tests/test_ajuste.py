@@ -1,0 +1,366 @@
+"""Lección 09: LoRA a mano y con peft, cuántos parámetros entrena, la memoria de ajustar, el
+bucle con checkpoints del adaptador, la fusión y los errores en español.
+
+Todo en la CPU con el modelo diminuto (sin red); Qwen2.5 se construye en ``meta``.
+"""
+
+import copy
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from ajustar_lora_con_cortes import EPOCAS, ajustar_con_cortes
+from curso_gpu.ajuste import (
+    ARQUITECTURAS,
+    BYTES_NF4,
+    TEXTO_ENTRENAMIENTO,
+    CuantizacionNoDisponible,
+    DesgloseAjuste,
+    LoRALineal,
+    ajustar,
+    aplicar_lora,
+    config_4_bits,
+    config_de,
+    cuantizacion,
+    elegir_capas,
+    estado_adaptador,
+    guardar_adaptador,
+    memoria_ajuste,
+    modelo_diminuto,
+    modelo_en_meta,
+    parametros_lora,
+    tabla_metodos,
+)
+from curso_gpu.base import UNSCALE_FP16
+from curso_gpu.memoria import DesgloseMemoria, medir_memoria_entrenamiento
+from curso_gpu.rendimiento import PrecisionNoDisponible
+from interrupciones import Desconexion, cortar_en
+
+RAIZ = Path(__file__).resolve().parent.parent
+SCRIPT = RAIZ / "tests" / "ajustar_lora_con_cortes.py"
+
+
+@pytest.fixture(autouse=True)
+def un_hilo():
+    """Con un modelo de 64 de ancho, repartir cada operación entre hilos cuesta más que hacerla."""
+    hilos = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(hilos)
+
+
+def _iguales(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def _con_lora(r=4, alpha=8, modulos=None, semilla_lora=1):
+    modelo, tokenizador = modelo_diminuto(semilla=0)
+    torch.manual_seed(semilla_lora)
+    return aplicar_lora(modelo, r=r, alpha=alpha, modulos=modulos), tokenizador
+
+
+# --- El modelo diminuto ---------------------------------------------------------------------
+
+def test_modelo_diminuto_es_reproducible_y_genera_por_lotes_con_relleno_a_la_izquierda():
+    modelo, tokenizador = modelo_diminuto(semilla=0)
+    otro, _ = modelo_diminuto(semilla=0)
+    distinto, _ = modelo_diminuto(semilla=1)
+    assert _iguales(modelo.state_dict(), otro.state_dict())
+    assert not torch.equal(modelo.lm_head.weight, distinto.lm_head.weight)
+    assert modelo.config.hidden_size == 64 and modelo.config.num_hidden_layers == 2
+    assert modelo.config.num_key_value_heads < modelo.config.num_attention_heads  # GQA, como Qwen2.5
+    # El texto de la lección se tokeniza sin caracteres desconocidos y vuelve igual.
+    ids = tokenizador(TEXTO_ENTRENAMIENTO)["input_ids"]
+    assert tokenizador.unk_token_id not in ids
+    assert tokenizador.decode(ids) == TEXTO_ENTRENAMIENTO
+    tokenizador.padding_side = "left"
+    lote = tokenizador(["Hola GPU.", "La"], padding=True, return_tensors="pt")
+    assert lote["input_ids"][1, 0] == tokenizador.pad_token_id and lote["attention_mask"][1, 0] == 0
+    salida = modelo.generate(**lote, max_new_tokens=4, do_sample=False)
+    assert salida.shape == (2, lote["input_ids"].shape[1] + 4)
+    assert tokenizador.batch_decode(salida, skip_special_tokens=True)[1].startswith("La")
+
+
+# --- LoRA a mano y con peft -----------------------------------------------------------------
+
+def test_lora_a_mano_empieza_dando_lo_mismo_que_la_capa_y_solo_entrena_a_y_b():
+    torch.manual_seed(0)
+    capa = torch.nn.Linear(16, 8)
+    lora = LoRALineal(capa, r=2, alpha=4)
+    x = torch.randn(3, 16)
+    assert torch.equal(lora(x), capa(x))  # B = 0: al principio no cambia nada
+    assert [n for n, p in lora.named_parameters() if p.requires_grad] == ["A", "B"]
+    assert lora.escala == 2.0
+
+
+def test_lora_a_mano_da_lo_mismo_que_peft_con_los_mismos_pesos():
+    modelo_peft, tokenizador = _con_lora(r=4, alpha=8)
+    with torch.no_grad():  # B ≠ 0, para que el adaptador cuente
+        for nombre, p in modelo_peft.named_parameters():
+            if "lora_B" in nombre:
+                p.copy_(torch.randn_like(p) * 0.1)
+    # El mismo modelo base con LoRALineal en cada capa que adaptó peft, con sus A y B.
+    a_mano, _ = modelo_diminuto(semilla=0)
+    for nombre, capa in elegir_capas(a_mano).items():
+        de_peft = modelo_peft.get_submodule("base_model.model." + nombre)
+        propia = LoRALineal(capa, r=4, alpha=8)
+        with torch.no_grad():
+            propia.A.copy_(de_peft.lora_A["default"].weight)
+            propia.B.copy_(de_peft.lora_B["default"].weight)
+        padre, _, hijo = nombre.rpartition(".")
+        setattr(a_mano.get_submodule(padre), hijo, propia)
+    ids = tokenizador(["La GPU hace muchas cuentas."], return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        esperado = modelo_peft(input_ids=ids).logits
+        obtenido = a_mano(input_ids=ids).logits
+    assert (esperado - obtenido).abs().max().item() <= 1e-6
+    # Y el adaptador sí cambia la salida: la comparación no es trivial.
+    base, _ = modelo_diminuto(semilla=0)
+    with torch.no_grad():
+        assert (base(input_ids=ids).logits - esperado).abs().max().item() > 1e-3
+
+
+# --- Cuántos parámetros entrena LoRA --------------------------------------------------------
+
+def test_qwen25_05b_en_meta_tiene_494_millones_y_lora_r16_entrena_8_798_208():
+    config = config_de("Qwen2.5-0.5B")
+    modelo = modelo_en_meta(config)
+    assert all(p.device.type == "meta" for p in modelo.parameters())
+    total = sum(p.numel() for p in modelo.parameters())
+    assert total == 494_032_768  # la ficha: «0.49B»
+    assert parametros_lora(config, r=16) == 8_798_208
+    assert parametros_lora(modelo, r=16) == 8_798_208
+    assert round(100 * 8_798_208 / total, 1) == 1.8
+    # r·(entradas + salidas) por capa: q y v de 896 → 896 y 896 → 128, en 24 bloques.
+    assert parametros_lora(config, r=16, modulos=["q_proj", "v_proj"]) == 24 * 16 * ((896 + 896) + (896 + 128))
+
+
+def test_qwen25_7b_en_meta_tiene_7610_millones():
+    assert sum(p.numel() for p in modelo_en_meta("Qwen2.5-7B").parameters()) == 7_615_616_512  # «7.61B»
+
+
+@pytest.mark.parametrize("modulos", [None, ["q_proj", "v_proj"], ["down_proj"]])
+def test_parametros_lora_coincide_con_lo_que_cuenta_peft(modulos):
+    modelo, _ = modelo_diminuto()
+    esperado = parametros_lora(modelo, r=4, modulos=modulos)
+    entrenables, _ = aplicar_lora(modelo, r=4, modulos=modulos).get_nb_trainable_parameters()
+    assert entrenables == esperado > 0
+
+
+# --- Errores en español ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("r", [0, -4, 2.5, True, "8"])
+def test_un_r_imposible_da_un_error_en_espanol(r):
+    modelo, _ = modelo_diminuto()
+    for llamada in (lambda: parametros_lora(modelo, r), lambda: LoRALineal(torch.nn.Linear(4, 4), r, 8),
+                    lambda: aplicar_lora(modelo, r=r)):
+        with pytest.raises(ValueError, match="r debe ser un entero mayor que 0"):
+            llamada()
+
+
+def test_target_modules_que_no_existe_da_un_error_que_dice_los_nombres_validos():
+    modelo, _ = modelo_diminuto()
+    with pytest.raises(ValueError) as error:
+        aplicar_lora(modelo, r=4, modulos=["q_proj", "query"])  # «query» es de BERT, no de Qwen2
+    texto = str(error.value)
+    assert "'query' no coincide con ninguna capa lineal" in texto
+    assert "q_proj" in texto and "down_proj" in texto
+    with pytest.raises(ValueError, match="no coincide"):
+        parametros_lora(modelo, 4, modulos="mlp")  # un bloque, no una capa lineal
+
+
+def test_cuatro_bits_sin_cuda_dice_que_hace_falta_una_gpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(CuantizacionNoDisponible, match="necesita una GPU NVIDIA con CUDA"):
+        config_4_bits()
+
+
+def test_cuatro_bits_sin_bitsandbytes_dice_como_instalarlo(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(cuantizacion, "bitsandbytes_instalado", lambda: False)
+    with pytest.raises(CuantizacionNoDisponible, match="pip install bitsandbytes"):
+        config_4_bits()
+
+
+def _gpu_falsa(monkeypatch, capacidad, nombre):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: capacidad)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: nombre)
+    monkeypatch.setattr(cuantizacion, "bitsandbytes_instalado", lambda: True)
+
+
+def test_bf16_en_una_t4_da_error_y_propone_fp16(monkeypatch):
+    _gpu_falsa(monkeypatch, (7, 5), "Tesla T4")
+    with pytest.raises(PrecisionNoDisponible, match="Usa precision='fp16'"):
+        config_4_bits("bf16")
+    config = config_4_bits("fp16")
+    assert config.load_in_4bit and config.bnb_4bit_quant_type == "nf4"
+    assert config.bnb_4bit_compute_dtype == torch.float16
+
+
+def test_bf16_en_una_a100_vale(monkeypatch):
+    _gpu_falsa(monkeypatch, (8, 0), "NVIDIA A100-SXM4-40GB")
+    assert config_4_bits("bf16").bnb_4bit_compute_dtype == torch.bfloat16
+
+
+def test_el_error_de_unscale_con_un_adaptador_en_fp16_es_el_de_torch():
+    capa = torch.nn.Linear(4, 4).half()  # el adaptador en fp16: el error de la lección
+    optimizador = torch.optim.SGD(capa.parameters(), lr=0.1)
+    escalador = torch.amp.GradScaler("cpu")
+    escalador.scale(capa(torch.randn(2, 4, dtype=torch.float16)).float().sum()).backward()
+    with pytest.raises(ValueError) as error:
+        escalador.step(optimizador)
+    assert str(error.value) == UNSCALE_FP16
+
+
+# --- Memoria de ajustar ---------------------------------------------------------------------
+
+def test_medir_por_bloques_da_lo_mismo_que_medir_el_modelo_entero():
+    from transformers import Qwen2Config
+
+    config = Qwen2Config(**{**ARQUITECTURAS["Qwen2.5-0.5B"], "num_hidden_layers": 4})
+    for metodo in ("completo", "lora"):
+        d = memoria_ajuste(config, metodo, "fp16", lote=2, secuencia=64)
+        modelo = modelo_en_meta(config)
+        if metodo == "lora":
+            modelo = aplicar_lora(modelo, r=16, alpha=32)
+        entero = medir_memoria_entrenamiento(modelo, torch.zeros(2, 64, dtype=torch.long, device="meta"),
+                                             "adamw", "fp16")
+        assert d.activaciones == entero.activaciones
+        assert d.gradientes == entero.gradientes and d.optimizador == entero.optimizador
+        if metodo == "completo":
+            assert d.pesos == entero.pesos  # la regla de la lección 07, la misma cuenta
+
+
+def test_memoria_ajuste_sigue_las_reglas_de_las_lecciones_04_y_07():
+    config = config_de("Qwen2.5-0.5B")
+    total = 494_032_768
+    completo = memoria_ajuste(config, "completo", "fp32", lote=1, secuencia=32)
+    assert isinstance(completo, DesgloseMemoria)  # el mismo tipo de tabla que la lección 07
+    assert completo.gradientes == 4 * total and completo.optimizador == 8 * total  # Adam: 2 estados fp32
+    assert completo.pesos >= 4 * total
+    lora = memoria_ajuste(config, "lora", "fp16", lote=1, secuencia=32, r=16)
+    assert lora.parametros == 8_798_208
+    assert lora.gradientes == 4 * 8_798_208 and lora.optimizador == 8 * 8_798_208  # adaptador en fp32
+    buffers = sum(b.numel() * b.element_size() for b in modelo_en_meta(config).buffers())  # RoPE
+    assert lora.pesos == 2 * total + 4 * 8_798_208 + 2 * 8_798_208 + buffers  # base fp16 + adaptador + copia
+    qlora = memoria_ajuste(config, "qlora", "fp16", lote=1, secuencia=32, r=16)
+    assert qlora.pesos < lora.pesos and qlora.activaciones == lora.activaciones
+    assert BYTES_NF4 == pytest.approx(0.5 + 0.127 / 8, abs=1e-4)  # QLoRA, sección 3
+    mas_largo = memoria_ajuste(config, "lora", "fp16", lote=1, secuencia=64, r=16)
+    assert mas_largo.activaciones > lora.activaciones and mas_largo.pesos == lora.pesos
+
+
+def test_la_tabla_de_metodos_dice_que_7b_entero_no_cabe_en_una_t4_y_con_qlora_si():
+    d7 = [memoria_ajuste("Qwen2.5-7B", m, "fp16", lote=1, secuencia=16) for m in ("completo", "qlora")]
+    tabla = tabla_metodos(d7)
+    veredictos = [fila[-1].texto for fila in tabla.filas]
+    assert veredictos == ["NO cabe", "cabe"]
+    assert isinstance(d7[1], DesgloseAjuste) and "QLoRA" in str(d7[1])
+
+
+@pytest.mark.parametrize("argumentos, texto", [
+    (dict(metodo="prefijo"), "metodo desconocido"),
+    (dict(metodo="qlora", precision="fp32"), "QLoRA calcula en 16 bits"),
+    (dict(lote=0), "lote debe ser un entero mayor que 0"),
+    (dict(secuencia=-1), "secuencia debe ser"),
+    (dict(precision="fp8"), "precision desconocida"),
+])
+def test_memoria_ajuste_explica_lo_que_esta_mal(argumentos, texto):
+    with pytest.raises(ValueError, match=texto):
+        memoria_ajuste("Qwen2.5-0.5B", **argumentos)
+
+
+# --- Entrenar el adaptador ------------------------------------------------------------------
+
+def test_ajustar_baja_la_perdida_y_no_toca_el_modelo_base(tmp_path):
+    modelo, tokenizador = _con_lora(r=8, alpha=16)
+    base_antes = {k: v.clone() for k, v in modelo.get_base_model().state_dict().items() if "lora_" not in k}
+    resultado = ajustar(modelo, tokenizador, epocas=6, checkpoints=tmp_path / "lora", avisar=lambda _: None)
+    assert resultado.perdidas[-1] < 0.8 * resultado.perdidas[0]
+    base_despues = {k: v for k, v in modelo.get_base_model().state_dict().items() if "lora_" not in k}
+    assert _iguales(base_antes, base_despues)  # bit a bit
+    # El checkpoint lleva solo el adaptador (y el optimizador), no el modelo base.
+    estado = torch.load(resultado.ruta_checkpoint, weights_only=True)
+    assert set(estado["modelo"]) == set(estado_adaptador(modelo))
+    assert all("lora_" in k for k in estado["modelo"])
+    assert len(list((tmp_path / "lora").glob("checkpoint_epoca_*.pt"))) == 3  # se conservan los últimos 3
+
+
+def test_el_modelo_fusionado_da_los_mismos_logits_que_base_mas_adaptador():
+    modelo, tokenizador = _con_lora()
+    ajustar(modelo, tokenizador, epocas=2, avisar=lambda _: None)
+    ids = tokenizador(["Con LoRA entrenas pocas matrices."], return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        con_adaptador = modelo(input_ids=ids).logits
+        fusionado = modelo.merge_and_unload()
+        assert not any("lora_" in n for n, _ in fusionado.named_parameters())
+        assert (fusionado(input_ids=ids).logits - con_adaptador).abs().max().item() <= 1e-5
+
+
+@pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning")  # peft 0.21 y transformers 5
+def test_el_adaptador_guardado_se_carga_con_peft_y_da_lo_mismo(tmp_path):
+    from peft import PeftModel
+
+    modelo, tokenizador = _con_lora()
+    ajustar(modelo, tokenizador, epocas=2, avisar=lambda _: None)
+    archivos = guardar_adaptador(modelo, tmp_path / "adaptador")
+    assert {a.name for a in archivos} >= {"adapter_config.json", "adapter_model.safetensors"}
+    assert not [p for p in (tmp_path / "adaptador").iterdir() if p.name.startswith(".")]  # sin temporales
+    tamano = (tmp_path / "adaptador" / "adapter_model.safetensors").stat().st_size
+    n = sum(p.numel() for p in modelo.parameters() if p.requires_grad)
+    assert 4 * n <= tamano < 4 * n + 20_000  # fp32, más la cabecera de safetensors
+    base, _ = modelo_diminuto(semilla=0)
+    cargado = PeftModel.from_pretrained(base, tmp_path / "adaptador")
+    ids = tokenizador(["Mide antes de creer."], return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        assert torch.equal(cargado(input_ids=ids).logits, modelo(input_ids=ids).logits)
+
+
+def test_cortar_y_reanudar_en_el_mismo_proceso_da_el_mismo_adaptador_bit_a_bit(tmp_path):
+    seguido, r_seguido = ajustar_con_cortes(tmp_path / "a")
+    with pytest.raises(Desconexion):
+        ajustar_con_cortes(tmp_path / "b", al_terminar_epoca=cortar_en(3))
+    reanudado, r_reanudado = ajustar_con_cortes(tmp_path / "b")
+    assert r_reanudado.reanudado_desde == 3
+    assert _iguales(seguido, reanudado)
+    assert r_reanudado.perdidas == r_seguido.perdidas
+
+
+@pytest.mark.lento
+def test_matado_con_sigkill_y_reanudado_da_el_mismo_adaptador_bit_a_bit(tmp_path):
+    """Como una sesión de Colab que se desconecta: el proceso muere sin avisar tras la época 3."""
+    if not hasattr(signal, "SIGKILL"):
+        pytest.skip("SIGKILL no existe en Windows")
+    entorno = dict(os.environ, PYTHONPATH=os.pathsep.join([str(RAIZ), str(RAIZ / "tests")]))
+    marca = tmp_path / "en_la_epoca_3"
+    orden = [sys.executable, str(SCRIPT), "--carpeta", str(tmp_path / "b"), "--salida", str(tmp_path / "b.pt")]
+    victima = subprocess.Popen(orden + ["--parar-en", "3", "--marca", str(marca)], env=entorno)
+    try:
+        seguido, r_seguido = ajustar_con_cortes(tmp_path / "a")  # la referencia, mientras tanto
+        limite = time.monotonic() + 180
+        while not marca.exists():
+            assert victima.poll() is None, "el ajuste terminó antes de llegar a la época 3"
+            assert time.monotonic() < limite, "el ajuste no llegó a la época 3 en 3 minutos"
+            time.sleep(0.05)
+        victima.send_signal(signal.SIGKILL)
+        assert victima.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if victima.poll() is None:
+            victima.kill()
+            victima.wait(timeout=30)
+    assert not (tmp_path / "b.pt").exists()
+    assert sorted(p.name for p in (tmp_path / "b").glob("checkpoint_*.pt"))[-1] == "checkpoint_epoca_000003.pt"
+    reanudado = subprocess.run(orden, env=entorno, timeout=180)
+    assert reanudado.returncode == 0
+    b = torch.load(tmp_path / "b.pt", weights_only=True)
+    assert b["reanudado_desde"] == 3
+    assert _iguales(seguido, b["adaptador"])
+    assert b["perdidas"] == r_seguido.perdidas and len(b["perdidas"]) == EPOCAS
