@@ -152,16 +152,16 @@ def test_el_entorno_de_los_kernels_importa_el_paquete_y_no_hereda_pytest(monkeyp
 def test_la_portada_sale_del_readme_y_recoge_lecciones_que_el_readme_aun_no_lista(tmp_path):
     carpeta = tmp_path / "notebooks"
     carpeta.mkdir()
-    for nombre, titulo in (("01_deteccion_gpu.ipynb", "Detectar"), ("09_ajuste_lora.ipynb", "Ajustar con LoRA")):
+    for nombre, titulo in (("01_deteccion_gpu.ipynb", "Detectar"), ("11_leccion_nueva.ipynb", "Una lección nueva")):
         nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
             f"# Lección {nombre[:2]} — {titulo}")]), carpeta / nombre)
     lecciones = sitio.lecciones_del_sitio(carpeta, RAIZ / "README.md")
-    assert [(l.numero, l.titulo) for l in lecciones] == [("01", "Detectar la GPU"), ("09", "Ajustar con LoRA")]
+    assert [(l.numero, l.titulo) for l in lecciones] == [("01", "Detectar la GPU"), ("11", "Una lección nueva")]
     texto = sitio.portada((RAIZ / "README.md").read_text(encoding="utf-8"), lecciones)
     assert texto.startswith("# Curso: usar una GPU con PyTorch")
     assert "No necesitas una GPU" in texto  # la descripción del curso
     assert "[Detectar la GPU](lecciones/01_deteccion_gpu.ipynb)" in texto
-    assert "lecciones/09_ajuste_lora\n" in texto  # en la navegación, en orden
+    assert "lecciones/11_leccion_nueva\n" in texto  # en la navegación, en orden
     assert "02_colab" not in texto  # el README la lista, pero aquí no existe
 
 
