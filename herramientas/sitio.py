@@ -283,6 +283,9 @@ def preparar_leccion(cuaderno, ruta: Path, validaciones: list[ValidacionGPU]):
     cuaderno = copy.deepcopy(cuaderno)
     cuaderno.metadata.pop("widgets", None)
     ejecutadas.sin_vistas_de_widget(cuaderno)
+    for celda in cuaderno.cells:  # un print() vacío entre dos tablas sería un recuadro gris sin nada
+        if "outputs" in celda:
+            celda.outputs = [s for s in celda.outputs if s.get("output_type") != "stream" or s.get("text", "").strip()]
     primera = cuaderno.cells[0]
     if primera.cell_type == "markdown":
         primera.source = primera.source.replace(insignias.IMAGEN_COLAB, INSIGNIA_LOCAL)

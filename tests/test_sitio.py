@@ -171,7 +171,8 @@ def test_cada_leccion_lleva_su_insignia_local_el_recuadro_de_la_gpu_y_su_pie():
         nbformat.v4.new_markdown_cell("## Sin GPU"),
         nbformat.v4.new_markdown_cell("En una T4 verías 4000 GFLOP/s."),
         nbformat.v4.new_code_cell("calculadora", outputs=[nbformat.v4.new_output(
-            "display_data", data={VISTA: {"model_id": "x"}, "text/html": "<b>tabla</b>", "text/plain": "VBox"})]),
+            "display_data", data={VISTA: {"model_id": "x"}, "text/html": "<b>tabla</b>", "text/plain": "VBox"}),
+            nbformat.v4.new_output("stream", name="stdout", text="\n")]),
     ])
     cuaderno.metadata[ejecutadas.METADATOS] = {"fecha": "2026-12-03 22:00 UTC", "dispositivo": "CPU: X",
                                                "origen": "pruebas"}
@@ -182,6 +183,7 @@ def test_cada_leccion_lleva_su_insignia_local_el_recuadro_de_la_gpu_y_su_pie():
     assert "T4 verías" in fuentes[2] and "Todavía no se ha registrado" in fuentes[3]  # junto al texto de la T4
     assert "2026-12-03 22:00 UTC" in fuentes[-1] and "CPU: X" in fuentes[-1]
     assert VISTA not in hecho.cells[4].outputs[0]["data"]  # gana la copia fija
+    assert len(hecho.cells[4].outputs) == 1  # sin el recuadro vacío de un print() en blanco
     assert VISTA in cuaderno.cells[3].outputs[0]["data"]  # sin tocar el original
 
 
