@@ -81,3 +81,7 @@ def test_la_foto_de_la_pizarra_se_rehace_al_dibujar_y_al_predecir(monkeypatch):
     assert "Predicción" in enviadas[-1]
     pizarra.limpiar()
     assert enviadas[-1].count("background:black") == 0
+    antes = len(enviadas)
+    pizarra.celdas[3].click()  # un clic en vivo no rehace la copia: volvería a dibujar el widget
+    pizarra.boton_predecir.click()
+    assert len(enviadas) == antes and pizarra.logica.celdas[0][3] == 1
