@@ -21,6 +21,7 @@ HILOS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def pytest_configure(config):
+    _kernel_sin_variable_de_pytest(config)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         for variable in HILOS:
             os.environ.setdefault(variable, "1")
@@ -54,9 +55,30 @@ def _turno(nodeid: str) -> int:
     return next((i for i, inicio in enumerate(LARGAS_PRIMERO) if nodeid.startswith(inicio)), len(LARGAS_PRIMERO))
 
 
-# Lo que se marca «lento» sin decorador: los notebooks enteros (nbval) y las pruebas en un navegador.
-# Las demás pruebas lentas (torchrun, SIGKILL, reanudar en otro proceso) llevan @pytest.mark.lento.
-LENTAS_POR_CARPETA = ("notebooks/", "tests/e2e/")
+# Lo que se marca «lento» aquí, sin decorador: los notebooks enteros (nbval), las pruebas en un
+# navegador o una ventana, torchrun, los procesos que se matan o reanudan, los kernels de Jupyter y
+# los entrenamientos largos. Otras pruebas lentas llevan además @pytest.mark.lento en su archivo.
+LENTAS_POR_CARPETA = (
+    "notebooks/",
+    "tests/e2e/",
+    "tests/test_app_lineas.py",                 # la ventana Tk y sus subprocesos
+    "tests/test_distribuido.py::test_dos_procesos",  # torchrun
+    "tests/test_distribuido.py::test_un_fallo",
+    "tests/test_distribuido.py::test_no_queda_ningun_proceso_vivo",
+    "tests/test_distribuido.py::test_mas_procesos_que_gpu",
+    "tests/test_distribuido.py::test_un_proceso_colgado",
+    "tests/test_checkpoints.py::test_interrumpido_y_reanudado",  # reanudar en otro proceso
+    "tests/test_checkpoints.py::test_matado_con_sigkill",        # SIGKILL
+    "tests/test_tortura_checkpoints.py",        # SIGKILL y bytes cambiados
+    "tests/test_progreso_estatico.py",          # kernels de Jupyter con ipywidgets 7 y 8
+    "tests/test_widgets.py::test_widgets_funcionan_con_ipywidgets_7_7_1",  # instala ipywidgets 7.7.1
+    "tests/test_cli.py::test_python_m_curso_gpu",   # la comprobación entera en un subproceso
+    "tests/test_entrenamiento.py::test_receta_variada",  # entrenamientos largos
+    "tests/test_entrenamiento.py::test_sin_sincronizar_con_la_cpu",
+    "tests/test_precision_mixta.py::test_fp16_con_lotes_y_acumulando",
+    "tests/test_precision_mixta.py::test_sin_el_estado_del_escalador",
+    "tests/test_sitio",                         # construir el sitio y abrirlo en Chromium
+)
 
 
 def pytest_collection_modifyitems(items):
@@ -85,6 +107,63 @@ def pytest_xdist_make_scheduler(config, log):
     return LargasPrimero(config, log)
 
 
+# --- Ninguna lección escribe en stderr ---------------------------------------------------------
+#
+# Cada celda que nbval ejecuta se mira al terminar: si dejó una salida ``stream`` ``stderr`` (el
+# texto rosa de Jupyter), la celda falla. Así cada ejecución de una lección es también la prueba
+# de que no ensucia la salida, sin ejecutarla dos veces. Una celda que enseña un aviso a
+# propósito lleva la etiqueta ``stderr-esperado`` en sus metadatos.
+#
+# ipykernel solo recoge lo que las bibliotecas de C escriben en stderr (el perfilador de
+# PyTorch, por ejemplo) si el kernel arranca sin ``PYTEST_CURRENT_TEST``; pytest la pone justo
+# antes de que nbval arranque el kernel, así que el kernel de nbval arranca con una copia del
+# entorno sin ella.
+STDERR_ESPERADO = "stderr-esperado"
+
+
+def _es_celda_de_nbval(item) -> bool:
+    return type(item).__name__ == "IPyNbCell" and hasattr(item, "cell")
+
+
+def _kernel_sin_variable_de_pytest(config):
+    try:
+        from nbval import kernel
+    except ImportError:
+        return
+    arrancar = kernel.start_new_kernel
+
+    def start_new_kernel(*args, **kwargs):
+        kwargs.setdefault("env", {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"})
+        return arrancar(*args, **kwargs)
+
+    kernel.start_new_kernel = start_new_kernel
+    config.add_cleanup(lambda: setattr(kernel, "start_new_kernel", arrancar))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Dos cosas por cada celda de nbval: anota sus mensajes para el sitio (``_registro``) y
+    falla si escribió en stderr sin la etiqueta ``stderr-esperado``."""
+    registro = _registro(item)
+    if registro is not None:
+        registro.empezar(item.cell_num)
+    try:
+        resultado = yield
+    except BaseException:
+        if registro is not None:
+            registro.fallida = True
+        raise
+    if _es_celda_de_nbval(item) and STDERR_ESPERADO not in item.cell.get("metadata", {}).get("tags", []):
+        textos = [salida.get("text", "") for salida in getattr(item, "test_outputs", None) or []
+                  if salida.get("output_type") == "stream" and salida.get("name") == "stderr"]
+        if any(t.strip() for t in textos):
+            if registro is not None:
+                registro.fallida = True
+            pytest.fail(f"La celda {item.cell_num} escribió en stderr (una lección no debe):\n" + "".join(textos),
+                        pytrace=False)
+    return resultado
+
+
 # --- Las lecciones que ejecuta nbval, guardadas para el sitio del curso -----------------------
 #
 # nbval ya ejecuta cada lección entera. La prueba del sitio (tests/test_sitio_navegador.py, la
@@ -106,9 +185,9 @@ def _lecciones_ejecutadas():
 
 def _registro(item):
     """El registro de mensajes del notebook de ``item`` si es una celda de una lección; si no, None."""
-    archivo = getattr(item, "parent", None)
-    if type(item).__name__ != "IPyNbCell":
+    if not _es_celda_de_nbval(item):
         return None
+    archivo = item.parent
     ruta = Path(str(archivo.path)).resolve()
     if ruta.parent != Path(__file__).resolve().parent / "notebooks" or not _LECCION.match(ruta.name):
         return None  # solo las lecciones del curso (un notebook de prueba en otra carpeta, no)
@@ -136,16 +215,6 @@ def _registro(item):
         kernel.execute_cell_input = execute_cell_input
         kernel.registro_sitio = registro
     return registro
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    registro = _registro(item)
-    if registro is not None:
-        registro.empezar(item.cell_num)
-    resultado = yield
-    if registro is not None and resultado.excinfo is not None:
-        registro.fallida = True
 
 
 def pytest_runtest_teardown(item, nextitem):

@@ -19,7 +19,8 @@ el dato allí y la lección cambia sola.
 
 Las lecciones 06 a 09 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
 ``comprobar_leccion_07``, ``comprobar_leccion_08``, ``comprobar_leccion_09``): cada uno llama a la comprobación en GPU
-de su lección (``comprobar_en_gpu``) y convierte sus líneas en resultados.
+de su lección (``comprobar_en_gpu``) y convierte sus líneas en resultados. La lección 10
+(``comprobar_leccion_10``) comprueba aquí mismo la caché KV, el lote y el techo del ancho de banda.
 """
 
 from __future__ import annotations
@@ -378,6 +379,60 @@ def comprobar_leccion_09(gpu: torch.device, rapido: bool) -> list[Resultado]:
     return desde_lineas("09", comprobar(gpu))
 
 
+# --- GANCHO lección 10: generar texto -------------------------------------------------------------
+def comprobar_leccion_10(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """GANCHO de la lección 10: la caché KV, el techo del ancho de banda y el lote, en la GPU.
+
+    Con el modelo diminuto de la lección 09 (sin descargas): la caché medida en fp16 es la de
+    ``bytes_cache_kv``; el texto voraz con y sin caché es el mismo; el ancho de banda medido no
+    pasa del de la ficha (si lo pasa, la tabla está mal); los tokens/s con lote 1 no pasan de su
+    techo, y el lote 16 da al menos 4 veces los tokens/s del lote 1.
+    """
+    from curso_gpu.ajuste import modelo_diminuto
+    from curso_gpu.base import picos_de
+    from curso_gpu.generacion import (bytes_cache_kv, medir_ancho_de_banda, medir_generacion,
+                                      techo_tokens_por_segundo)
+
+    nombre = torch.cuda.get_device_name(gpu)
+    modelo, tokenizador = modelo_diminuto(semilla=0)
+    modelo.to(gpu)
+    entrada = tokenizador("La GPU hace muchas cuentas a la vez.", return_tensors="pt").to(gpu)
+    opciones = dict(max_new_tokens=40, do_sample=False, pad_token_id=tokenizador.pad_token_id)
+    con = modelo.generate(**entrada, use_cache=True, **opciones)
+    sin = modelo.generate(**entrada, use_cache=False, **opciones)
+    resultados = [Resultado("10", "voraz con y sin caché da el mismo texto en la GPU (fp32)",
+                            f"{con.shape[1]} tokens", torch.equal(con, sin))]
+
+    modelo.to(gpu, torch.float16)
+    textos = ["La GPU hace muchas cuentas a la vez.", "Hola", "Mide antes de creer."]
+    nuevos = 16 if rapido else 64
+    uno = medir_generacion(modelo, tokenizador, textos[:1], max_tokens_nuevos=nuevos, dispositivo=gpu)
+    lote = medir_generacion(modelo, tokenizador, [textos[i % 3] for i in range(16)],
+                            max_tokens_nuevos=nuevos, dispositivo=gpu)
+    esperado = bytes_cache_kv(modelo.config, lote.tokens_entrada + lote.pasos - 1, lote=16, bytes_por_valor=2)
+    resultados.append(Resultado("10", "la caché KV medida en fp16 es la de bytes_cache_kv",
+                                f"medida {lote.bytes_cache} B, calculada {esperado} B", lote.bytes_cache == esperado))
+    veces = lote.tokens_por_segundo / uno.tokens_por_segundo
+    resultados.append(Resultado("10", "el lote 16 da al menos 4 veces los tokens/s del lote 1",
+                                f"{uno.tokens_por_segundo:.0f} → {lote.tokens_por_segundo:.0f} tokens/s ({veces:.1f}x)",
+                                veces >= 4))
+    fila = picos_de(nombre)
+    if fila is None or fila.ancho_de_banda_gb_s is None:
+        return resultados  # la GPU no está en la tabla: no hay cifra de ficha con la que comparar
+    medido = medir_ancho_de_banda(gpu, megabytes=256 if rapido else 1024)
+    resultados.append(Resultado("10", f"el ancho de banda medido (copiar) no pasa del de la ficha de {fila.nombre}",
+                                f"{medido:.0f} GB/s = {porcentaje(medido, fila.ancho_de_banda_gb_s):.0f} % de "
+                                f"{fila.ancho_de_banda_gb_s:g}", medido <= fila.ancho_de_banda_gb_s))
+    bytes_pesos = sum(p.numel() * p.element_size() for p in modelo.parameters())
+    techo = techo_tokens_por_segundo(bytes_pesos, nombre)
+    resultados.append(Resultado("10", "los tokens/s con lote 1 no pasan del techo del ancho de banda",
+                                f"{uno.tokens_por_segundo_generando:.0f} tokens/s generando; techo {techo:.0f}",
+                                uno.tokens_por_segundo_generando <= techo))
+    del modelo
+    torch.cuda.empty_cache()
+    return resultados
+
+
 def comprobaciones(rapido: bool):
     """Las comprobaciones en orden: (nombre, función que recibe el dispositivo)."""
     return [
@@ -391,6 +446,7 @@ def comprobaciones(rapido: bool):
         ("lección 07", lambda g: comprobar_leccion_07(g, rapido)),
         ("lección 08", lambda g: comprobar_leccion_08(g, rapido)),
         ("lección 09", lambda g: comprobar_leccion_09(g, rapido)),
+        ("lección 10", lambda g: comprobar_leccion_10(g, rapido)),
     ]
 
 

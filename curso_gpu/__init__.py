@@ -16,13 +16,15 @@ abajo (lo comprueba ``tests/test_arquitectura.py``):
    ``rendimiento``: precisión mixta, ``DataLoader`` y el diagnóstico de la lección 06.
    ``distribuido``: DDP y ``torchrun`` sin procesos huérfanos (lección 08).
 5. ``entrenamiento``: datos, modelos, ``entrenar``, ``evaluar`` y ``predecir`` (lección 05).
-   ``ajuste``: ajustar un modelo de lenguaje con LoRA y QLoRA, con transformers y peft (lección 09).
-6. ``graficos``: las figuras del curso (matplotlib se importa al dibujar).
-7. ``interactivo``: la pizarra, la calculadora de VRAM y ``python -m curso_gpu``.
-8. Las órdenes: ``python -m curso_gpu``, ``python -m curso_gpu.app_lineas`` (la app de la
-   lección 05) y ``python -m curso_gpu.entrenar_ddp`` (lección 08).
+6. ``ajuste``: LoRA y QLoRA con ``transformers`` y ``peft`` (lección 09).
+   ``generacion``: generar texto rápido: caché KV, lotes y el techo del ancho de banda (lección 10).
+7. ``graficos``: las figuras del curso (matplotlib se importa al dibujar).
+8. ``interactivo``: la pizarra, la calculadora de VRAM y ``python -m curso_gpu``.
+9. Las órdenes: ``__main__`` (``python -m curso_gpu``), ``app_lineas`` (``python -m
+   curso_gpu.app_lineas``, la app de la lección 05) y ``entrenar_ddp`` (``python -m
+   curso_gpu.entrenar_ddp``, lección 08).
 
-``import curso_gpu`` no carga torch, matplotlib ni ipywidgets: cada subpaquete se carga al
+``import curso_gpu`` no carga torch, matplotlib, ipywidgets ni transformers: cada subpaquete se carga al
 usarlo (``curso_gpu.memoria`` funciona sin importarlo antes).
 """
 

@@ -250,10 +250,10 @@ def main(argv=None) -> int:
         _avisar(f"Error: {error}")
         return 1
     except RuntimeError as error:  # un compañero murió a mitad de una operación colectiva
-        detalle = str(error).splitlines()[0].split("] ")[-1][:120] if str(error) else ""
-        _avisar("Error: otro proceso del grupo falló o dejó de responder a mitad del entrenamiento "
-                f"({type(error).__name__}: {detalle}). Mira arriba el mensaje del rango que falló; con "
-                "torchrun --max-restarts=1 el grupo se reinicia y sigue desde el último checkpoint.")
+        original = f"\nEl mensaje original de PyTorch ({type(error).__name__}), completo y en inglés:\n{str(error).strip()}"
+        _avisar("Error: otro proceso del grupo falló o dejó de responder a mitad del entrenamiento. Mira arriba "
+                "el mensaje del rango que falló; con torchrun --max-restarts=1 el grupo se reinicia y sigue desde "
+                "el último checkpoint." + (original if str(error).strip() else ""))
         return 1
     except _Parado:
         _avisar("Error: torchrun paró este proceso porque otro proceso del grupo falló. Mira arriba el mensaje "

@@ -99,9 +99,26 @@ else:
 
 # %% [markdown]
 # Con una T4 verías una tabla como la de la lección 01: `Tesla T4`, `15360MiB` de memoria
-# (16 GiB físicos menos lo que ocupa el ECC) y, arriba a la derecha, `CUDA Version: 13.0`
-# (con el driver 580): el techo prudente de CUDA que admite tu driver.
-#
+# (16 GiB físicos menos lo que ocupa el ECC) y, arriba a la derecha, `CUDA Version: X.Y`: el
+# techo prudente de CUDA que admite el driver **de esa máquina**. No te damos la cifra de Colab
+# porque cambia cuando Google actualiza el driver (en septiembre de 2025 su T4 decía 12.4:
+# [colabtools #5578](https://github.com/googlecolab/colabtools/issues/5578)). Léela en la tuya;
+# esta celda la saca de la salida de arriba:
+
+# %%
+import re
+
+if shutil.which("nvidia-smi"):
+    linea = re.search(r"Driver Version: *(\S+) +CUDA Version: *(\S+)", resultado.stdout)
+    if linea:
+        print(f"Tu driver: {linea.group(1)} · CUDA que admite: {linea.group(2)}")
+    else:
+        print("nvidia-smi no dio la línea «CUDA Version» (un driver muy antiguo o un error arriba).")
+else:
+    print("Sin nvidia-smi no hay línea que leer. Con GPU, esta celda escribiría dos cifras como\n"
+          "«Tu driver: 550.54.15 · CUDA que admite: 12.4» (las de tu máquina).")
+
+# %% [markdown]
 # Después, pregunta a PyTorch qué ve él:
 
 # %%

@@ -151,27 +151,62 @@ for _ in range(6):
     esperar(dispositivo)  # punto de espera: a @ b terminado antes de parar el reloj
     tiempos.append(time.perf_counter() - inicio)
 print("milisegundos:", [round(t * 1000, 2) for t in tiempos])
-primera, resto = tiempos[0], statistics.median(tiempos[1:])
-if primera > 1.5 * resto:
-    print(f"Aquí sí: la primera tardó {primera / resto:.1f} veces la mediana de las demás.")
+primera, resto = tiempos[0], tiempos[1:]
+if primera > max(resto):
+    print(f"Esta vez la primera fue la más lenta: {primera / statistics.median(resto):.1f} veces la mediana "
+          "de las demás.")
 else:
-    print(f"Aquí la primera ({primera * 1000:.2f} ms) no destaca sobre la mediana de las demás "
-          f"({resto * 1000:.2f} ms): en CPU el arranque es pequeño y el ruido de otros programas pesa más.")
+    print(f"Esta vez la primera ({primera * 1000:.2f} ms) no fue la más lenta: quedó dentro del rango de las "
+          f"demás ({min(resto) * 1000:.2f}–{max(resto) * 1000:.2f} ms). Una sola primera llamada es una sola "
+          "muestra: lo que cuesta de más se pierde en el ruido.")
 
 # %% [markdown]
-# La primera suele ser la más lenta. En una T4 recién arrancada, la primera multiplicación puede
-# tardar **cientos de milisegundos** (arranque de cuBLAS) y las siguientes, unos pocos. En CPU la
-# diferencia es menor, pero también existe (memoria, cachés, hilos que despiertan).
+# En una T4, la primera multiplicación de un proceso paga el arranque de cuBLAS: **cientos de
+# milisegundos**, frente a unos pocos de las siguientes. Aquí ya lo pagó el paso 1, así que lo que
+# queda es lo que cuesta una **forma nueva** (reservar la memoria del resultado y preparar la
+# operación). En una CPU tranquila la primera suele salir algo más lenta (memoria nueva, cachés
+# frías, hilos que despiertan); en una ocupada, el ruido puede taparlo.
 #
-# `cronometrar` del paquete hace todo esto por ti: mide aparte la primera llamada (`primera`),
-# hace el calentamiento sin contarlo y devuelve todas las muestras.
+# Una sola primera llamada no basta para saberlo. Para comparar de verdad, `comparar_tiempos`
+# mide muchas veces las dos cosas, **alternándolas**: `en_frio` multiplica cada vez matrices de
+# una forma que no se ha usado nunca (preparadas antes, para medir solo la multiplicación) y
+# `en_caliente`, siempre las mismas. Su veredicto dice lo que pasó en *esta* máquina, con su
+# intervalo del 95 %; si no se distinguen, lo dice.
+
+# %%
+from curso_gpu.medicion import comparar_tiempos
+
+formas_nuevas = iter([(torch.randn(M + i, M + i, device=dispositivo), torch.randn(M + i, M + i, device=dispositivo))
+                      for i in range(1, 15)])
+
+
+def en_frio():
+    x, y = next(formas_nuevas)  # una forma que ninguna celda ha usado todavía
+    return x @ y
+
+
+def en_caliente():
+    return a @ b
+
+
+frio = comparar_tiempos(en_frio, en_caliente, nombres=("en frío", "en caliente"), repeticiones=10,
+                        presupuesto_s=None, dispositivo=dispositivo, descripcion=f"a @ b, unas {M}×{M}")
+frio
+
+# %% [markdown]
+# `cronometrar` del paquete hace lo de la celda de antes por ti: mide aparte la primera llamada
+# (`primera`), hace el calentamiento sin contarlo y devuelve todas las muestras. Le damos otra
+# forma nueva, para que su primera llamada sea de verdad la primera:
 
 # %%
 from curso_gpu import graficos
 from curso_gpu.medicion import cronometrar
 
-medida = cronometrar(lambda: a @ b, dispositivo, repeticiones=8, calentamiento=1,
-                     descripcion=f"a @ b, {M}×{M}")
+M2 = M + 64
+a2 = torch.randn(M2, M2, device=dispositivo)
+b2 = torch.randn(M2, M2, device=dispositivo)
+medida = cronometrar(lambda: a2 @ b2, dispositivo, repeticiones=8, calentamiento=1,
+                     descripcion=f"a @ b, {M2}×{M2}")
 medida
 
 # %%
@@ -203,24 +238,25 @@ esperar(dispositivo)
 bien = time.perf_counter() - inicio
 
 print(f"sin sincronizar: {mal * 1000:9.3f} ms")
-print(f"sincronizando:   {bien * 1000:9.3f} ms   ({bien / mal:.1f} veces lo anterior)")
+print(f"sincronizando:   {bien * 1000:9.3f} ms   (una sola medida de cada: abajo, repetidas y alternadas)")
 
 # %% [markdown]
-# El paquete del curso trae esto mismo listo para reutilizar: `sincronizar(dispositivo)` es
-# nuestro `esperar`, y `medir_sin_sincronizar` repite las dos medidas varias veces y te da las
-# medianas:
+# Una medida de cada no dice nada: en una máquina ocupada, dos medidas de lo mismo pueden
+# salir una el doble que la otra. El paquete del curso trae esto mismo listo para reutilizar:
+# `sincronizar(dispositivo)` es nuestro `esperar`, y `medir_sin_sincronizar` repite las dos
+# medidas **alternándolas** y juzga los pares como `comparar_tiempos`:
 
 # %%
 from curso_gpu.medicion import medir_sin_sincronizar
 from curso_gpu.dispositivo import sincronizar  # sincronizar = esperar
 
-medir_sin_sincronizar(N, dispositivo, repeticiones=5)
+medir_sin_sincronizar(N, dispositivo, repeticiones=9)
 
 # %% [markdown]
-# En CPU no hay diferencia (salvo ruido): las operaciones de la CPU son síncronas. En una T4, con
-# matrices de 4096×4096, la medida sin sincronizar da unos **microsegundos** y la buena unas
-# **decenas de milisegundos**: parecería miles de veces más rápida. Si un resultado te parece
-# demasiado bueno, sospecha de la sincronización.
+# En la CPU las operaciones son síncronas: las dos formas miden lo mismo y lo esperado es «sin
+# diferencia clara». En una T4, con matrices de 4096×4096, la medida sin sincronizar da unos
+# **microsegundos** y la buena unas **decenas de milisegundos**: parecería miles de veces más
+# rápida. Si un resultado te parece demasiado bueno, sospecha de la sincronización.
 
 # %% [markdown]
 # ## Paso 4: la mediana, no la media ni una sola muestra
@@ -386,22 +422,31 @@ print("conv., API antigua:  torch.backends.cudnn.allow_tf32 =", torch.backends.c
 from curso_gpu.medicion import barrido
 
 tamanos = [64, 128, 256, 512, 1024, 2048, 4096] if HAY_GPU else [32, 64, 128, 256, 512]
-resultado = barrido(tamanos)  # cada tamaño se repite hasta gastar 0.3 s: una mediana estable
+resultado = barrido(tamanos)  # la CPU con 1 hilo; cada tamaño se repite hasta gastar 0.3 s
 print(resultado)
 
 # %%
-graficos.grafico_barrido(resultado);
+graficos.grafico_barrido(resultado)
+print(resultado.conclusion)
 
 # %% [markdown]
-# Con matrices pequeñas la GPU apenas gana (o pierde): encargar cada operación cuesta unos
-# microsegundos fijos y hay pocos datos para repartir entre sus miles de núcleos. Al crecer n, la
-# curva de la GPU sube hasta cerca de su pico y la de la CPU se aplana mucho antes. En una T4,
-# con los datos ya en la GPU, gana desde unos pocos cientos de filas, pero por poco; contando la
-# copia, bastante más tarde. A n=4096 va decenas de veces por delante. Sin GPU ves la curva de tu CPU,
-# que también sube con n (aprovecha mejor su caché y sus instrucciones vectoriales con matrices
-# grandes), y, a trazos, la de una T4 calculada con cifras publicadas (lo que sostiene de verdad
-# con matrices grandes) más el coste fijo de lanzar cada operación: no es una medida. La distancia
-# entre las dos curvas es lo que ganaría la GPU.
+# La frase de debajo de la figura sale de los datos de esta ejecución. La línea es la mediana y
+# la banda clara va de la muestra más lenta a la más rápida: si otro programa interrumpió
+# alguna medida, la banda se ensancha por abajo.
+#
+# `barrido` mide la CPU con **un solo hilo** (y luego deja los que había): en una CPU de 2
+# núcleos compartida, dos hilos se pelean con los demás programas y la curva cambia de forma de
+# una ejecución a otra. Por eso aquí la CPU rinde menos que en el paso 5, que usa todos sus hilos.
+#
+# Qué muestra una máquina tranquila: la curva de la CPU sube con n (con matrices grandes
+# aprovecha mejor su caché y sus instrucciones vectoriales) y se aplana pronto. Con matrices
+# pequeñas la GPU apenas gana (o pierde): encargar cada operación cuesta unos microsegundos fijos
+# y hay pocos datos para repartir entre sus miles de núcleos. Al crecer n, la curva de la GPU
+# sube hasta cerca de su pico. En una T4, con los datos ya en la GPU, gana desde unos pocos
+# cientos de filas, pero por poco; contando la copia, bastante más tarde. A n=4096 va decenas de
+# veces por delante. Sin GPU ves, a trazos, la curva de una T4 calculada con cifras publicadas
+# (lo que sostiene de verdad con matrices grandes) más el coste fijo de lanzar cada operación:
+# no es una medida. La distancia entre las dos curvas es lo que ganaría la GPU.
 
 # %% [markdown]
 # ## Paso 8: tipos de dato en la GPU (fp32, TF32, fp16, bf16)
@@ -466,13 +511,14 @@ print("¿Mismo resultado?", np.allclose(c_bucle, c_np))
 
 # %% [markdown]
 # La medida de NumPy de arriba tiene los mismos fallos del paso 1. `bucle_python_vs_numpy` mide
-# NumPy con calentamiento y la mediana de 21 llamadas. Con n=120 el bucle hace 1.7 millones de
-# multiplicaciones:
+# las dos versiones con `comparar_tiempos`: alternadas, calentadas y con el intervalo de la
+# aceleración. Con n=80 el bucle hace 512 000 multiplicaciones. En una CPU tranquila, NumPy sale
+# miles de veces más rápido; en una ocupada, menos, y el intervalo dice cuánto se movió:
 
 # %%
 from curso_gpu.medicion import bucle_python_vs_numpy
 
-print(bucle_python_vs_numpy(120))
+print(bucle_python_vs_numpy(80))
 
 # %% [markdown]
 # Cambia `n` y vuelve a ejecutar: el bucle crece con n³ (el doble de n, ocho veces más tiempo).

@@ -228,8 +228,13 @@ print(f"{mib_t4} MiB = {a_gib(bytes_t4):.1f} GiB = {a_gb(bytes_t4):.1f} GB")
 # GDDR6 de la T4 no tiene chips aparte para él, así que con el ECC activado (lo está en las
 # GPU de centro de datos, y en Colab) se guardan los códigos en la propia memoria y se quedan
 # **1/16** de ella: 16 384 MiB − 1 024 MiB = 15 360 MiB. Las GPU con memoria **HBM** (A100,
-# H100) llevan el ECC aparte y `nvidia-smi` muestra su tamaño completo. Que 15 GiB sean 16.1 GB
-# es solo una casualidad de unidades. Y no todo eso es para ti:
+# H100) llevan el ECC aparte, pero tampoco muestran siempre la cifra redonda: una A100 80GB
+# marca 81 920 MiB (80 GiB justos) y una H100 80GB, **81 559 MiB** (algo menos de 80 GiB, más de
+# 80 GB). Que 15 GiB sean 16.1 GB es solo una casualidad de unidades. Y no todo eso es para ti:
+#
+# <!-- Fuentes de las cifras de nvidia-smi: modal-labs/modal-client, PR #2797 (2025-01-23): «H100:
+# 81559MiB, A100 80GB: 81920MiB, T4: 15360MiB»; NVIDIA/nccl, issue #1264 (H100 80GB HBM3, driver
+# 550.54.15: «0MiB / 81559MiB»). -->
 #
 # - Al primer uso de la GPU, PyTorch crea el **contexto de CUDA** (el código de CUDA, de cuDNN y
 #   de cuBLAS cargado en la GPU). Ocupa **unos cientos de MB** que verás en `nvidia-smi` aunque
@@ -339,7 +344,7 @@ graficos.grafico_entrenamiento_gpus(
 
 # %% [markdown]
 # Entrenar entero un 8B pide 128 GB: fuera del alcance de casi todos. Por eso existe **LoRA**
-# (lo verás en el módulo 9, *Ajuste fino y preferencias*): congela los pesos del modelo
+# (lo verás en la lección 09, *Ajuste fino con LoRA y QLoRA*): congela los pesos del modelo
 # (solo 2 bytes por parámetro, en fp16, sin gradientes ni estados de Adam) y entrena unas
 # matrices pequeñas añadidas, que suman muy pocos parámetros. Una cuenta aproximada:
 
@@ -567,7 +572,7 @@ except ValueError as error:
 # - **Caché de atención (KV cache)**: lo que un Transformer guarda de los tokens anteriores para no recalcularlo.
 # - **Precisión mixta**: calcular en fp16/bf16 y guardar una copia de los pesos en fp32 para actualizarlos.
 # - **Adam**: el optimizador más usado; guarda dos números extra por parámetro.
-# - **LoRA**: ajuste fino que congela el modelo y entrena matrices pequeñas añadidas (módulo 9).
+# - **LoRA**: ajuste fino que congela el modelo y entrena matrices pequeñas añadidas (lección 09).
 # - **GB / GiB**: 10⁹ bytes frente a 2³⁰ bytes. MiB = 2²⁰ bytes.
 # - **Contexto de CUDA**: lo que CUDA carga en la GPU al primer uso; ocupa unos cientos de MB.
 # - **Dispositivo `meta`**: un dispositivo de PyTorch con tensores sin datos, útil para contar parámetros.

@@ -42,7 +42,7 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # pequeñas que pasa más tiempo esperando a Python que calculando. Antes de cambiar nada hay
 # que **medir** dónde se va el tiempo. Esta lección te enseña a medirlo y a arreglarlo.
 #
-# Todo corre en CPU en pocos segundos. Donde una GPU cambia algo, la celda dice qué verías
+# Todo corre en CPU en menos de un minuto. Donde una GPU cambia algo, la celda dice qué verías
 # en una T4 de Colab.
 
 # %%
@@ -68,6 +68,7 @@ from curso_gpu.rendimiento import comparar_cargadores, diagnosticar
 
 dispositivo = elegir_dispositivo()
 EN_GPU = dispositivo.type != "cpu"
+torch.set_num_threads(1)  # un hilo: con un modelo diminuto, más hilos solo se estorban (como en la lección 08)
 print("PyTorch", torch.__version__, "· dispositivo:", dispositivo)
 
 # %% [markdown]
@@ -173,7 +174,8 @@ diagnostico
 
 # %% [markdown]
 # Con imágenes de 8×8 y 2 339 parámetros, cada operación hace muy poco trabajo. En la CPU,
-# que calcula despacio, el cálculo aún pesa; en una T4, que calcula cientos de veces más rápido,
+# que calcula despacio, el cálculo aún pesa; en una T4, que en fp32 calcula unas 30–60 veces más
+# rápido (lo mediste en la lección 03; cientos de veces solo en fp16 con sus núcleos tensor),
 # este modelo es el caso de libro de **lanzamientos**: la GPU termina cada operación antes de
 # que Python le encargue la siguiente. Los otros dos cuellos, provocados a propósito:
 
@@ -246,10 +248,38 @@ print(comparacion)
 graficos.grafico_cargadores(comparacion);
 
 # %% [markdown]
-# Leer de un disco lento no gasta CPU, así que varios procesos esperan a la vez y las muestras
-# por segundo suben casi en proporción. Si la transformación es cara, cada proceso necesita un
-# núcleo: en una máquina de 2 núcleos (como Colab gratis) más de 2 procesos ya no ayudan.
-# Y el diagnóstico lo ve: con el cargador lento, manda el cuello de **datos**.
+# Con solo 3 lotes por configuración, una tabla así se mueve mucho de una ejecución a otra (los
+# procesos ya tenían lotes preparados, otro programa usó la CPU…). Para decidir entre dos
+# configuraciones, mídelas **alternadas** con `comparar_tiempos`: aquí, una época entera de 64
+# imágenes con 0 y con 2 procesos (que siguen vivos entre épocas: el arranque no cuenta).
+
+# %%
+from curso_gpu.medicion import comparar_tiempos
+
+pequeno = ImagenesSinteticas(n=64, lado=24, recorte=20, latencia=0.003)
+cero = DataLoader(pequeno, batch_size=32)
+dos = DataLoader(pequeno, batch_size=32, num_workers=2, persistent_workers=True, timeout=60)
+
+
+def una_epoca(cargador):
+    for xb, yb in cargador:
+        xb.to(dispositivo)
+
+
+try:
+    comparar_tiempos(lambda: una_epoca(cero), lambda: una_epoca(dos), nombres=("num_workers=0", "num_workers=2"),
+                     repeticiones=5, presupuesto_s=None, dispositivo=dispositivo,
+                     descripcion="una época de 64 imágenes")
+finally:
+    del dos  # cierra sus dos procesos
+
+# %% [markdown]
+# Qué suele salir: leer de un disco lento no gasta CPU, así que varios procesos esperan a la vez
+# y las muestras por segundo suben casi en proporción (con 2 procesos, cerca del doble). Si la
+# transformación es cara, cada proceso necesita un núcleo: en una máquina de 2 núcleos (como
+# Colab gratis) más de 2 procesos ya no ayudan, y si la CPU está ocupada con otras cosas, ni
+# siquiera 2. El veredicto de arriba dice lo que pasó aquí. Y el diagnóstico lo ve: con el
+# cargador lento, manda el cuello de **datos**.
 
 # %%
 lento = DataLoader(conjunto, batch_size=32, shuffle=False)  # num_workers=0
@@ -266,11 +296,16 @@ diagnosticar(lambda xb, yb: (xb * 2).sum(), lento, dispositivo, pasos=3)
 # ```
 #
 # **Por qué `ImagenesSinteticas` vive en el paquete y no aquí.** Cada proceso del `DataLoader`
-# tiene que tener la clase del conjunto. En Linux (Colab) los procesos se crean con *fork*: son
-# una copia de este, con todo lo que definiste. En macOS y Windows se crean con *spawn*: un
-# Python nuevo que **importa** el módulo donde está la clase, y una clase definida en un
-# notebook no se puede importar (verías `AttributeError: Can't get attribute ...`). Pon tus
-# conjuntos en un archivo `.py`.
+# tiene que tener la clase del conjunto. En Linux con Python 3.13 o anterior (Colab hoy) los
+# procesos se crean con *fork*: son una copia de este, con todo lo que definiste. En macOS y
+# Windows se crean con *spawn*, y en Linux desde Python 3.14 con *forkserver*: un Python nuevo
+# que **importa** el módulo donde está la clase, y una clase definida en un notebook no se
+# puede importar (verías `AttributeError: Can't get attribute ...`). Pon tus conjuntos en un
+# archivo `.py`: así funcionan en todas partes.
+#
+# <!-- Fuente: documentación de Python 3.14, «multiprocessing › Contexts and start methods»
+# («Changed in version 3.14: On POSIX platforms the default start method was changed from fork
+# to forkserver»). El curso admite Python 3.10 o posterior. -->
 
 # %%
 print("Aquí los procesos se crean con:", multiprocessing.get_start_method())
@@ -295,14 +330,14 @@ def epoca(leer_cada_paso):
     return sum(perdidas) / len(perdidas) if leer_cada_paso else torch.stack(perdidas).mean().item()
 
 
-con_item = cronometrar(lambda: epoca(True), dispositivo, repeticiones=3, calentamiento=1, descripcion="con .item()")
-sin_item = cronometrar(lambda: epoca(False), dispositivo, repeticiones=3, calentamiento=1, descripcion="sin .item()")
-print(f"Con .item() en cada paso: {con_item.mediana * 1e3:.1f} ms por época")
-print(f"Leyendo al final:         {sin_item.mediana * 1e3:.1f} ms por época")
-if not EN_GPU:
-    print("En la CPU apenas cambia: la CPU ya hace las cuentas ella misma, no hay cola que vaciar.\n"
-          "En una GPU, el bucle con .item() hace esperar a la CPU en cada paso; con un modelo\n"
-          "pequeño eso puede ser una buena parte del tiempo.")
+comparar_tiempos(lambda: epoca(True), lambda: epoca(False), nombres=("con .item()", "leyendo al final"),
+                 repeticiones=7, presupuesto_s=None, dispositivo=dispositivo, descripcion="una época")
+
+# %% [markdown]
+# Qué esperar: en la CPU no hay cola que vaciar (la CPU ya hace las cuentas ella misma), así que
+# lo normal es «sin diferencia clara» o una diferencia pequeña. En una GPU, el bucle con `.item()`
+# hace esperar a la CPU en cada paso; con un modelo pequeño eso puede ser una buena parte del
+# tiempo. El veredicto de arriba es el de esta máquina.
 
 # %% [markdown]
 # Hay sincronizaciones que no puedes evitar (quieres ver la pérdida). La solución: acumula la
@@ -359,11 +394,9 @@ print("logits:", logits.dtype, "· pérdida:", perdida.dtype, "· pesos:", model
 # %%
 print(soporte_bf16_cpu())
 a = torch.randn(256, 256)
-en_fp32 = cronometrar(lambda: a @ a, "cpu", repeticiones=3, calentamiento=1)
 a16 = a.to(torch.bfloat16)
-en_bf16 = cronometrar(lambda: a16 @ a16, "cpu", repeticiones=3, calentamiento=1)
-print(f"Multiplicar 256×256 en la CPU: fp32 {en_fp32.mediana * 1e3:.2f} ms · bf16 {en_bf16.mediana * 1e3:.2f} ms "
-      f"→ bf16 va {en_fp32.mediana / en_bf16.mediana:.2f}x de rápido que fp32")
+comparar_tiempos(lambda: a @ a, lambda: a16 @ a16, nombres=("fp32", "bf16"), repeticiones=7,
+                 descripcion="a @ a, 256×256, en la CPU")  # cada una se calienta antes de medir
 
 # %% [markdown]
 # **¿Y la accuracy?** La misma. `entrenar` del curso acepta `precision="fp32"` (por defecto),
@@ -382,7 +415,9 @@ for precision in ("fp32", "bf16", "fp16"):
         print(f"{precision}: {error}")
         continue
     print(f"{precision}: accuracy de validación {h.final.accuracy_validacion:.3f} · "
-          f"pérdida {h.final.perdida_validacion:.4f} · {h.segundos:.2f} s")
+          f"pérdida {h.final.perdida_validacion:.4f}")
+# Sin tiempos: la primera precisión del bucle paga el arranque y ordenarlas así sería injusto.
+# La comparación de velocidad justa es la de arriba (alternada y calentada).
 
 # %% [markdown]
 # Un modelo tan pequeño no gana nada con precisión mixta, tampoco en una T4: su tiempo es de

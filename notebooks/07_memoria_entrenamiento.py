@@ -152,10 +152,15 @@ for d in desgloses_cnn:
     print(f"lote {d.lote:>4}: pesos+gradientes+Adam {(d.total - d.activaciones) / 1e3:6.1f} kB · "
           f"activaciones {d.activaciones / 1e6:6.2f} MB")
 graficos.grafico_memoria_entrenamiento(desgloses_cnn, titulo="CNN de la lección 05");
+grande = desgloses_cnn[-1]
+print(f"Con {grande.lote} imágenes, las activaciones pesan {grande.activaciones / (grande.total - grande.activaciones):.0f} "
+      f"veces lo que el modelo con sus gradientes y Adam, y {grande.activaciones / grande.pesos:.0f} veces "
+      "lo que los pesos solos.")
 
 # %% [markdown]
-# En un modelo tan pequeño, las activaciones lo son casi todo: con 512 imágenes pesan unas
-# 300 veces más que el modelo con su optimizador.
+# En un modelo tan pequeño, las activaciones lo son casi todo: con 512 imágenes pesan decenas de
+# veces lo que el modelo con sus gradientes y Adam, y cientos de veces lo que los pesos solos
+# (la celda de arriba da las dos cifras).
 #
 # ### 3. El GPT-2 de la lección 04
 #
@@ -237,17 +242,26 @@ for s in longitudes:
 import matplotlib.pyplot as plt
 
 figura, ax = plt.subplots(figsize=(6, 3.5))
-ax.plot(longitudes, memoria_clasica, "o-", label="atención clásica (guarda s × s)")
-ax.plot(longitudes, [m * memoria_clasica[0] / memoria_fusionada[0] for m in memoria_fusionada], "s--",
-        label="scaled_dot_product_attention (escalada)")
+ax.plot(longitudes, memoria_clasica, "o-", label="una cabeza de atención clásica (guarda s × s)")
+ax.plot(longitudes, memoria_fusionada, "s--", label="GPT-2 reducido entero (scaled_dot_product_attention)")
+ax.set_xscale("log", base=2)  # log-log: una recta de pendiente 2 sube ×4 al doblar s; de pendiente 1, ×2
+ax.set_yscale("log", base=2)
+ax.set_xticks(longitudes, [str(s) for s in longitudes])
 ax.set_xlabel("tokens por ejemplo (s)")
-ax.set_ylabel("activaciones (MB)")
+ax.set_ylabel("activaciones (MB, escala log)")
 ax.set_title("Doblar el texto: ×4 con la atención clásica, ×2 con la fusionada")
 ax.legend()
 figura.tight_layout()
+for nombre, serie in (("atención clásica", memoria_clasica), ("GPT-2 reducido", memoria_fusionada)):
+    factores = [b / a for a, b in zip(serie, serie[1:])]
+    print(f"{nombre}: al doblar s, las activaciones se multiplican por "
+          + ", ".join(f"{f:.1f}" for f in factores))
 
 # %% [markdown]
-# La atención clásica sube como s²; la del GPT-2, en línea recta. ¿Por qué? `nn.TransformerEncoder`
+# En escala log-log, una curva que crece como s² es una recta con el doble de pendiente que una
+# que crece como s. Las dos series son los MB reales (una cabeza sola frente al GPT-2 entero, por
+# eso empiezan a alturas distintas); lo que importa es la pendiente. La atención clásica sube como
+# s²; la del GPT-2, en línea recta. ¿Por qué? `nn.TransformerEncoder`
 # usa `F.scaled_dot_product_attention`, que en CPU y en GPU elige una atención **fusionada**
 # (*FlashAttention* o la «eficiente en memoria»): no guarda la matriz s × s, la vuelve a calcular
 # en la pasada hacia atrás. La matriz sigue existiendo un instante, por bloques, pero no se guarda.
@@ -426,22 +440,24 @@ gpt_ck.load_state_dict(gpt.state_dict())
 ids = torch.randint(0, 1000, (4, 128))
 
 
-def segundos_por_paso(m, repeticiones=3):
-    tiempos = []
-    for _ in range(repeticiones):
-        inicio = time.perf_counter()
-        m(ids).float().mean().backward()
-        tiempos.append(time.perf_counter() - inicio)
+from curso_gpu.medicion import comparar_tiempos, formatear_veces
+
+
+def un_paso(m):
+    m(ids).float().mean().backward()
     m.zero_grad(set_to_none=True)
-    return sorted(tiempos)[len(tiempos) // 2]     # la mediana
 
 
 sin_ck, con_ck = medir_memoria_entrenamiento(gpt, ids), medir_memoria_entrenamiento(gpt_ck, ids)
-t_sin, t_con = segundos_por_paso(gpt), segundos_por_paso(gpt_ck)
-print(f"sin checkpointing: activaciones {sin_ck.activaciones / 1e6:5.1f} MB · {t_sin * 1e3:4.0f} ms por paso")
-print(f"con checkpointing: activaciones {con_ck.activaciones / 1e6:5.1f} MB · {t_con * 1e3:4.0f} ms por paso")
-print(f"→ {100 * (1 - con_ck.activaciones / sin_ck.activaciones):.0f} % menos memoria, "
-      f"{100 * (t_con / t_sin - 1):.0f} % más tiempo (en esta CPU; el tiempo varía de una ejecución a otra)")
+tiempo = comparar_tiempos(lambda: un_paso(gpt), lambda: un_paso(gpt_ck), nombres=("sin checkpointing", "con checkpointing"),
+                          repeticiones=5, presupuesto_s=None, descripcion="un paso del GPT-2 reducido")
+bajo, alto = tiempo.intervalo_razon
+print(f"sin checkpointing: activaciones {sin_ck.activaciones / 1e6:5.1f} MB · {tiempo.mediana_a * 1e3:4.0f} ms por paso")
+print(f"con checkpointing: activaciones {con_ck.activaciones / 1e6:5.1f} MB · {tiempo.mediana_b * 1e3:4.0f} ms por paso")
+print(f"→ {100 * (1 - con_ck.activaciones / sin_ck.activaciones):.0f} % menos memoria; con checkpointing, cada paso "
+      f"tardó {100 * (1 / tiempo.razon - 1):+.0f} % (intervalo del 95 %: {100 * (1 / alto - 1):+.0f} % a "
+      f"{100 * (1 / bajo - 1):+.0f} %)")
+print(tiempo.veredicto)
 entradas_de_bloques = len(gpt_ck.bloques.layers) * ids.numel() * GPT_REDUCIDO["dimension"] * 4
 print(f"(más {entradas_de_bloques / 1e6:.1f} MB: la entrada de cada bloque, que checkpoint guarda aparte)")
 
@@ -449,8 +465,10 @@ print(f"(más {entradas_de_bloques / 1e6:.1f} MB: la entrada de cada bloque, que
 # Lo que queda son la salida (una puntuación por token y palabra del vocabulario) y lo de fuera de
 # los bloques. La entrada de cada bloque, que `checkpoint` guarda para recalcular, no pasa por
 # `saved_tensors_hooks`: la medida no la ve, y la sumamos a mano. El precio es una pasada hacia
-# delante extra: como la de atrás cuesta unas dos de delante, en teoría un paso tarda hasta un
-# 33 % más. Aquí sale menos: la capa de salida, fuera de los bloques, no se recalcula.
+# delante extra de los bloques: como la de atrás cuesta unas dos de delante, en una GPU un paso
+# tarda como mucho un 33 % más (menos si parte del trabajo queda fuera de los bloques, como aquí
+# la capa de salida). En una CPU ocupada el porcentaje medido arriba puede salir bastante
+# mayor o menor: por eso lleva su intervalo.
 #
 # #### Precisión mixta (lección 06)
 #
@@ -491,7 +509,7 @@ print("Tras zero_grad(set_to_none=True):", gpt.tokens.weight.grad)
 #
 # - **Optimizadores de 8 bits** (por ejemplo, `bitsandbytes.optim.Adam8bit`): guardan los dos
 #   estados de Adam en 8 bits, 2 bytes por parámetro en vez de 8.
-# - **LoRA** (lección 04 y módulo 9): congela el modelo y entrena matrices pequeñas: casi no hay
+# - **LoRA** (lecciones 04 y 09): congela el modelo y entrena matrices pequeñas: casi no hay
 #   gradientes ni estados de Adam. `medir_memoria_entrenamiento` lo ve: un parámetro con
 #   `requires_grad=False` no suma gradientes ni optimizador.
 #

@@ -46,7 +46,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 #
 # Lo bueno: con el backend `gloo`, DDP funciona con procesos de **CPU**. Así pruebas tu código
 # distribuido en el portátil, en Colab o en una integración continua, antes de pagar por GPU.
-# Esta lección entera corre en CPU en unos segundos.
+# Esta lección entera corre en CPU en menos de un minuto (unos 45 s en una CPU de 2 núcleos
+# ocupada; la mayor parte, arrancando los procesos de `torchrun`).
 
 # %%
 import os
@@ -193,24 +194,27 @@ ddp = DistributedDataParallel(modelo, device_ids=[rango_local] if backend == "nc
 optimizador = torch.optim.Adam(ddp.parameters(), lr=0.01)
 criterio = nn.CrossEntropyLoss()
 
-inicio = time.perf_counter()
+inicio, pasos = time.perf_counter(), []
 for epoca in range(1, epocas + 1):
     muestreador.set_epoch(epoca)  # DDP 4: otro reparto en cada época
     if epoca == 1:
         indices = list(muestreador)
         print(f"[rango {rango}] me tocan {len(indices)} ejemplos: {indices[:8]} ...", flush=True)
     for xb, yb in cargador:
+        t0 = time.perf_counter()
         xb, yb = xb.to(dispositivo), yb.to(dispositivo)
         perdida = criterio(ddp(xb), yb)
         optimizador.zero_grad()
         perdida.backward()        # aquí espera a los demás: all-reduce de los gradientes
         optimizador.step()
+        pasos.append(time.perf_counter() - t0)
 segundos = time.perf_counter() - inicio
 
 pesos = b"".join(t.detach().cpu().numpy().tobytes() for t in modelo.state_dict().values())
 print(f"[rango {rango}] huella de los pesos: {hashlib.sha256(pesos).hexdigest()[:16]}", flush=True)
 if rango == 0:  # DDP 5: solo el rango 0 imprime el resumen y guarda
     print(f"{mundo} procesos · {segundos:.2f} s de entrenamiento · pérdida {perdida.item():.4f}", flush=True)
+    print("segundos por paso:", " ".join(f"{t:.6f}" for t in pasos), flush=True)
     torch.save(modelo.state_dict(), destino)  # el modelo sin envolver: sin el prefijo «module.»
 dist.destroy_process_group()  # DDP 6: cerrar el grupo
 ''')
@@ -270,14 +274,16 @@ cargador = DataLoader(conjunto, batch_size=32, sampler=muestreador)
 torch.manual_seed(0)
 solo = CNNPequena()
 optimizador = torch.optim.Adam(solo.parameters(), lr=0.01)
-inicio = time.perf_counter()
+inicio, pasos_1 = time.perf_counter(), []
 for epoca in range(1, EPOCAS + 1):
     muestreador.set_epoch(epoca)
     for xb, yb in cargador:
+        t0 = time.perf_counter()
         perdida = criterio(solo(xb), yb)
         optimizador.zero_grad()
         perdida.backward()
         optimizador.step()
+        pasos_1.append(time.perf_counter() - t0)
 segundos_1 = time.perf_counter() - inicio
 
 pesos_2x16 = torch.load(ruta_2x16, weights_only=True)
@@ -290,16 +296,25 @@ print("Huella de 1×32:", distribuido.huella_de_pesos(solo), "(otra: no son idé
 # `python -m curso_gpu.entrenar_ddp --tamano-lote 32`, es un mundo de un proceso con DDP y da
 # también estos pesos (las pruebas del curso lo comprueban).
 #
-# **¿Y el tiempo?** Compara los segundos de entrenamiento (sin contar el arranque):
+# **¿Y el tiempo?** Comparamos paso a paso: cada paso de un proceso con lote 32 frente al mismo
+# paso (el mismo lote global) de dos procesos con lote 16, medido por el rango 0. Las dos
+# ejecuciones no fueron a la vez, así que el intervalo solo recoge la variación de un paso a otro,
+# no los cambios de carga de la máquina entre una ejecución y la otra.
 
 # %%
+from curso_gpu.medicion import comparar_muestras
+
 linea = next(l for l in dos.salida.splitlines() if "de entrenamiento" in l)
 segundos_2 = float(linea.split("·")[1].split()[0])
+pasos_2 = [float(t) for t in next(l for l in dos.salida.splitlines() if l.startswith("segundos por paso:")).split(":")[1].split()]
 print(f"1 proceso,  lote 32: {segundos_1:.2f} s de entrenamiento")
 print(f"2 procesos, lote 16: {segundos_2:.2f} s de entrenamiento, y {dos.segundos:.1f} s con el arranque")
+comparar_muestras(pasos_1, pasos_2, nombres=("1 proceso", "2 procesos"), alternados=False,
+                  descripcion="un paso de entrenamiento, lote global 32")
 
 # %% [markdown]
-# En esta máquina, dos procesos **no** van el doble de rápido, y a menudo van más lentos:
+# Qué suele salir en una CPU de 2 núcleos: dos procesos **no** van el doble de rápido, y a
+# menudo van más lentos. El veredicto de arriba dice lo que pasó en esta ejecución. Por qué:
 #
 # - Los dos procesos comparten los mismos núcleos de CPU, la misma memoria y la misma caché: no
 #   hay más hardware, solo más trabajo de coordinación.
@@ -442,12 +457,17 @@ print("¿Mismos pesos que un nodo con 2 procesos?", all(torch.equal(dos_nodos[k]
 # | Olvidar `set_epoch` | cada época reparte los mismos ejemplos en el mismo orden | `muestreador.set_epoch(epoca)` al empezar cada época |
 # | `nccl` en CPU | `Distributed package doesn't have NCCL built in` o un error de CUDA | `gloo` en CPU; `nccl` solo con GPU NVIDIA |
 # | El puerto está en uso | `The server socket has failed to listen ... EADDRINUSE ... address already in use` | otro puerto (`--master_port`, `--rdzv-endpoint`) o cierra el entrenamiento anterior |
-# | Un rango colgado | los demás esperan en el all-reduce para siempre | `timeout=` en `init_process_group`: pasado ese tiempo, la espera se convierte en un error; con nccl hace falta `TORCH_NCCL_ASYNC_ERROR_HANDLING=1` (`torchrun` la pone así si no la defines) |
+# | Un rango colgado | los demás esperan en el all-reduce para siempre | `timeout=` en `init_process_group`: pasado ese tiempo, la espera se convierte en un error. Con nccl no hace falta nada más: `TORCH_NCCL_ASYNC_ERROR_HANDLING` ya vale 3 por defecto (para el proceso al fallar) y `torchrun` la pone en 1 (también limpia NCCL) si no la defines |
 # | Más procesos que GPU | dos procesos en la misma GPU con nccl: error o cuelgue | `--nproc_per_node` = número de GPU |
+#
+# <!-- Fuente de la fila «Un rango colgado» (torch 2.13.0): include/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp
+# («the default value (3 - SkipCleanUp)»; 1 = TearDown) y torch/distributed/elastic/agent/server/local_elastic_agent.py
+# («"TORCH_NCCL_ASYNC_ERROR_HANDLING": os.getenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", str(1))»). -->
 #
 # Algunos, provocados de verdad. `nccl` sin GPU, con el paquete:
 
 # %%
+# El error sale en rojo (stderr), como en una terminal: es lo que esta celda enseña.
 if not torch.cuda.is_available():
     print("código de salida:", entrenar_ddp_main(["--backend", "nccl", "--epocas", "1"]))
 

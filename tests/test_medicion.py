@@ -140,23 +140,27 @@ def test_cronometrar_en_cpu_usa_todos_los_hilos():
 
 def test_sin_sincronizar_el_reloj_se_lee_sin_esperar_a_la_gpu(monkeypatch):
     eventos = []
-    monkeypatch.setattr(cronometro, "sincronizar", lambda d: eventos.append("sincronizar"))
+    monkeypatch.setattr(medicion, "sincronizar", lambda d: eventos.append("sincronizar"))
     monkeypatch.setattr(medicion, "_multiplicar", lambda a, b: eventos.append("trabajo"))
 
     def reloj():
         eventos.append("reloj")
-        return 0.0
+        return float(len(eventos))
 
-    comparacion = medir_sin_sincronizar(8, CPU, repeticiones=3, calentamiento=0, reloj=reloj)
+    comparacion = medir_sin_sincronizar(8, CPU, repeticiones=2, calentamiento=0, reloj=reloj)
     assert comparacion.con_sincronizar.sincronizada and not comparacion.sin_sincronizar.sincronizada
-    # La parte mal hecha: reloj, trabajo, reloj, sin esperar nunca; solo al final se limpia la cola.
-    assert eventos[-10:] == ["reloj", "trabajo", "reloj"] * 3 + ["sincronizar"]
+    bien = ["sincronizar", "reloj", "trabajo", "sincronizar", "reloj"]
+    # La parte mal hecha: reloj, trabajo, reloj sin esperar; la cola se vacía después, fuera del reloj.
+    mal = ["reloj", "trabajo", "reloj", "sincronizar"]
+    assert eventos == ["trabajo", "sincronizar"] + bien + mal + mal + bien
+    assert comparacion.con_sincronizar.muestras == [3.0, 3.0] and comparacion.sin_sincronizar.muestras == [2.0, 2.0]
 
 
 def test_en_cpu_se_explica_que_sincronizar_no_cambia_nada():
-    comparacion = medir_sin_sincronizar(32, CPU, repeticiones=3, calentamiento=1)
-    assert "síncronas" in comparacion.explicacion and "cero" in comparacion.explicacion
-    assert comparacion.sin_sincronizar.repeticiones == 3
+    comparacion = medir_sin_sincronizar(32, CPU, repeticiones=6, calentamiento=1)
+    assert "síncrona" in comparacion.explicacion and "sincronizar no cambia nada" in comparacion.explicacion
+    assert comparacion.explicacion.startswith(comparacion.comparacion.veredicto)
+    assert comparacion.sin_sincronizar.repeticiones == 6 and comparacion.comparacion.pares == 6
 
 
 # --- medir_matmul -------------------------------------------------------------------------
@@ -373,10 +377,11 @@ def test_resumen_para_cli_cuenta_la_falta_de_memoria(monkeypatch):
 # --- bucle de Python ----------------------------------------------------------------------
 
 def test_el_bucle_de_python_da_lo_mismo_que_numpy():
-    r = bucle_python_vs_numpy(12)
-    assert r.iguales and r.segundos_bucle > 0 and r.segundos_numpy > 0
-    assert r.aceleracion == pytest.approx(r.segundos_bucle / r.segundos_numpy)
-    assert "¿Mismo resultado?  sí" in str(r)
+    r = bucle_python_vs_numpy(20, presupuesto_s=0.2)
+    assert r.iguales and r.segundos_bucle > r.segundos_numpy > 0
+    bajo, alto = r.intervalo
+    assert bajo <= r.aceleracion <= alto and r.comparacion.ganador == "NumPy"
+    assert "¿Mismo resultado?  sí" in str(r) and r.comparacion.veredicto in str(r)
 
 
 def test_bucle_con_n_malo_da_error():

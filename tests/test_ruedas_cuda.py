@@ -84,7 +84,7 @@ def test_las_ruedas_retiradas_guardan_su_ultima_torch():
     por_rueda = {fila.rueda: fila for fila in VERSIONES_CUDA if fila.rueda}
     assert por_rueda["cu128"].torch_maximo == "2.11.0"  # cu128 se retiró en 2.12
     assert por_rueda["cu126"].torch_maximo == "2.14.1"  # torch 2.15 ya no publica cu126
-    assert por_rueda["cu129"].torch_maximo == "2.10.0"  # no se quedó en 2.8.0
+    assert por_rueda["cu129"].torch_maximo == "2.13.0"  # colabtools #6053: cu129 también para 2.13.0
     assert por_rueda["cu118"].torch_maximo == "2.7.1"
     actuales = sorted(r for r, f in por_rueda.items() if f.torch_maximo is None)
     assert actuales == ["cu130", "cu132"]  # las de torch 2.15
@@ -155,7 +155,7 @@ GPUS = {
         ("RTX 4090", (13, 0), "cu130", None),  # 8.9 corre los kernels sm_86
         ("RTX 4090", (12, 8), "cu126", "2.14.1"),
         ("RTX 5090", (13, 0), "cu130", None),
-        ("RTX 5090", (12, 9), "cu128", "2.11.0"),  # cu126 no trae Blackwell
+        ("RTX 5090", (12, 9), "cu129", "2.13.0"),  # cu126 no trae Blackwell; cu129 llega a 2.13.0
         ("RTX 5090", (12, 8), "cu128", "2.11.0"),
         ("H100", (13, 2), "cu132", None),
         ("H100", (12, 6), "cu126", "2.14.1"),

@@ -67,11 +67,12 @@ def test_carga_el_modelo_de_la_leccion_04_desde_el_notebook():
         validar.clase_del_notebook(RAIZ / "notebooks" / "04_estimar_vram.py", "NoExiste")
 
 
-def test_los_ganchos_de_las_lecciones_06_a_09_existen():
-    for nombre in ("comprobar_leccion_06", "comprobar_leccion_07", "comprobar_leccion_08", "comprobar_leccion_09"):
+def test_los_ganchos_de_las_lecciones_06_a_10_existen():
+    for nombre in ("comprobar_leccion_06", "comprobar_leccion_07", "comprobar_leccion_08", "comprobar_leccion_09",
+                   "comprobar_leccion_10"):
         assert callable(getattr(validar, nombre))
     nombres = [nombre for nombre, _ in validar.comprobaciones(rapido=True)]
-    assert nombres[-4:] == ["lección 06", "lección 07", "lección 08", "lección 09"]
+    assert nombres[-5:] == ["lección 06", "lección 07", "lección 08", "lección 09", "lección 10"]
 
 
 def test_el_gancho_de_la_leccion_09_sin_gpu_salta_y_no_cuenta(monkeypatch):

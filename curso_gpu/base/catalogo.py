@@ -16,7 +16,10 @@ curso toman como GB decimales (10⁹ bytes). Es una etiqueta, no lo que puedes u
   aparte y muestran su tamaño completo.
 
 Los picos (TFLOP/s densos) son por chip y variante (PCIe, SXM...), y se buscan por el nombre
-que da PyTorch (``picos_de("Tesla T4")``); ``curso_gpu.picos`` explica cómo leerlos.
+que da PyTorch (``picos_de("Tesla T4")``); ``curso_gpu.picos`` explica cómo leerlos. Cada fila
+lleva también el ancho de banda de su memoria (GB/s, de la misma ficha): el techo de generar
+texto de la lección 10. Donde dos versiones de un chip solo cambian la memoria (A100 de 40 y de
+80 GB, P100 de 12 y de 16 GB), cada una tiene su fila con los mismos picos.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ class PicoGPU:
     fuente: str
     nota: str = ""
     capacidad_computo: tuple[int, int] | None = None  # la de CUDA: (7, 5) en una T4; None en Apple
+    ancho_de_banda_gb_s: float | None = None  # memoria de la GPU ↔ núcleos, GB/s de su ficha (lección 10)
 
     def pico(self, modo: str) -> float | None:
         """El pico en ``modo`` (``"fp32"``, ``"tf32"``, ``"fp16"`` o ``"bf16"``)."""
@@ -75,63 +79,102 @@ class PicoGPU:
 # las variantes (PCIe, NVL, V100S...) van antes que el modelo general.
 # Capacidad de cómputo de CUDA: https://developer.nvidia.com/cuda-gpus (tabla «CUDA GPU Compute
 # Capability»): P100 6.0, V100 7.0, T4 7.5, A100 8.0, RTX 30 8.6, L4 y RTX 40 8.9, H100 y H200 9.0.
+# Ancho de banda de la memoria (GB/s, 1 GB = 10⁹ bytes), la última cifra de cada fila (lección 10):
+# el de la ficha de cada GPU, leído el 3-12-2026. T4: «NVIDIA T4 Product Brief» (PB-09256), tabla
+# «Memory Specifications»: «Peak Memory bandwidth Up to 320 GBytes/s». L4: L4 datasheet, 300 GB/s.
+# P100: datasheet, 732 GB/s con 16 GB y 549 GB/s con 12 GB. V100 (PCIe y SXM2): datasheet, 900 GB/s;
+# V100S: 1134 GB/s. A100 datasheet: 1555 GB/s con 40 GB (HBM2), 1935 GB/s la de 80 GB PCIe y
+# 2039 GB/s la de 80 GB SXM (HBM2e). H100 datasheet: SXM 3,35 TB/s, PCIe 2 TB/s, NVL 3,9 TB/s.
+# H200 datasheet: 4,8 TB/s (SXM y NVL). GeForce: velocidad de la memoria × ancho del bus ÷ 8, como
+# en sus whitepapers: RTX 3090 19,5 Gbps × 384 bits = 936 GB/s (GA102 whitepaper), RTX 3060
+# 15 Gbps × 192 bits = 360 GB/s, RTX 4090 21 Gbps × 384 bits = 1008 GB/s (Ada Lovelace whitepaper).
+# Apple, notas de prensa de cada chip (apple.com/newsroom): M1 Pro 200, M1 Max 400, M1 Ultra 800,
+# M2 100, M2 Pro 200, M2 Max 400, M2 Ultra 800 GB/s. El M1 no tiene cifra de Apple: 68,3 GB/s es
+# el cálculo de su memoria LPDDR4X-4266 con un bus de 128 bits (4266 MT/s × 16 bytes).
 _PICOS: list[tuple[str, PicoGPU]] = [
     # NVIDIA T4 Tensor Core GPU datasheet: FP32 8,1 TFLOPS; mixta FP16/FP32 65 TFLOPS.
     # Turing (capacidad 7.5): sin TF32 ni bf16 en Tensor Cores.
     (r"\bt4\b", PicoGPU("NVIDIA T4", 8.1, None, 65.0, None, "NVIDIA T4 datasheet",
-                        "Turing: sin TF32 ni bf16 en Tensor Cores; bf16 va por la vía lenta.", capacidad_computo=(7, 5))),
+                        "Turing: sin TF32 ni bf16 en Tensor Cores; bf16 va por la vía lenta.", capacidad_computo=(7, 5),
+                        ancho_de_banda_gb_s=320.0)),
     # NVIDIA L4 datasheet: FP32 30,3; TF32 120*, FP16/BF16 242* (*con dispersión: la mitad densas).
-    (r"\bl4\b", PicoGPU("NVIDIA L4", 30.3, 60.0, 121.0, 121.0, "NVIDIA L4 datasheet", capacidad_computo=(8, 9))),
+    (r"\bl4\b", PicoGPU("NVIDIA L4", 30.3, 60.0, 121.0, 121.0, "NVIDIA L4 datasheet", capacidad_computo=(8, 9),
+                        ancho_de_banda_gb_s=300.0)),
     # NVIDIA Tesla P100 datasheet: PCIe FP32 9,3 / FP16 18,7; SXM2 (NVLink) FP32 10,6 / FP16 21,2.
     # Pascal no tiene Tensor Cores: su fp16 es el doble de fp32 en los núcleos normales.
+    (r"p100.*pcie.*12\s*gb", PicoGPU("NVIDIA P100 PCIe 12 GB", 9.3, None, 18.7, None, "NVIDIA Tesla P100 datasheet",
+                                     "Pascal: sin Tensor Cores.", capacidad_computo=(6, 0), ancho_de_banda_gb_s=549.0)),
     (r"p100.*pcie", PicoGPU("NVIDIA P100 PCIe", 9.3, None, 18.7, None, "NVIDIA Tesla P100 datasheet",
-                            "Pascal: sin Tensor Cores.", capacidad_computo=(6, 0))),
+                            "Pascal: sin Tensor Cores.", capacidad_computo=(6, 0), ancho_de_banda_gb_s=732.0)),
     (r"p100", PicoGPU("NVIDIA P100 SXM2", 10.6, None, 21.2, None, "NVIDIA Tesla P100 datasheet",
-                      "Pascal: sin Tensor Cores.", capacidad_computo=(6, 0))),
+                      "Pascal: sin Tensor Cores.", capacidad_computo=(6, 0), ancho_de_banda_gb_s=732.0)),
     # NVIDIA V100 datasheet: SXM2 FP32 15,7 / Tensor 125; PCIe 14 / 112; V100S PCIe 16,4 / 130.
     (r"v100s", PicoGPU("NVIDIA V100S PCIe", 16.4, None, 130.0, None, "NVIDIA V100S datasheet",
-                       "Volta: sin TF32 ni bf16.", capacidad_computo=(7, 0))),
+                       "Volta: sin TF32 ni bf16.", capacidad_computo=(7, 0), ancho_de_banda_gb_s=1134.0)),
     (r"v100.*pcie", PicoGPU("NVIDIA V100 PCIe", 14.0, None, 112.0, None, "NVIDIA V100 datasheet",
-                            "Volta: sin TF32 ni bf16.", capacidad_computo=(7, 0))),
+                            "Volta: sin TF32 ni bf16.", capacidad_computo=(7, 0), ancho_de_banda_gb_s=900.0)),
     (r"v100", PicoGPU("NVIDIA V100 SXM2", 15.7, None, 125.0, None, "NVIDIA V100 datasheet",
-                      "Volta: sin TF32 ni bf16.", capacidad_computo=(7, 0))),
+                      "Volta: sin TF32 ni bf16.", capacidad_computo=(7, 0), ancho_de_banda_gb_s=900.0)),
     # NVIDIA A100 datasheet (40 y 80 GB, PCIe y SXM): FP32 19,5; TF32 156; FP16/BF16 312 (densos).
-    (r"a100", PicoGPU("NVIDIA A100", 19.5, 156.0, 312.0, 312.0, "NVIDIA A100 datasheet", capacidad_computo=(8, 0))),
+    # Los picos son los mismos; la memoria no: las de 80 GB llevan HBM2e, más rápida.
+    (r"a100.*80\s*gb.*pcie|a100.*pcie.*80\s*gb", PicoGPU(
+        "NVIDIA A100 80 GB PCIe", 19.5, 156.0, 312.0, 312.0, "NVIDIA A100 datasheet", capacidad_computo=(8, 0),
+        ancho_de_banda_gb_s=1935.0)),
+    (r"a100.*80\s*gb", PicoGPU("NVIDIA A100 80 GB SXM", 19.5, 156.0, 312.0, 312.0, "NVIDIA A100 datasheet",
+                               capacidad_computo=(8, 0), ancho_de_banda_gb_s=2039.0)),
+    (r"a100", PicoGPU("NVIDIA A100", 19.5, 156.0, 312.0, 312.0, "NVIDIA A100 datasheet", "La de 40 GB.",
+                      capacidad_computo=(8, 0), ancho_de_banda_gb_s=1555.0)),
     # NVIDIA H100 datasheet: SXM FP32 67, TF32 989*, BF16/FP16 1979*; PCIe 51, 756*, 1513*;
     # NVL 60, 835*, 1671* (*con dispersión: la mitad densas).
-    (r"\bh100.*pcie", PicoGPU("NVIDIA H100 PCIe", 51.0, 378.0, 756.0, 756.0, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
-    (r"\bh100.*nvl", PicoGPU("NVIDIA H100 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
-    (r"\bh100\b", PicoGPU("NVIDIA H100 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0))),
+    (r"\bh100.*pcie", PicoGPU("NVIDIA H100 PCIe", 51.0, 378.0, 756.0, 756.0, "NVIDIA H100 datasheet", capacidad_computo=(9, 0),
+                              ancho_de_banda_gb_s=2000.0)),
+    (r"\bh100.*nvl", PicoGPU("NVIDIA H100 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0),
+                             ancho_de_banda_gb_s=3900.0)),
+    (r"\bh100\b", PicoGPU("NVIDIA H100 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H100 datasheet", capacidad_computo=(9, 0),
+                          ancho_de_banda_gb_s=3350.0)),
     # NVIDIA H200 datasheet: SXM igual que H100 SXM (67 / 989* / 1979*); NVL 60 / 835* / 1671*.
     # «\b»: la GH200 (Grace Hopper) es otro producto y no debe confundirse con la H200.
-    (r"\bh200.*nvl", PicoGPU("NVIDIA H200 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0))),
-    (r"\bh200\b", PicoGPU("NVIDIA H200 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0))),
+    (r"\bh200.*nvl", PicoGPU("NVIDIA H200 NVL", 60.0, 417.5, 835.5, 835.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0),
+                             ancho_de_banda_gb_s=4800.0)),
+    (r"\bh200\b", PicoGPU("NVIDIA H200 SXM", 67.0, 494.5, 989.5, 989.5, "NVIDIA H200 datasheet", capacidad_computo=(9, 0),
+                          ancho_de_banda_gb_s=4800.0)),
     # NVIDIA Ampere GA102 whitepaper, apéndice: RTX 3090 FP32 35,6; TF32 35,6; FP16 y BF16 con
     # acumulación fp32 71 (con acumulación fp16: 142). La RTX 3060 (GA106, 112 Tensor Cores a
     # 1,78 GHz, FP32 12,7) no está en el whitepaper: sus Tensor Cores escalados desde la 3090.
     (r"rtx 3090(?!\s*ti)", PicoGPU("NVIDIA GeForce RTX 3090", 35.6, 35.6, 71.0, 71.0, "NVIDIA Ampere GA102 whitepaper",
-                          "GeForce: fp16 acumulando en fp32 a mitad de velocidad (142 acumulando en fp16).", capacidad_computo=(8, 6))),
+                          "GeForce: fp16 acumulando en fp32 a mitad de velocidad (142 acumulando en fp16).", capacidad_computo=(8, 6),
+                          ancho_de_banda_gb_s=936.0)),
     (r"rtx 3060(?!\s*ti)", PicoGPU("NVIDIA GeForce RTX 3060", 12.7, 12.7, 25.5, 25.5,
                                   "NVIDIA RTX 3060 specs; Tensor Cores escalados del whitepaper GA102",
-                                  "GeForce: fp16 acumulando en fp32 a mitad de velocidad.", capacidad_computo=(8, 6))),
+                                  "GeForce: fp16 acumulando en fp32 a mitad de velocidad.", capacidad_computo=(8, 6),
+                                  ancho_de_banda_gb_s=360.0)),
     # NVIDIA Ada Lovelace whitepaper: RTX 4090 FP32 82,6; TF32 82,6; FP16/BF16 con acumulación
     # fp32 165,2 (con acumulación fp16: 330,3).
     (r"rtx 4090(?!\s*d\b)", PicoGPU("NVIDIA GeForce RTX 4090", 82.6, 82.6, 165.2, 165.2, "NVIDIA Ada Lovelace whitepaper",
-                          "GeForce: fp16 acumulando en fp32 a mitad de velocidad (330 acumulando en fp16).", capacidad_computo=(8, 9))),
+                          "GeForce: fp16 acumulando en fp32 a mitad de velocidad (330 acumulando en fp16).", capacidad_computo=(8, 9),
+                          ancho_de_banda_gb_s=1008.0)),
     # Apple no publica una ficha con TFLOPS por tipo de dato: las cifras fp32 son un cálculo,
     # núcleos de GPU × 128 ALU por núcleo × 2 operaciones (multiplicar y sumar) × reloj de la
     # GPU: 1,278 GHz en los M1 y 1,398 GHz en los M2 (arquitectura y relojes: Philip Turner,
     # «metal-benchmarks», github.com/philipturner/metal-benchmarks; leído el 3-12-2026).
     # Coinciden con las que Apple dio al presentarlos (2,6 el M1, 10,4 el M1 Max...). Versión
     # con más núcleos de GPU de cada chip. Sin fp16/bf16 ni M3/M4: no hay cifra publicada.
-    (r"\bm1 ultra\b", PicoGPU("Apple M1 Ultra", 21.0, None, None, None, "cálculo: 64 núcleos × 128 ALU × 2 × 1,278 GHz")),
-    (r"\bm1 max\b", PicoGPU("Apple M1 Max", 10.4, None, None, None, "cálculo: 32 núcleos × 128 ALU × 2 × 1,278 GHz")),
-    (r"\bm1 pro\b", PicoGPU("Apple M1 Pro", 5.2, None, None, None, "cálculo: 16 núcleos × 128 ALU × 2 × 1,278 GHz")),
-    (r"\bm1\b", PicoGPU("Apple M1", 2.6, None, None, None, "cálculo: 8 núcleos × 128 ALU × 2 × 1,278 GHz")),
-    (r"\bm2 ultra\b", PicoGPU("Apple M2 Ultra", 27.2, None, None, None, "cálculo: 76 núcleos × 128 ALU × 2 × 1,398 GHz")),
-    (r"\bm2 max\b", PicoGPU("Apple M2 Max", 13.6, None, None, None, "cálculo: 38 núcleos × 128 ALU × 2 × 1,398 GHz")),
-    (r"\bm2 pro\b", PicoGPU("Apple M2 Pro", 6.8, None, None, None, "cálculo: 19 núcleos × 128 ALU × 2 × 1,398 GHz")),
-    (r"\bm2\b", PicoGPU("Apple M2", 3.6, None, None, None, "cálculo: 10 núcleos × 128 ALU × 2 × 1,398 GHz")),
+    (r"\bm1 ultra\b", PicoGPU("Apple M1 Ultra", 21.0, None, None, None, "cálculo: 64 núcleos × 128 ALU × 2 × 1,278 GHz",
+                              ancho_de_banda_gb_s=800.0)),
+    (r"\bm1 max\b", PicoGPU("Apple M1 Max", 10.4, None, None, None, "cálculo: 32 núcleos × 128 ALU × 2 × 1,278 GHz",
+                            ancho_de_banda_gb_s=400.0)),
+    (r"\bm1 pro\b", PicoGPU("Apple M1 Pro", 5.2, None, None, None, "cálculo: 16 núcleos × 128 ALU × 2 × 1,278 GHz",
+                            ancho_de_banda_gb_s=200.0)),
+    (r"\bm1\b", PicoGPU("Apple M1", 2.6, None, None, None, "cálculo: 8 núcleos × 128 ALU × 2 × 1,278 GHz",
+                        ancho_de_banda_gb_s=68.3)),
+    (r"\bm2 ultra\b", PicoGPU("Apple M2 Ultra", 27.2, None, None, None, "cálculo: 76 núcleos × 128 ALU × 2 × 1,398 GHz",
+                              ancho_de_banda_gb_s=800.0)),
+    (r"\bm2 max\b", PicoGPU("Apple M2 Max", 13.6, None, None, None, "cálculo: 38 núcleos × 128 ALU × 2 × 1,398 GHz",
+                            ancho_de_banda_gb_s=400.0)),
+    (r"\bm2 pro\b", PicoGPU("Apple M2 Pro", 6.8, None, None, None, "cálculo: 19 núcleos × 128 ALU × 2 × 1,398 GHz",
+                            ancho_de_banda_gb_s=200.0)),
+    (r"\bm2\b", PicoGPU("Apple M2", 3.6, None, None, None, "cálculo: 10 núcleos × 128 ALU × 2 × 1,398 GHz",
+                        ancho_de_banda_gb_s=100.0)),
 ]
 
 
@@ -156,8 +199,8 @@ RANGOS_PORCENTAJE: dict[tuple[str, str], tuple[float, float]] = {
     # fp16 736–760 y bf16 789–798 (74–81 %) (github.com/zzc0721/torch-performance-test-data,
     # incidencia 79). Leídos el 3-12-2026.
     **{(gpu, modo): (70.0, 90.0)
-       for gpu in ("NVIDIA A100", "NVIDIA H100 SXM", "NVIDIA H100 PCIe", "NVIDIA H100 NVL",
-                   "NVIDIA H200 SXM", "NVIDIA H200 NVL")
+       for gpu in ("NVIDIA A100", "NVIDIA A100 80 GB PCIe", "NVIDIA A100 80 GB SXM", "NVIDIA H100 SXM",
+                   "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H200 SXM", "NVIDIA H200 NVL")
        for modo in ("fp16", "bf16")},
 }
 

@@ -26,9 +26,13 @@ Fuentes (leídas el 3 de diciembre de 2026):
     2.15 (#190385): su última torch es 2.14.1, la última de 2.14, que sí lo tenía.
   * cu128 se retiró en 2.12: su última torch es 2.11.0 (pytorch/FBGEMM #5976: «cu128's
     last version was 2.11»). En 2.11 cu128 dejó de traer Volta (#172352).
-  * cu129 (solo Linux) siguió después de 2.8.0: hay ruedas ``torch==2.10.0+cu129``
-    (rapidsai/rmm #2279, instaladas en su CI) y se retiró oficialmente en 2.12
-    (pytorch/pytorch #187834). Fijamos 2.10.0, la última que consta.
+  * cu129 (solo Linux) siguió publicándose aunque PyTorch ya no lo daba por admitido desde
+    2.10 (pytorch/pytorch #187834): hay ruedas ``torch==2.10.0+cu129`` (rapidsai/rmm #2279),
+    para 2.11 y 2.12.1 (pytorch/pytorch #185269) y para 2.13.0: el anuncio de 2.13.0 a Colab
+    (googlecolab/colabtools #6053, 2026-07-09) da «pip3 install torch torchvision --index-url
+    https://download.pytorch.org/whl/cu129». Fijamos 2.13.0, la última que consta. Qué
+    arquitecturas trae desde 2.11 no lo hemos podido leer: contamos las de cu128 2.11 (sin
+    Volta), lo prudente; una Volta va a cu126, que sí la trae.
   * Las ruedas cu13x no traen kernels para capacidad de cómputo < 7.5 (CUDA 13 ya no
     compila para Maxwell, Pascal ni Volta); las anteriores a cu128 no traen Blackwell
     (sm_100, sm_120).
@@ -48,8 +52,7 @@ INDICE_RUEDAS = "https://download.pytorch.org/whl"
 # Arquitecturas con kernels en cada familia de ruedas (RELEASE.md, «PyTorch CUDA Support
 # Matrix»; release notes de torch 2.8: cu128/cu129 sin Maxwell ni Pascal).
 _ARQ_CU13 = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
-_ARQ_CU128_211 = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")  # 2.11: sin Volta
-_ARQ_CU129_210 = ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
+_ARQ_CU128_211 = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")  # 2.11: sin Volta (y cu129, ver arriba)
 _ARQ_CU12_ANTIGUAS = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
 _ARQ_CU118 = ("sm_37", "sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
 
@@ -73,7 +76,7 @@ VERSIONES_CUDA: tuple[VersionCUDA, ...] = (
     VersionCUDA((13, 2), "595.45.04", None, "cu132", arquitecturas=_ARQ_CU13),
     VersionCUDA((13, 1), "590.44.01"),
     VersionCUDA((13, 0), "580.65.06", None, "cu130", arquitecturas=_ARQ_CU13),
-    VersionCUDA((12, 9), "575.51.03", "576.02", "cu129", "2.10.0", _ARQ_CU129_210),
+    VersionCUDA((12, 9), "575.51.03", "576.02", "cu129", "2.13.0", _ARQ_CU128_211),
     VersionCUDA((12, 8), "570.26", "570.65", "cu128", "2.11.0", _ARQ_CU128_211),
     VersionCUDA((12, 6), "560.28.03", "560.76", "cu126", "2.14.1", _ARQ_CU12_ANTIGUAS),
     VersionCUDA((12, 5), "555.42.02", "555.85"),

@@ -16,8 +16,10 @@ from ..base import cuda_maxima_del_driver
 
 CAMPOS = "index,name,driver_version,memory.total,memory.used,memory.free"
 
-# Lo que imprime ``nvidia-smi`` en una T4 de Google Colab recién abierta (lección 01 lo
-# explica línea a línea cuando tu máquina no tiene nvidia-smi).
+# Lo que imprime ``nvidia-smi`` en una T4 recién abierta, con un driver de la rama 580 (lección 01
+# lo explica línea a línea cuando tu máquina no tiene nvidia-smi). Es un ejemplo, no el driver de
+# Colab: el de Colab cambia sin aviso (en septiembre de 2025 su T4 admitía CUDA 12.4,
+# googlecolab/colabtools#5578), así que las lecciones enseñan a leer la línea propia.
 SALIDA_EJEMPLO_T4 = """\
 +-----------------------------------------------------------------------------------------+
 | NVIDIA-SMI 580.82.07              Driver Version: 580.82.07      CUDA Version: 13.0     |

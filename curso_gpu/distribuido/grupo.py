@@ -128,7 +128,9 @@ def _traducir(error: Exception, timeout_s: float) -> ErrorDistribuido:
         return ErrorDistribuido(
             f"Los procesos no se reunieron en {timeout_s:g} s: falta alguno (¿arrancaste todos los nodos?, "
             "¿la misma dirección y puerto en todos?) o uno se quedó colgado.")
-    return ErrorDistribuido(f"No pude formar el grupo de procesos ({type(error).__name__}: {texto.splitlines()[0]}).")
+    return ErrorDistribuido("No pude formar el grupo de procesos: revisa que todos usen la misma dirección, puerto "
+                            f"y número de procesos. El mensaje original de PyTorch ({type(error).__name__}), "
+                            f"completo y en inglés:\n{texto.strip()}")
 
 
 def _almacen(rango: int, tamano: int, espera: datetime.timedelta):

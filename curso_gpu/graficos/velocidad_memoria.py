@@ -58,6 +58,8 @@ def curva_referencia(tamanos, nombre_gpu: str = "Tesla T4", modo: str = "fp32") 
 def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño", referencia: str | None = "Tesla T4"):
     """GFLOP/s frente al tamaño n, en escala log-log, una línea por dispositivo. Lección 03.
 
+    La línea es la mediana; la banda clara va de la muestra más lenta a la más rápida.
+
     Recibe el ``ResultadoBarrido`` de ``medicion.barrido``. Se ve dónde empieza a ganar la
     GPU: con matrices pequeñas apenas gana; con grandes, mucho. Si solo se midió la CPU, dibuja
     además (a trazos) la cota de ``referencia`` según su pico publicado (``curva_referencia``),
@@ -72,8 +74,12 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
             continue
         hay_acelerador |= not dispositivo.startswith("cpu")
         color = COLORES["cpu"] if dispositivo.startswith("cpu") else COLORES["gpu"]
-        etiqueta = f"{dispositivo} ({puntos[0].nombre_dispositivo}, medido)"
+        hilos = puntos[0].hilos_cpu
+        etiqueta = f"{dispositivo} ({puntos[0].nombre_dispositivo}{f', {hilos} hilo' + ('s' if hilos != 1 else '') if hilos else ''}, medido)"
         ejes.plot([r.n for r in puntos], [r.gflops for r in puntos], marker="o", color=color, label=etiqueta)
+        banda = resultado.banda(dispositivo)  # de la muestra más lenta a la más rápida
+        ejes.fill_between([n for n, *_ in banda], [b for _, b, _, _ in banda], [a for *_, a in banda],
+                          color=color, alpha=0.2, linewidth=0)
         pico = puntos[0].pico_tflops
         if pico:
             ejes.axhline(pico * 1000, linestyle=":", linewidth=1, color=color,

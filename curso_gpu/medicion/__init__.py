@@ -4,6 +4,7 @@
 - ``cpu_gpu``: ``a @ b`` en CPU y GPU: GFLOP/s, % del pico, el barrido por tamaños.
 - ``memoria_libre``: ¿caben las matrices antes de crearlas?
 - ``bucle_python``: el bucle triple de Python frente a NumPy.
+- ``comparar``: ``comparar_tiempos``, dos funciones medidas alternadas con su intervalo y su veredicto.
 """
 
 from ..base import cargar_perezoso
@@ -12,6 +13,17 @@ from ..base import cargar_perezoso
 CASAS = {
     "ResultadoBucle": "bucle_python",
     "bucle_python_vs_numpy": "bucle_python",
+    "BLOQUE_ACELERADOR_S": "comparar",
+    "BLOQUE_CPU_S": "comparar",
+    "Comparacion": "comparar",
+    "MARGEN": "comparar",
+    "NIVEL": "comparar",
+    "PARES_MAXIMOS": "comparar",
+    "PARES_MINIMOS": "comparar",
+    "REMUESTREOS": "comparar",
+    "comparar_muestras": "comparar",
+    "comparar_tiempos": "comparar",
+    "formatear_veces": "comparar",
     "ComparacionCpuGpu": "cpu_gpu",
     "ComparacionSincronizacion": "cpu_gpu",
     "ResultadoBarrido": "cpu_gpu",
@@ -24,7 +36,7 @@ CASAS = {
     "Medicion": "cronometro",
     "cronometrar": "cronometro",
     "cronometrar_con_presupuesto": "cronometro",
-    "cronometrar_sin_sincronizar": "cronometro",
+    "hilos_cpu": "cronometro",
     "entero_positivo": "cronometro",
     "MemoriaInsuficiente": "memoria_libre",
     "PRECISIONES_MATMUL": "memoria_libre",

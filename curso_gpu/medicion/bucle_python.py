@@ -5,42 +5,57 @@ Se importa también desde ``medicion`` (``from curso_gpu.medicion import bucle_p
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
-import torch
-
-from .cronometro import cronometrar, entero_positivo
+from .comparar import Comparacion, comparar_tiempos, formatear_veces
+from .cronometro import entero_positivo
 from ..base import ComoTabla, Tabla, formatear_tiempo
 
 
 @dataclass
 class ResultadoBucle(ComoTabla):
-    """El bucle triple de Python frente a ``a @ b`` de NumPy. Lección 03."""
+    """El bucle triple de Python frente a ``a @ b`` de NumPy, medidos alternados. Lección 03."""
 
     n: int
-    segundos_bucle: float
-    segundos_numpy: float  # mediana de varias llamadas
+    comparacion: Comparacion
     iguales: bool  # np.allclose entre los dos resultados
 
     @property
+    def segundos_bucle(self) -> float:
+        return self.comparacion.mediana_a
+
+    @property
+    def segundos_numpy(self) -> float:
+        return self.comparacion.mediana_b
+
+    @property
     def aceleracion(self) -> float:
-        return self.segundos_bucle / self.segundos_numpy
+        """Cuántas veces más rápido fue NumPy (mediana de los pares; ver ``intervalo``)."""
+        return self.comparacion.razon
+
+    @property
+    def intervalo(self) -> tuple[float, float]:
+        """Intervalo del 95 % de la aceleración."""
+        return self.comparacion.intervalo_razon
 
     def tabla(self) -> Tabla:
-        return Tabla(f"Matrices {self.n}×{self.n}:", [],
+        bajo, alto = self.intervalo
+        return Tabla(f"Matrices {self.n}×{self.n} ({self.comparacion.pares} pares alternados):", [],
                      [["Bucle de Python", formatear_tiempo(self.segundos_bucle)],
                       ["NumPy (a @ b)", formatear_tiempo(self.segundos_numpy)],
-                      ["Aceleración", f"{self.aceleracion:.0f}x"],
-                      ["¿Mismo resultado?", "sí" if self.iguales else "no"]])
+                      ["Aceleración", f"{formatear_veces(self.aceleracion)}× "
+                                      f"(intervalo del 95 %: {formatear_veces(bajo)}–{formatear_veces(alto)}×)"],
+                      ["¿Mismo resultado?", "sí" if self.iguales else "no"]],
+                     notas=[self.comparacion.veredicto])
 
 
-def bucle_python_vs_numpy(n: int = 120, semilla: int = 0) -> ResultadoBucle:
+def bucle_python_vs_numpy(n: int = 80, semilla: int = 0, presupuesto_s: float = 1.0) -> ResultadoBucle:
     """La demostración de la lección: un bucle de Python contra ``a @ b`` de NumPy. Lección 03.
 
     El bucle hace las n³ multiplicaciones de una en una; NumPy las lanza en bloque sobre código
-    optimizado que usa las instrucciones vectoriales de la CPU. Con n=120 el bucle tarda
-    unas décimas de segundo; el tiempo crece con n³.
+    optimizado que usa las instrucciones vectoriales de la CPU. Se miden con ``comparar_tiempos``
+    (alternados, al menos 5 pares y hasta gastar ``presupuesto_s``). Con n=80 el bucle tarda
+    unas centésimas de segundo; el tiempo crece con n³.
     """
     import numpy as np
 
@@ -49,8 +64,11 @@ def bucle_python_vs_numpy(n: int = 120, semilla: int = 0) -> ResultadoBucle:
     a = generador.random((n, n))
     b = generador.random((n, n))
     filas_a, filas_b = a.tolist(), b.tolist()
-    inicio = time.perf_counter()
-    c = [[sum(filas_a[i][k] * filas_b[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
-    segundos_bucle = time.perf_counter() - inicio
-    medicion = cronometrar(lambda: a @ b, torch.device("cpu"), repeticiones=21, calentamiento=2)
-    return ResultadoBucle(n, segundos_bucle, medicion.mediana, bool(np.allclose(c, a @ b)))
+
+    def con_bucle():
+        return [[sum(filas_a[i][k] * filas_b[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
+
+    iguales = bool(np.allclose(con_bucle(), a @ b))
+    comparacion = comparar_tiempos(con_bucle, lambda: a @ b, nombres=("bucle de Python", "NumPy"),
+                                   repeticiones=5, presupuesto_s=presupuesto_s, descripcion=f"matrices {n}×{n}")
+    return ResultadoBucle(n, comparacion, iguales)

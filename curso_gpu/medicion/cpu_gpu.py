@@ -10,20 +10,22 @@ Las funciones de esos dos módulos también se pueden importar desde aquí
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 import torch
 
+from .comparar import Comparacion, comparar_muestras
 from .cronometro import (
     Medicion,
     cronometrar,
     cronometrar_con_presupuesto,
-    cronometrar_sin_sincronizar,
     entero_positivo,
+    hilos_cpu,
 )
 # sincronizar y memoria_disponible se reexportan: la lección 03 las importa desde aquí.
-from ..dispositivo import como_dispositivo, elegir_dispositivo, info_gpu, nombre_dispositivo
+from ..dispositivo import como_dispositivo, elegir_dispositivo, info_gpu, nombre_dispositivo, sincronizar
 from .memoria_libre import (
     MemoriaInsuficiente,
     comprobar_que_cabe,
@@ -313,17 +315,49 @@ class ResultadoBarrido:
     resultados: dict[str, list[ResultadoMatmul]]  # dispositivo -> un resultado por tamaño medido
     omitidos: list[tuple[str, int, str]] = field(default_factory=list)  # (dispositivo, n, motivo)
 
+    def banda(self, dispositivo: str) -> list[tuple[int, float, float, float]]:
+        """(n, GFLOP/s mínimo, mediana, máximo) por tamaño: el mínimo sale de la muestra más lenta."""
+        return [(r.n, r.operaciones / r.medicion.maximo / 1e9, r.gflops, r.operaciones / r.medicion.minimo / 1e9)
+                for r in self.resultados.get(dispositivo, [])]
+
+    @property
+    def conclusion(self) -> str:
+        """Lo que dicen las bandas de esta ejecución, en una frase por dispositivo (no lo que «debería» salir)."""
+        frases = []
+        for disp in self.resultados:
+            banda = self.banda(disp)
+            if len(banda) < 2:
+                continue
+            (n0, bajo0, med0, alto0), (n1, bajo1, med1, alto1) = banda[0], banda[-1]
+            cifras = f"de {formatear_numero(med0, cifras=3)} GFLOP/s con n={n0} a {formatear_numero(med1, cifras=3)} con n={n1}"
+            if bajo1 > alto0:
+                frases.append(f"En esta ejecución, {disp} rindió más con matrices grandes: {cifras}.")
+            elif alto1 < bajo0:
+                frases.append(f"En esta ejecución, {disp} rindió menos con matrices grandes: {cifras}.")
+            else:
+                frases.append(f"En esta ejecución, {disp} no muestra una tendencia clara ({cifras}): "
+                              "las bandas de los dos extremos se solapan.")
+        cpu = next((d for d in self.resultados if d.startswith("cpu")), None)
+        for disp in (d for d in self.resultados if d != cpu and cpu):
+            por_n = {n: (bajo, alto) for n, bajo, _, alto in self.banda(cpu)}
+            gana = [n for n, bajo, _, _ in self.banda(disp) if n in por_n and bajo > por_n[n][1]]
+            frases.append(f"{disp} superó a la CPU sin solaparse desde n={gana[0]}." if gana else
+                          f"{disp} no superó a la CPU con claridad en ningún tamaño medido.")
+        return " ".join(frases)
+
     def __str__(self) -> str:
-        lineas = ["GFLOP/s de a @ b según el tamaño"]
-        for disp, lista in self.resultados.items():
-            lineas.append(f"  {disp}: " + ", ".join(f"n={r.n}: {formatear_numero(r.gflops, cifras=3)}"
-                                                    for r in lista))
+        lineas = ["GFLOP/s de a @ b según el tamaño (mediana y, entre paréntesis, de la muestra más lenta a la más rápida)"]
+        for disp in self.resultados:
+            hilos = self.resultados[disp][0].hilos_cpu if self.resultados[disp] else None
+            lineas.append(f"  {disp}{f' ({hilos} hilo' + ('s' if hilos != 1 else '') + ')' if hilos else ''}: " + ", ".join(
+                f"n={n}: {formatear_numero(med, cifras=3)} ({formatear_numero(bajo, cifras=3)}–{formatear_numero(alto, cifras=3)})"
+                for n, bajo, med, alto in self.banda(disp)))
         lineas += [f"  {disp}, n={n}: no medido ({motivo})" for disp, n, motivo in self.omitidos]
         return "\n".join(lineas)
 
 
 def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int = 3, calentamiento: int = 1,
-            silenciosa: bool = False, segundos_por_tamano: float | None = 0.3) -> ResultadoBarrido:
+            silenciosa: bool = False, segundos_por_tamano: float | None = 0.3, hilos: int | None = 1) -> ResultadoBarrido:
     """Mide ``a @ b`` para cada tamaño en CPU y en el acelerador, con barra de progreso. Lección 03.
 
     Cada punto repite la medida hasta gastar ``segundos_por_tamano`` (al menos ``repeticiones``
@@ -332,6 +366,10 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
 
     ``dispositivos``: por defecto la CPU y, si hay, el acelerador. Un tamaño que no cabe se
     apunta en ``omitidos`` y no se prueban los mayores en ese dispositivo.
+
+    ``hilos``: con cuántos hilos mide la CPU (1 por defecto, con ``hilos_cpu``, que deja después
+    los que había; ``None``: los que tenga PyTorch). Con un hilo la curva tiene la misma forma de
+    una ejecución a otra aunque la máquina esté ocupada. ``conclusion`` resume lo que salió.
     """
     from ..base import barra as barra_progreso
 
@@ -347,7 +385,8 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
     else:
         lista = [como_dispositivo(x) for x in dispositivos]
     resultado = ResultadoBarrido(tamanos, {str(d): [] for d in lista})
-    with barra_progreso(len(tamanos) * len(lista), "Barrido", silenciosa=silenciosa) as barra:
+    with hilos_cpu(hilos or torch.get_num_threads()), \
+            barra_progreso(len(tamanos) * len(lista), "Barrido", silenciosa=silenciosa) as barra:
         for d in lista:
             agotado = False
             for n in tamanos:
@@ -372,12 +411,13 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
 
 @dataclass
 class ComparacionSincronizacion(ComoTabla):
-    """La misma multiplicación medida bien (sincronizando) y mal (sin sincronizar). Lección 03."""
+    """La misma multiplicación medida bien (sincronizando) y mal (sin sincronizar), alternadas. Lección 03."""
 
     n: int
     dispositivo: str
     con_sincronizar: Medicion
     sin_sincronizar: Medicion
+    comparacion: Comparacion  # el juicio de los pares: ¿se distinguen de verdad?
 
     @property
     def factor(self) -> float:
@@ -386,25 +426,33 @@ class ComparacionSincronizacion(ComoTabla):
 
     @property
     def explicacion(self) -> str:
+        """Lo que dicen los datos (el veredicto) y por qué, según el dispositivo."""
         if self.dispositivo.startswith("cpu"):
-            return ("En CPU la diferencia es cero (lo que veas es ruido): las operaciones de la CPU son "
-                    "síncronas, a @ b no vuelve hasta terminar, así que sincronizar no cambia nada. En "
-                    "una GPU, sin sincronizar mides solo lo que se tarda en encargar el trabajo: en una T4 "
-                    "el tiempo sale cientos de veces más corto de lo real.")
-        return (f"Sin sincronizar, el tiempo sale {self.factor:.0f} veces más corto: mide lo que tarda Python "
-                f"en encargar el trabajo a {self.dispositivo}, no lo que tarda la GPU en hacerlo.")
+            return (f"{self.comparacion.veredicto} En la CPU, a @ b no vuelve hasta terminar (es síncrona): "
+                    "sincronizar no cambia nada y las dos formas miden lo mismo, así que lo esperado es «sin "
+                    "diferencia clara». En una GPU, sin sincronizar se mide solo lo que tarda Python en "
+                    "encargar el trabajo: en una T4, con n=4096, microsegundos en lugar de decenas de milisegundos.")
+        return (f"{self.comparacion.veredicto} Sin sincronizar se mide lo que tarda Python en encargar el "
+                f"trabajo a {self.dispositivo}, no lo que tarda la GPU en hacerlo.")
 
     def tabla(self) -> Tabla:
-        """Las dos medianas y, debajo, la explicación."""
-        return Tabla(f"a @ b, {self.n}×{self.n}, en {self.dispositivo} (medianas):", [],
-                     [["sincronizando", formatear_tiempo(self.con_sincronizar.mediana)],
-                      ["sin sincronizar", formatear_tiempo(self.sin_sincronizar.mediana)]],
+        """Las dos medianas y, debajo, el veredicto y la explicación."""
+        return Tabla(f"a @ b, {self.n}×{self.n}, en {self.dispositivo} ({self.comparacion.pares} pares alternados):",
+                     ["", "mediana", "mínimo", "máximo"],
+                     [[nombre, formatear_tiempo(m.mediana), formatear_tiempo(m.minimo), formatear_tiempo(m.maximo)]
+                      for nombre, m in (("sincronizando", self.con_sincronizar),
+                                        ("sin sincronizar", self.sin_sincronizar))],
                      notas=[self.explicacion])
 
 
-def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 5,
+def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 9,
                           calentamiento: int = 1, reloj: Callable[[], float] | None = None) -> ComparacionSincronizacion:
-    """Mide ``a @ b`` bien y MAL (sin sincronizar), a propósito, para comparar. Lección 03."""
+    """Mide ``a @ b`` bien y MAL (sin sincronizar), a propósito, alternando las dos formas. Lección 03.
+
+    Cada par mide una vez cada forma (cambiando el orden de un par al siguiente). La medida mal
+    hecha lee el reloj sin esperar a la GPU y vacía la cola *después*, fuera del reloj, para que
+    la siguiente medida empiece limpia. El juicio es el de ``comparar_tiempos``.
+    """
     n = entero_positivo(n, "n (el lado de la matriz)")
     entero_positivo(repeticiones, "repeticiones")
     entero_positivo(calentamiento, "calentamiento", minimo=0)
@@ -414,8 +462,36 @@ def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, 
     generador = torch.Generator().manual_seed(0)
     a = torch.randn(n, n, generator=generador).to(device=d, dtype=tipo)
     b = torch.randn(n, n, generator=generador).to(device=d, dtype=tipo)
+    reloj = reloj or time.perf_counter
+
+    def bien() -> float:
+        sincronizar(d)
+        inicio = reloj()
+        _multiplicar(a, b)
+        sincronizar(d)  # punto de espera: a @ b terminado antes de parar el reloj
+        return reloj() - inicio
+
+    def mal() -> float:
+        inicio = reloj()
+        _multiplicar(a, b)
+        segundos = reloj() - inicio  # sin esperar a la GPU: mal a propósito
+        sincronizar(d)  # fuera del reloj: la cola queda vacía para la siguiente medida
+        return segundos
+
+    for _ in range(1 + calentamiento):
+        _multiplicar(a, b)
+    sincronizar(d)
+    con, sin = [], []
+    for i in range(repeticiones):
+        if i % 2 == 0:
+            con.append(bien())
+            sin.append(mal())
+        else:
+            sin.append(mal())
+            con.append(bien())
     descripcion = f"a @ b, {n}×{n}, en {d}"
-    bien = cronometrar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj, descripcion)
-    mal = cronometrar_sin_sincronizar(lambda: _multiplicar(a, b), d, repeticiones, calentamiento, reloj,
-                                       descripcion)
-    return ComparacionSincronizacion(n, str(d), bien, mal)
+    hilos = torch.get_num_threads() if d.type == "cpu" else None
+    juicio = comparar_muestras(con, sin, nombres=("sincronizando", "sin sincronizar"), dispositivo=str(d),
+                               descripcion=descripcion)
+    return ComparacionSincronizacion(n, str(d), Medicion(con, None, str(d), calentamiento, True, hilos, descripcion),
+                                     Medicion(sin, None, str(d), calentamiento, False, hilos, descripcion), juicio)

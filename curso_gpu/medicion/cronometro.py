@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable
 
@@ -36,6 +37,22 @@ def entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
             f"{nombre} debe ser un número entero mayor o igual que {minimo}; recibí {valor!r}."
         )
     return valor
+
+
+@contextmanager
+def hilos_cpu(n: int):
+    """Dentro del bloque, PyTorch usa ``n`` hilos de CPU; al salir, los que había. Lección 03.
+
+    En una CPU de 2 núcleos compartida (Colab, un portátil con el navegador abierto), dos hilos
+    de cálculo se pelean con los otros programas y un hilo que espera al otro frena los dos: las
+    medidas saltan de una ejecución a otra. Con uno solo salen estables.
+    """
+    antes = torch.get_num_threads()
+    torch.set_num_threads(entero_positivo(n, "hilos"))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(antes)
 
 
 # ---------------------------------------------------------------------------
@@ -167,23 +184,6 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
         funcion()
     muestras = [una_vez() for _ in range(repeticiones)]
     return Medicion(muestras, primera, str(d), calentamiento, True,
-                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
-
-
-def cronometrar_sin_sincronizar(funcion, d: torch.device, repeticiones: int, calentamiento: int,
-                                 reloj, descripcion: str) -> Medicion:
-    """La forma MAL hecha, a propósito: lee el reloj sin esperar a la GPU."""
-    reloj = reloj or time.perf_counter
-    for _ in range(1 + calentamiento):
-        funcion()
-    sincronizar(d)  # empezamos con la cola vacía, para que la comparación sea justa
-    muestras = []
-    for _ in range(repeticiones):
-        inicio = reloj()
-        funcion()
-        muestras.append(reloj() - inicio)
-    sincronizar(d)  # fuera del reloj: dejamos la GPU limpia
-    return Medicion(muestras, None, str(d), calentamiento, False,
                     torch.get_num_threads() if d.type == "cpu" else None, descripcion)
 
 

@@ -1,0 +1,37 @@
+"""Generar texto rápido: la caché KV, los lotes y el techo del ancho de banda (lección 10).
+
+- ``cache_kv``: cuánto ocupa la caché KV, calculado (``bytes_cache_kv``) y medido (``bytes_de_cache``).
+- ``techo``: el techo de tokens por segundo que deja la memoria (``techo_tokens_por_segundo``).
+- ``medir``: ``medir_generacion`` con el ``generate`` de ``transformers`` y su ``MedicionGeneracion``.
+- ``avisos``: recoger los avisos de ``transformers`` para leerlos (``avisos_de_transformers``).
+
+``transformers`` se importa solo dentro de las funciones que lo usan: importar este subpaquete
+no lo carga.
+"""
+
+from ..base import cargar_perezoso
+
+# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
+CASAS = {
+    "avisos_de_transformers": "avisos",
+    "bytes_cache_kv": "cache_kv",
+    "bytes_de_cache": "cache_kv",
+    "cache_de": "cache_kv",
+    "forma_de_atencion": "cache_kv",
+    "MedicionGeneracion": "medir",
+    "medir_generacion": "medir",
+    "preparar_lote": "medir",
+    "ancho_de_banda_de": "techo",
+    "medir_ancho_de_banda": "techo",
+    "techo_tokens_por_segundo": "techo",
+}
+
+__all__ = sorted(CASAS)
+
+
+def __getattr__(nombre: str):
+    return cargar_perezoso(__name__, CASAS, nombre, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(CASAS))
