@@ -297,7 +297,7 @@ def comprobar_checkpoints_leccion05(gpu: torch.device) -> list[Resultado]:
             raise Corte
 
     with tempfile.TemporaryDirectory() as temporal:
-        carpeta = carpeta_checkpoints("validar", base=temporal, silenciosa=True)
+        opciones = dict(base=temporal, cada=5, silenciosa=True)
         torch.manual_seed(24)
         entero = CNNPequena()
         entrenar(entero, ent, val, gpu, epocas=20, lr=0.01, silencioso=True, semilla=24)
@@ -306,16 +306,17 @@ def comprobar_checkpoints_leccion05(gpu: torch.device) -> list[Resultado]:
         cortado = CNNPequena()
         try:
             entrenar(cortado, ent, val, gpu, epocas=20, lr=0.01, silencioso=True, semilla=24,
-                     checkpoints=carpeta, cada_checkpoint=5, reanudar=False, al_registrar=cortar_en_7)
+                     checkpoints=carpeta_checkpoints("validar", reanudar=False, **opciones), al_registrar=cortar_en_7)
         except Corte:
             pass
+        carpeta = carpeta_checkpoints("validar", reanudar=True, **opciones)
         en_cpu = carpeta.cargar_ultimo(torch.device("cpu"))
         dispositivos = {t.device.type for t in en_cpu["modelo"].values()} if en_cpu else set()
 
         torch.manual_seed(24)
         reanudado = CNNPequena()
         entrenar(reanudado, ent, val, gpu, epocas=20, lr=0.01, silencioso=True, semilla=24,
-                 checkpoints=carpeta, cada_checkpoint=5, reanudar=True)
+                 checkpoints=carpeta)
     diferencia = max((a - b).abs().max().item() for a, b in zip(entero.parameters(), reanudado.parameters()))
     return [
         Resultado("05", "un checkpoint escrito en la GPU se carga en la CPU",
