@@ -15,6 +15,7 @@ from pathlib import Path
 
 import torch
 
+from curso_gpu.checkpoints import cargar_pesos
 from curso_gpu.distribuido import ejecutar, orden_torchrun
 
 
@@ -46,8 +47,7 @@ def comprobar_en_gpu(timeout_s: float = 300) -> list[str]:
                          "--guardar-pesos", solo], timeout_s=timeout_s)
         anotar(s.bien, f"un solo proceso con nccl termina bien ({s.segundos:.1f} s) {s.explicacion()}")
         if varios.exists() and solo.exists():
-            a = torch.load(varios, weights_only=True)
-            b = torch.load(solo, weights_only=True)
+            a, b = cargar_pesos(varios), cargar_pesos(solo)  # --guardar-pesos lleva su SHA-256
             diferencia = max((a[k].float() - b[k].float()).abs().max().item() for k in a)
             anotar(diferencia < 1e-3, f"{gpus} procesos × lote 16 ≈ 1 proceso × lote {16 * gpus} "
                                       f"(máxima diferencia {diferencia:.2e})")

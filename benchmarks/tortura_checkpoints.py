@@ -23,6 +23,7 @@ Y al final, que ningún archivo fuera de las carpetas de prueba cambió. Solo Li
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import errno
 import hashlib
 import json
@@ -50,6 +51,7 @@ from curso_gpu.checkpoints import (
     CheckpointDanado,
     CheckpointNoGuardado,
     cargar_checkpoint,
+    como_carpeta,
     guardar_atomico,
 )
 from curso_gpu.entrenamiento import generar_dataset
@@ -67,13 +69,14 @@ def _datos():
     return DATOS
 
 
-def _entrenar(carpeta: Path, **opciones):
+def _entrenar(carpeta: Path, reanudar: bool | None = None, **opciones):
     """El entrenamiento que se tortura: siempre la misma llamada, como una celda que se repite."""
     torch.manual_seed(0)
     modelo = CNNPequena()
     ent, val = _datos()
+    carpeta = dataclasses.replace(como_carpeta(carpeta), cada=1, reanudar=reanudar)
     historial = entrenar(modelo, ent, val, "cpu", epocas=EPOCAS, semilla=3, tamano_lote=8,
-                         checkpoints=carpeta, cada_checkpoint=1, silencioso=True, **opciones)
+                         checkpoints=carpeta, silencioso=True, **opciones)
     return modelo, historial
 
 
@@ -173,7 +176,7 @@ def _hijo_disco_lleno(carpeta: str, resultado: str, modo: str, desde_epoca: int)
         informe = {"fallo": None}
     except CheckpointNoGuardado as error:
         informe = {"fallo": "CheckpointNoGuardado", "errno": error.errno, "mensaje": str(error),
-                   "historial": error.historial.epocas if error.historial else None}
+                   "historial": error.historial.epocas_registradas if error.historial else None}
     except Exception as error:  # cualquier otro error cuenta como fallo de la prueba
         informe = {"fallo": type(error).__name__, "mensaje": str(error)}
     limite = resource.getrlimit(resource.RLIMIT_FSIZE)[1]

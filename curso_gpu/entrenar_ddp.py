@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +31,15 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 from . import distribuido
-from .checkpoints import como_carpeta, estado_aleatorio, guardar_atomico, restaurar_estado_aleatorio
+from .checkpoints import (
+    AvisoCheckpoint,
+    como_carpeta,
+    guardar_pesos,
+    huella_de_datos,
+    nuevo_checkpoint,
+    preparar_reanudacion,
+    restaurar_estado_aleatorio,
+)
 from .entrenamiento import generar_dataset
 from .entrenamiento import CNNPequena
 from .base import AnalizadorArgumentos
@@ -70,10 +79,11 @@ def _decir(proceso: distribuido.Proceso, texto: str, todos: bool = False) -> Non
         print(texto, flush=True)
 
 
-def _configuracion(semilla: int, tamano_lote: int, tamano_mundo: int) -> dict:
-    """Lo que debe coincidir para reanudar un checkpoint (el lote global, no el de cada proceso)."""
-    return {"semilla": semilla, "lote_global": tamano_lote * tamano_mundo, "lr": LR,
-            "ejemplos": 3 * EJEMPLOS_POR_CLASE}
+def _configuracion(semilla: int, tamano_lote: int, tamano_mundo: int, epocas: int, dispositivo) -> dict:
+    """Lo que se compara al reanudar: las mismas claves que ``entrenar`` (lección 05), con el lote global."""
+    return {"lr": LR, "tamano_lote": tamano_lote * tamano_mundo, "epocas": epocas, "modelo": "CNNPequena",
+            "criterio": "CrossEntropyLoss", "dispositivo": dispositivo.type, "semilla": semilla, "acumular": 1,
+            "precision": "fp32", "procesos": tamano_mundo}
 
 
 def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, checkpoints=None,
@@ -82,24 +92,59 @@ def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, c
     """Entrena ``CNNPequena`` con ``DistributedDataParallel`` en este proceso. Lección 08.
 
     - ``tamano_lote``: el de cada proceso (el global es ``tamano_lote × procesos``).
-    - ``checkpoints``: una carpeta; el rango 0 guarda cada época (escritura atómica) y, si ya
-      hay checkpoints de este mismo entrenamiento, todos siguen desde el último.
+    - ``checkpoints``: ``carpeta_checkpoints(...)`` (con sus opciones ``cada`` y ``reanudar``) o
+      una ruta (un checkpoint por época). El rango 0 guarda (escritura atómica) y decide si se
+      reanuda, con la misma política y el mismo formato que ``entrenar`` (lección 05): una carpeta
+      de uno la sigue el otro, o se rechaza diciendo quién la escribió.
     - ``guardar_pesos``: el rango 0 guarda el ``state_dict`` final del modelo sin envolver
-      (sin el prefijo ``module.``), con ``torch.save``.
+      (sin el prefijo ``module.``), con su SHA-256 (``cargar_pesos`` lo comprueba al cargar).
     - ``simular_fallo=E``: en el primer intento (``TORCHELASTIC_RESTART_COUNT`` = 0), el
       proceso de rango 1 muere en la época E, para practicar ``torchrun --max-restarts``.
     """
+    carpeta = como_carpeta(checkpoints, cada=1) if checkpoints is not None else None
     proceso = distribuido.iniciar(backend)
     # Como en la lección 05: un solo entrenamiento a la vez en la carpeta (el rango 0 es quien escribe).
-    candado = (como_carpeta(checkpoints).candado() if checkpoints is not None and proceso.principal
-               else contextlib.nullcontext())
+    candado = carpeta.candado() if carpeta is not None and proceso.principal else contextlib.nullcontext()
     with candado:
-        return _entrenar(proceso, epocas, tamano_lote, semilla, checkpoints, guardar_pesos, simular_fallo,
+        return _entrenar(proceso, epocas, tamano_lote, semilla, carpeta, guardar_pesos, simular_fallo,
                          silencioso)
 
 
-def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semilla: int, checkpoints,
-              guardar_pesos, simular_fallo: int | None, silencioso: bool) -> ResultadoDDP:
+def _reanudar(proceso: distribuido.Proceso, carpeta, configuracion: dict, modelo: nn.Module,
+              datos: dict) -> dict | None:
+    """El rango 0 decide (la política única de ``checkpoints``) y reparte el checkpoint a los demás."""
+    respuesta = [None]
+    if proceso.principal:
+        try:
+            carpeta.comprobar_escritura()
+            dichos: list[str] = []
+
+            def avisar(texto: str) -> None:
+                dichos.append(texto)
+                _decir(proceso, texto)
+
+            with warnings.catch_warnings(record=True) as avisos:  # cada aviso, una vez y por la salida
+                warnings.simplefilter("always", AvisoCheckpoint)
+                estado = preparar_reanudacion(carpeta, configuracion, "cpu", entrenador="entrenar_ddp",
+                                              avisar=avisar, modelo=modelo.state_dict(), datos=datos)
+            for aviso in avisos:
+                if str(aviso.message) not in dichos:
+                    _decir(proceso, str(aviso.message))
+            respuesta = [("estado", estado)]
+        except Exception as error:
+            if proceso.tamano_mundo > 1:
+                torch.distributed.broadcast_object_list([("error", str(error))], src=0)  # espera: todos
+            raise
+    if proceso.tamano_mundo > 1:
+        torch.distributed.broadcast_object_list(respuesta, src=0)  # espera: todos reciben lo que decidió el 0
+    tipo, valor = respuesta[0]
+    if tipo == "error":
+        raise distribuido.ErrorDistribuido(f"el rango 0 no pudo preparar los checkpoints: {valor}")
+    return valor
+
+
+def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semilla: int, carpeta,
+              destino_pesos, simular_fallo: int | None, silencioso: bool) -> ResultadoDDP:
     """El cuerpo de ``entrenar_ddp``, con el grupo de procesos ya iniciado."""
     dispositivo = proceso.dispositivo
     _decir(proceso, f"{proceso}", todos=not silencioso and proceso.tamano_mundo > 1)
@@ -119,26 +164,21 @@ def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semil
     optimizador = torch.optim.Adam(ddp.parameters(), lr=LR)
     criterio = nn.CrossEntropyLoss()
 
-    carpeta = como_carpeta(checkpoints) if checkpoints is not None else None
-    configuracion = _configuracion(semilla, tamano_lote, proceso.tamano_mundo)
+    configuracion = _configuracion(semilla, tamano_lote, proceso.tamano_mundo, epocas, dispositivo)
+    datos = huella_de_datos(X, y)
     resultado = ResultadoDDP(proceso.rango, proceso.tamano_mundo, epocas)
     inicio = 1
     if carpeta is not None:
-        if proceso.principal:
-            carpeta.comprobar_escritura()
-        estado = carpeta.cargar_ultimo(dispositivo)
+        estado = _reanudar(proceso, carpeta, configuracion, modelo, datos)
         if estado is not None:
-            if estado.get("configuracion") != configuracion:
-                raise distribuido.ErrorDistribuido(
-                    f"Los checkpoints de {carpeta.ruta} son de otro entrenamiento ({estado.get('configuracion')}); "
-                    f"este usa {configuracion}. Usa otra carpeta (no borro nada tuyo).")
             modelo.load_state_dict(estado["modelo"])
             optimizador.load_state_dict(estado["optimizador"])
+            for grupo in optimizador.param_groups:
+                grupo["lr"] = LR
             restaurar_estado_aleatorio(estado["aleatorio"])
             resultado.perdidas = list(estado["perdidas"])
             resultado.reanudado_desde = int(estado["epoca"])
             inicio = int(estado["epoca"]) + 1
-            _decir(proceso, f"Reanudo desde {Path(estado['ruta']).name} (época {estado['epoca']} de {epocas}).")
 
     reinicio = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") or 0)
     if simular_fallo is not None and proceso.tamano_mundo == 1:
@@ -166,10 +206,11 @@ def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semil
         resultado.perdidas.append(media)
         if not silencioso:
             _decir(proceso, f"época {epoca:3d}/{epocas} · pérdida media {media:.4f}")
-        if carpeta is not None and proceso.principal:  # solo el rango 0 escribe
-            carpeta.guardar({"formato": 1, "epoca": epoca, "epocas": epocas, "configuracion": configuracion,
-                             "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
-                             "aleatorio": estado_aleatorio(), "perdidas": resultado.perdidas}, epoca)
+        if carpeta is not None and proceso.principal and carpeta.toca_guardar(epoca, epocas):  # solo el rango 0
+            carpeta.guardar(nuevo_checkpoint(
+                entrenador="entrenar_ddp", epoca=epoca, epocas=epocas, configuracion=configuracion, datos=datos,
+                modelo=modelo.state_dict(), optimizador=optimizador.state_dict(), semilla_lotes=semilla,
+                perdidas=resultado.perdidas), epoca)
     resultado.segundos = time.perf_counter() - comienzo
 
     # ¿Siguen idénticas las copias? Cada proceso calcula su huella y el rango 0 las compara.
@@ -183,10 +224,10 @@ def _entrenar(proceso: distribuido.Proceso, epocas: int, tamano_lote: int, semil
     with torch.no_grad():
         logits = modelo(X_val.to(dispositivo))
         resultado.accuracy_validacion = (logits.argmax(1) == y_val.to(dispositivo)).float().mean().item()
-    if proceso.principal and guardar_pesos is not None:
-        destino = Path(guardar_pesos)
+    if proceso.principal and destino_pesos is not None:
+        destino = Path(destino_pesos)
         destino.parent.mkdir(parents=True, exist_ok=True)
-        guardar_atomico(modelo.state_dict(), destino)  # el modelo sin envolver: sin «module.»
+        guardar_pesos(modelo, destino)  # el modelo sin envolver (sin «module.»), con su SHA-256
     if not silencioso:
         _decir(proceso, f"¿Copias idénticas en los {proceso.tamano_mundo} procesos? "
                         f"{'sí' if resultado.copias_identicas else 'NO'} · {resultado}")
@@ -218,9 +259,11 @@ def _analizador() -> argparse.ArgumentParser:
                             help="ejemplos por paso en CADA proceso (16); el lote global es este × procesos")
     analizador.add_argument("--semilla", type=int, default=0, help="semilla de datos, modelo y reparto (0)")
     analizador.add_argument("--checkpoints", metavar="CARPETA",
-                            help="guarda un checkpoint por época (solo el rango 0) y reanuda desde el último")
+                            help="guarda un checkpoint por época (solo el rango 0) y reanuda desde el último, "
+                                 "también uno de entrenar (lección 05)")
     analizador.add_argument("--guardar-pesos", metavar="RUTA",
-                            help="el rango 0 guarda aquí los pesos finales (state_dict, con torch.save)")
+                            help="el rango 0 guarda aquí los pesos finales (state_dict con su SHA-256; "
+                                 "se cargan con cargar_pesos)")
     analizador.add_argument("--simular-fallo", type=_entero_positivo, metavar="EPOCA",
                             help="en el primer intento, el proceso de rango 1 muere en esa época")
     analizador.add_argument("--backend", choices=("auto", "nccl", "gloo"), default="auto",

@@ -52,7 +52,7 @@ from torch import nn
 
 from curso_gpu import graficos
 from curso_gpu.base import mensajes_torch
-from curso_gpu.checkpoints import carpeta_checkpoints
+from curso_gpu.checkpoints import cargar_pesos, carpeta_checkpoints, guardar_pesos
 from curso_gpu.entrenamiento import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.dispositivo import elegir_dispositivo
 from curso_gpu.entrenamiento import entrenar, evaluar, predecir
@@ -219,7 +219,7 @@ for epoca in range(1, 121):                                  # paso 5: entrenar
 
 # %%
 def mostrar(registro):
-    print(f"época {registro.epoca:3d}/{registro.epocas}: pérdida ent. {registro.perdida_entrenamiento:.4f} · "
+    print(f"época {registro.epoca:3d}/{registro.epocas_totales}: pérdida ent. {registro.perdida_entrenamiento:.4f} · "
           f"pérdida val. {registro.perdida_validacion:.4f} · acc. val. {registro.accuracy_validacion:.3f}")
 
 
@@ -512,14 +512,15 @@ else:
 # optimizador, la época, el historial y el estado de los generadores aleatorios) cada pocas
 # épocas en un sitio que sobreviva, como **Google Drive**, y reanudar desde el último.
 #
-# `carpeta_checkpoints(nombre)` elige el sitio: por defecto, la carpeta local
-# `checkpoints/<nombre>`; con `drive=True` (solo en Colab), además Google Drive. Montar Drive
-# pide permisos amplios sobre tu Drive, así que solo se hace si tú lo eliges: cambia
-# `GUARDAR_EN_DRIVE` a `True` en Colab.
+# `carpeta_checkpoints(nombre, cada=10)` elige el sitio y cada cuántas épocas se guarda: por
+# defecto, la carpeta local `checkpoints/<nombre>`; con `drive=True` (solo en Colab), además
+# Google Drive. Montar Drive pide permisos amplios sobre tu Drive, así que solo se hace si tú
+# lo eliges: cambia `GUARDAR_EN_DRIVE` a `True` en Colab. La carpeta lleva sus opciones
+# (`cada`, `reanudar`, `conservar`): `entrenar` las lee de ella.
 
 # %%
 GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para que los checkpoints sobrevivan a una desconexión
-carpeta = carpeta_checkpoints("cnn_lineas", drive=GUARDAR_EN_DRIVE)
+carpeta = carpeta_checkpoints("cnn_lineas", cada=10, drive=GUARDAR_EN_DRIVE)
 
 # %% [markdown]
 # Cada checkpoint se escribe primero en un archivo temporal con un nombre único y después se
@@ -529,8 +530,9 @@ carpeta = carpeta_checkpoints("cnn_lineas", drive=GUARDAR_EN_DRIVE)
 # últimos. Si el último está dañado, se avisa y se usa el anterior.
 #
 # Simulamos una desconexión: el entrenamiento se corta en la época 37 de 60. Como esta
-# celda quizá ya la ejecutaste, pedimos empezar de cero con `reanudar=False`: los
-# checkpoints que hubiera **no se borran**, se apartan a `anteriores/<fecha>/`.
+# celda quizá ya la ejecutaste, pedimos empezar de cero con `carpeta.con(reanudar=False)` (la
+# misma carpeta con esa opción cambiada): los checkpoints que hubiera **no se borran**, se
+# apartan a `anteriores/<fecha>/`.
 
 # %%
 class Desconexion(Exception):
@@ -545,8 +547,8 @@ def desconectar_en_37(epoca, total):
 torch.manual_seed(24)
 antes_del_corte = []  # los puntos de registro (época 1, 10, 20, 30) que se vieron antes del corte
 try:
-    entrenar(CNNPequena(), (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60, reanudar=False,
-             checkpoints=carpeta, cada_checkpoint=10, al_avanzar=desconectar_en_37, silencioso=True,
+    entrenar(CNNPequena(), (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60,
+             checkpoints=carpeta.con(reanudar=False), al_avanzar=desconectar_en_37, silencioso=True,
              al_registrar=antes_del_corte.append)
 except Desconexion as error:
     print("¡Ay!", error)
@@ -562,7 +564,7 @@ print("Checkpoints guardados:", [p.name for p in carpeta.archivos()])
 torch.manual_seed(24)
 reanudado = CNNPequena()
 h_reanudado = entrenar(reanudado, (X_ent, y_ent), (X_val, y_val), dispositivo, epocas=60,
-                       checkpoints=carpeta, cada_checkpoint=10)
+                       checkpoints=carpeta)
 print(*h_reanudado.avisos, sep="\n")  # «Reanudo desde…»: entrenar no imprime, lo anota en el historial
 print(h_reanudado.final)
 
@@ -592,7 +594,7 @@ print("¿Pesos idénticos al entrenamiento sin cortes?", iguales)
 
 # %%
 desde = h_reanudado.reanudado_desde
-reanudado_puntos = [(e, p) for e, p in zip(h_reanudado.epocas, h_reanudado.perdida_entrenamiento) if e >= desde]
+reanudado_puntos = [(e, p) for e, p in zip(h_reanudado.epocas_registradas, h_reanudado.perdida_entrenamiento) if e >= desde]
 graficos.grafico_reanudacion(
     h_seguido,
     ([r.epoca for r in antes_del_corte], [r.perdida_entrenamiento for r in antes_del_corte]),
@@ -608,6 +610,19 @@ graficos.grafico_reanudacion(
 # %%
 ultimo = carpeta.cargar_ultimo(torch.device("cpu"))
 print("Época:", ultimo["epoca"], "· dispositivo de los pesos:", ultimo["modelo"]["conv1.weight"].device)
+
+# %% [markdown]
+# Para quedarte solo con el modelo entrenado (sin optimizador ni historial), guarda sus pesos
+# con `guardar_pesos`: también llevan su suma SHA-256. `cargar_pesos(ruta, modelo)` la
+# comprueba **antes** de tocar el modelo: un archivo con un byte cambiado da `CheckpointDanado`
+# y tu modelo queda como estaba.
+
+# %%
+ruta_pesos = guardar_pesos(reanudado, carpeta.local.parent / "cnn_lineas_pesos.pt")
+copia = CNNPequena()
+cargar_pesos(ruta_pesos, copia)
+print("Pesos cargados de", ruta_pesos.name, "· ¿iguales?",
+      all(torch.equal(a, b) for a, b in zip(copia.state_dict().values(), reanudado.state_dict().values())))
 
 # %% [markdown]
 # ## Pruébalo
@@ -627,7 +642,7 @@ print("Época:", ultimo["epoca"], "· dispositivo de los pesos:", ultimo["modelo
 # | Suponer que la GPU siempre acelera | un modelo diminuto no va más rápido | mide: la GPU gana con modelos y lotes grandes |
 # | Usar `"cuda"` sin comprobar | `Torch not compiled with CUDA enabled` o `Found no NVIDIA driver on your system` | `torch.cuda.is_available()` o `elegir_dispositivo()` |
 # | Crear tensores nuevos en la CPU | el mismo error de dispositivos, a mitad del bucle | `torch.tensor(..., device=dispositivo)` |
-# | Volver a ejecutar la celda de entrenar queriendo empezar de cero | sigue desde el último checkpoint | `reanudar=False` (los viejos van a `anteriores/`) |
+# | Volver a ejecutar la celda de entrenar queriendo empezar de cero | sigue desde el último checkpoint | `carpeta_checkpoints(..., reanudar=False)` o `carpeta.con(reanudar=False)` (los viejos van a `anteriores/`) |
 # | Un `lr` tan alto que la pérdida se vuelve NaN | `PerdidaNoFinita`: se para en esa época | baja el `lr` o normaliza los datos; lo entrenado está en `error.historial` |
 #
 # ## Buenas prácticas

@@ -59,6 +59,7 @@ import torch
 from torch import nn
 
 from curso_gpu import distribuido
+from curso_gpu.checkpoints import cargar_pesos
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
 from curso_gpu.distribuido import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo
@@ -401,7 +402,7 @@ print(f"\nCódigo de salida {fallo.codigo} · checkpoints: {sorted(p.name for p 
 # `checkpoint_epoca_000001.pt` y siguen en la época 2. ¿Acaba igual que sin el fallo?
 
 # %%
-tras_fallo = torch.load(CARPETA / "pesos_fallo.pt", weights_only=True)
+tras_fallo = cargar_pesos(CARPETA / "pesos_fallo.pt")  # --guardar-pesos lleva su SHA-256: se comprueba al cargar
 sin_fallo = pesos_2x16
 print("¿Pesos idénticos, número a número, al entrenamiento sin fallo?",
       all(torch.equal(tras_fallo[k], sin_fallo[k]) for k in sin_fallo))

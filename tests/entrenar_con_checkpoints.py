@@ -15,6 +15,7 @@ from pathlib import Path
 
 import torch
 
+from curso_gpu.checkpoints import como_carpeta
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.entrenamiento import CNNPequena
@@ -35,8 +36,8 @@ def entrenar_con_checkpoints(carpeta, salida, epocas: int = 40, cada: int = 5, l
             modelo = CNNPequena()
             entrenamiento, validacion = generar_dataset(20, semilla=1), generar_dataset(10, semilla=2)
             historial = entrenar(modelo, entrenamiento, validacion, "cpu", epocas=epocas, semilla=3,
-                                 tamano_lote=lote, checkpoints=carpeta, cada_checkpoint=cada,
-                                 reanudar=reanudar, al_avanzar=al_avanzar, silencioso=True)
+                                 tamano_lote=lote, checkpoints=como_carpeta(carpeta, cada=cada, reanudar=reanudar),
+                                 al_avanzar=al_avanzar, silencioso=True)
         torch.save({"modelo": modelo.state_dict(), "historial": historial.a_dict()}, salida)
     finally:
         torch.set_num_threads(hilos)

@@ -63,11 +63,11 @@ def test_acumulando_se_guarda_y_se_reanuda(tmp_path):
 
     carpeta = tmp_path / "ck"
     with pytest.raises(Desconexion):
-        _entrenado(datos, epocas=4, tamano_lote=8, acumular=3, checkpoints=carpeta, cada_checkpoint=2,
+        _entrenado(datos, epocas=4, tamano_lote=8, acumular=3, checkpoints=como_carpeta(carpeta, cada=2),
                    al_avanzar=cortar_en(3))
-    assert como_carpeta(carpeta).cargar_ultimo(torch.device("cpu"))["acumular"] == 3
-    reanudado = _entrenado(datos, epocas=4, tamano_lote=8, acumular=3, checkpoints=carpeta, cada_checkpoint=2,
-                           reanudar=True)
+    assert como_carpeta(carpeta).cargar_ultimo(torch.device("cpu"))["configuracion"]["acumular"] == 3
+    reanudado = _entrenado(datos, epocas=4, tamano_lote=8, acumular=3,
+                           checkpoints=como_carpeta(carpeta, cada=2, reanudar=True))
     assert _iguales(seguido, reanudado)
 
 

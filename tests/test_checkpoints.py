@@ -19,11 +19,13 @@ import torch
 
 from curso_gpu.checkpoints import formato as ck  # se parchea en el módulo que lo usa
 from curso_gpu import colab
+from curso_gpu.checkpoints import carpeta as modulo_carpeta  # donde se usa copiar_atomico
 from curso_gpu.checkpoints import (
     AvisoCheckpoint,
     CarpetaCheckpoints,
     CarpetaNoEscribible,
     carpeta_checkpoints,
+    como_carpeta,
     estado_aleatorio,
     guardar_atomico,
     restaurar_estado_aleatorio,
@@ -172,16 +174,16 @@ def test_en_drive_escribe_en_local_y_copia_con_nombre_temporal(tmp_path, monkeyp
 def test_si_la_copia_a_drive_falla_avisa_y_sincroniza_al_final(tmp_path, monkeypatch):
     carpeta = CarpetaCheckpoints(ruta=tmp_path / "drive", local=tmp_path / "local", en_drive=True)
     carpeta.comprobar_escritura()
-    copiar = ck.copiar_atomico
+    copiar = modulo_carpeta.copiar_atomico
 
     def drive_caido(origen, destino):
         raise OSError("Transport endpoint is not connected")
 
-    monkeypatch.setattr(ck, "copiar_atomico", drive_caido)
+    monkeypatch.setattr(modulo_carpeta, "copiar_atomico", drive_caido)
     with pytest.warns(AvisoCheckpoint, match="No pude copiar"):
         carpeta.guardar(_estado(10), 10)
     assert not (tmp_path / "drive" / "checkpoint_epoca_000010.pt").exists()
-    monkeypatch.setattr(ck, "copiar_atomico", copiar)
+    monkeypatch.setattr(modulo_carpeta, "copiar_atomico", copiar)
     carpeta.copiar_pendientes_a_drive()
     assert (tmp_path / "drive" / "checkpoint_epoca_000010.pt").exists()
 
@@ -278,14 +280,14 @@ def test_interrumpido_y_reanudado_acaba_igual_que_sin_interrumpir(tmp_path, lote
 
     carpeta = tmp_path / "ck"
     with pytest.raises(Desconexion):
-        entrenar(_modelo(), ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote, checkpoints=carpeta,
-                 cada_checkpoint=5, al_avanzar=cortar_en(17), silencioso=True)
+        entrenar(_modelo(), ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote,
+                 checkpoints=como_carpeta(carpeta, cada=5), al_avanzar=cortar_en(17), silencioso=True)
     otro = CNNPequena()  # pesos distintos: todo tiene que salir del checkpoint
-    h_reanudado = entrenar(otro, ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote, checkpoints=carpeta,
-                           cada_checkpoint=5, reanudar=True, silencioso=True)
+    h_reanudado = entrenar(otro, ENT, VAL, "cpu", epocas=30, semilla=3, tamano_lote=lote,
+                           checkpoints=como_carpeta(carpeta, cada=5, reanudar=True), silencioso=True)
     assert _iguales(seguido.state_dict(), otro.state_dict())
     assert h_reanudado.reanudado_desde == 15
-    assert h_reanudado.epocas == h_seguido.epocas == [1, 10, 20, 30]
+    assert h_reanudado.epocas_registradas == h_seguido.epocas_registradas == [1, 10, 20, 30]
     assert h_reanudado.perdida_validacion == h_seguido.perdida_validacion
 
 
@@ -330,7 +332,7 @@ def test_matado_con_sigkill_y_reanudado_acaba_con_los_mismos_pesos(tmp_path):
 
 
 def test_reanudar_sin_checkpoints_empieza_de_cero(tmp_path, capsys):
-    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path / "vacia", reanudar=True,
+    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=como_carpeta(tmp_path / "vacia", reanudar=True),
                          silencioso=True)
     assert "empiezo desde la época 1" in historial.avisos[0]
     assert historial.reanudado_desde is None
@@ -340,14 +342,15 @@ def test_reanudar_sin_checkpoints_empieza_de_cero(tmp_path, capsys):
 def test_reanudar_con_un_checkpoint_de_otro_modelo_da_error_claro(tmp_path):
     entrenar(_modelo(), ENT, VAL, "cpu", epocas=2, checkpoints=tmp_path, silencioso=True)
     with pytest.raises(ValueError, match="no corresponde a este modelo"):
-        entrenar(CNNPequena(canales=(4, 8)), ENT, VAL, "cpu", epocas=4, checkpoints=tmp_path, reanudar=True,
-                 silencioso=True)
+        entrenar(CNNPequena(canales=(4, 8)), ENT, VAL, "cpu", epocas=4,
+                 checkpoints=como_carpeta(tmp_path, reanudar=True), silencioso=True)
 
 
 def test_empezar_de_cero_aparta_los_viejos_sin_borrar_nada(tmp_path, capsys):
-    entrenar(_modelo(), ENT, VAL, "cpu", epocas=10, checkpoints=tmp_path, cada_checkpoint=5, silencioso=True)
+    entrenar(_modelo(), ENT, VAL, "cpu", epocas=10, checkpoints=como_carpeta(tmp_path, cada=5), silencioso=True)
     antes = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=tmp_path, reanudar=False, silencioso=True)
+    historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=como_carpeta(tmp_path, reanudar=False),
+                         silencioso=True)
     (aviso,) = historial.avisos
     assert "reanudar=False: empiezo de cero. Muevo 2 checkpoint(s) anteriores a" in aviso
     assert "no se borra nada" in aviso and aviso in str(historial)

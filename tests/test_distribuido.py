@@ -22,7 +22,7 @@ import pytest
 import torch
 
 from curso_gpu import distribuido
-from curso_gpu.checkpoints import como_carpeta
+from curso_gpu.checkpoints import cargar_pesos, como_carpeta
 from curso_gpu.entrenar_ddp import main
 from curso_gpu.distribuido import PuertoOcupado, ejecutar, orden_torchrun, sigue_vivo
 from curso_gpu.entrenamiento import CNNPequena
@@ -32,7 +32,7 @@ ENTORNO = {"OMP_NUM_THREADS": "1"}
 
 
 def _pesos(ruta):
-    return torch.load(ruta, weights_only=True)
+    return cargar_pesos(ruta)  # --guardar-pesos lleva su SHA-256: se comprueba al cargar
 
 
 def _puertos_distintos(n):

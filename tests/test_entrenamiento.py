@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 import sys
 
 import pytest
 import torch
 from torch import nn
 
-from curso_gpu.checkpoints import CarpetaNoEscribible
+from curso_gpu.checkpoints import CarpetaNoEscribible, como_carpeta
 from curso_gpu.entrenamiento import generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.entrenamiento import (
     DispositivosDistintos,
@@ -56,9 +57,9 @@ def test_metricas_en_la_epoca_1_cada_10_y_la_ultima():
     registros, avances = [], []
     historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=25, silencioso=True,
                          al_registrar=registros.append, al_avanzar=lambda e, t: avances.append((e, t)))
-    assert historial.epocas == [1, 10, 20, 25]
+    assert historial.epocas_registradas == [1, 10, 20, 25]
     assert [r.epoca for r in registros] == [1, 10, 20, 25]
-    assert all(isinstance(r, Registro) and r.epocas == 25 for r in registros)
+    assert all(isinstance(r, Registro) and r.epocas_totales == 25 for r in registros)
     assert avances == [(e, 25) for e in range(1, 26)]
     assert historial.final.epoca == 25 and historial.final == historial.registros()[-1]
     assert historial.segundos > 0 and historial.dispositivo == "cpu"
@@ -70,7 +71,7 @@ def test_historial_se_lee_como_un_informe(entrenado):
     _, historial = entrenado
     texto = str(historial)
     assert texto.startswith("Entrenamiento en cpu: 80 épocas en")
-    assert "pérdida val." in texto and len(texto.splitlines()) == 2 + len(historial.epocas)
+    assert "pérdida val." in texto and len(texto.splitlines()) == 2 + len(historial.epocas_registradas)
     assert "<table>" in historial._repr_html_()
     assert "Accuracy de validación" in str(historial.final)
     assert Historial.desde_dict(historial.a_dict()) == historial
@@ -196,14 +197,21 @@ def test_carpeta_de_checkpoints_sin_permiso_falla_antes_de_entrenar(tmp_path):
     archivo.write_text("x")
     pasos = []
     with pytest.raises(CarpetaNoEscribible, match="No puedo escribir checkpoints"):
-        entrenar(_modelo(), ENT, VAL, "cpu", checkpoints=archivo / "ckpt", cada_checkpoint=5,
+        entrenar(_modelo(), ENT, VAL, "cpu", checkpoints=como_carpeta(archivo / "ckpt", cada=5),
                  al_avanzar=lambda e, t: pasos.append(e), silencioso=True)
     assert pasos == []  # ni una época
 
 
-def test_reanudar_sin_carpeta_da_error_claro():
-    with pytest.raises(ValueError, match="carpeta_checkpoints"):
-        entrenar(_modelo(), ENT, VAL, "cpu", reanudar=True)
+@pytest.mark.parametrize("antiguo, arreglo", [("reanudar", "carpeta_checkpoints('nombre', reanudar=False)"),
+                                              ("cada_checkpoint", "carpeta_checkpoints('nombre', cada=10)")])
+def test_reanudar_y_cada_checkpoint_ahora_van_en_la_carpeta(antiguo, arreglo):
+    modelo = _modelo()
+    antes = {k: v.clone() for k, v in modelo.state_dict().items()}
+    with pytest.raises(ValueError, match=re.escape(arreglo)):
+        entrenar(modelo, ENT, VAL, "cpu", **{antiguo: True})
+    assert all(torch.equal(antes[k], v) for k, v in modelo.state_dict().items())
+    with pytest.raises(TypeError, match="no tiene el parámetro 'inventado'"):
+        entrenar(modelo, ENT, VAL, "cpu", inventado=1)
 
 
 # --- Evaluar y predecir -----------------------------------------------------------------------

@@ -7,6 +7,7 @@ devuelve ENOSPC o EROFS, como un disco lleno o una carpeta de solo lectura).
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import subprocess
@@ -30,6 +31,7 @@ from curso_gpu.checkpoints import (
     CheckpointNoGuardado,
     cargar_checkpoint,
     carpeta_checkpoints,
+    como_carpeta,
     guardar_atomico,
 )
 from curso_gpu.entrenamiento import generar_dataset
@@ -49,10 +51,15 @@ def _nombres(carpeta: Path) -> list[str]:
     return sorted(p.name for p in carpeta.iterdir())
 
 
-def _entrenar(carpeta, **kw):
-    opciones = dict(epocas=10, semilla=3, checkpoints=carpeta, cada_checkpoint=5, silencioso=True)
+def _con_opciones(carpeta, cada=5, reanudar=None) -> CarpetaCheckpoints:
+    """La carpeta (una ruta o una ``CarpetaCheckpoints``) con sus opciones de guardar y reanudar."""
+    return dataclasses.replace(como_carpeta(carpeta), cada=cada, reanudar=reanudar)
+
+
+def _entrenar(carpeta, cada=5, reanudar=None, datos=ENT, **kw):
+    opciones = dict(epocas=10, semilla=3, checkpoints=_con_opciones(carpeta, cada, reanudar), silencioso=True)
     opciones.update(kw)
-    return entrenar(_modelo(), ENT, VAL, "cpu", **opciones)
+    return entrenar(_modelo(), datos, VAL, "cpu", **opciones)
 
 
 # --- 1. Volver a ejecutar la celda reanuda; empezar de cero se pide y no borra -------------------
@@ -129,7 +136,7 @@ def test_reanudar_con_otro_lote_otras_epocas_y_otro_dispositivo_lo_dice_todo(tmp
     texto = " ".join(str(a.message) for a in avisos)
     assert "tamano_lote None → 8" in texto and "epocas 10 → 12" in texto
     assert "dispositivo cuda → cpu" in texto and "no será idéntico bit a bit" in texto
-    assert historial.epocas[-1] == 12
+    assert historial.epocas_registradas[-1] == 12
 
 
 def test_reanudar_con_otro_modelo_lo_rechaza_con_el_arreglo(tmp_path):
@@ -307,7 +314,7 @@ def test_rutas_con_nulos_o_que_no_son_rutas(tmp_path, llamada, patron):
                                            (errno.EROFS, "ya no deja escribir")])
 def test_disco_lleno_a_mitad_conserva_los_anteriores_y_el_historial(tmp_path, monkeypatch, codigo, texto):
     carpeta = CarpetaCheckpoints(ruta=tmp_path, local=tmp_path, conservar=3)
-    _entrenar(carpeta, epocas=6, cada_checkpoint=2)
+    _entrenar(carpeta, epocas=6, cada=2)
     antes = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     assert len(antes) == 3
     fsync = os.fsync
@@ -321,12 +328,12 @@ def test_disco_lleno_a_mitad_conserva_los_anteriores_y_el_historial(tmp_path, mo
         pytest.skip("necesita /proc")
     monkeypatch.setattr(os, "fsync", disco_lleno)
     with pytest.raises(CheckpointNoGuardado) as error, pytest.warns(AvisoCheckpoint, match="epocas 6 → 10"):
-        _entrenar(carpeta, epocas=10, cada_checkpoint=2)
+        _entrenar(carpeta, epocas=10, cada=2)
     mensaje = str(error.value)
     assert texto in mensaje and str(tmp_path) in mensaje and "checkpoints anteriores siguen intactos" in mensaje
     if codigo == errno.ENOSPC:
         assert "hacen falta unos" in mensaje and error.value.necesario > 0
-    assert error.value.historial.epocas == [1, 6]  # lo entrenado no se pierde
+    assert error.value.historial.epocas_registradas == [1, 6]  # lo entrenado no se pierde
     assert isinstance(error.value, OSError) and error.value.errno == codigo
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == antes  # ni temporales ni borrados
 
@@ -353,9 +360,15 @@ def test_disco_lleno_dentro_de_torch_save_tambien_da_el_error_claro(tmp_path, mo
         def __exit__(self, *excepcion):
             self.archivo.close()
 
+    estado = {"epoca": 10, "modelo": {"w": torch.zeros(10_000)}}
+    de_verdad = guardar_atomico(estado, tmp_path.parent / f"{tmp_path.name}_referencia.pt").stat().st_size
     monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: DiscoLleno(fdopen(fd, *a, **k)))
-    with pytest.raises(CheckpointNoGuardado, match=r"No queda espacio en .* hacen falta unos 40.0 KB"):
-        carpeta.guardar({"epoca": 10, "modelo": {"w": torch.zeros(10_000)}}, 10)
+    with pytest.raises(CheckpointNoGuardado) as error:
+        carpeta.guardar(estado, 10)
+    # Lo que ocupa el archivo de verdad (no solo sus tensores, 40.0 KB), y que deben caber conservar + 1.
+    assert error.value.necesario == de_verdad and de_verdad > 40_000
+    assert f"hacen falta unos {ck.bytes_legibles(de_verdad)} para este checkpoint" in str(error.value)
+    assert "tienen que caber conservar + 1 = 4 checkpoints" in str(error.value)
     assert _nombres(tmp_path) == ["checkpoint_epoca_000005.pt"]
 
 
@@ -404,8 +417,8 @@ class PerdidaQueExplota(torch.nn.Module):
 def test_perdida_nan_para_con_el_historial_y_sin_guardar_pesos_rotos(tmp_path):
     # Época 1: paso (llamada 1) + medir ent. y val. (2, 3). Época 2: paso (4). Época 3: paso (5) → NaN.
     with pytest.raises(PerdidaNoFinita, match=r"en la época 3: paro el entrenamiento.*prueba lr=0.001") as error:
-        _entrenar(tmp_path, criterio=PerdidaQueExplota(desde=5), cada_checkpoint=1, lr=0.01)
-    assert error.value.historial.epocas == [1]
+        _entrenar(tmp_path, criterio=PerdidaQueExplota(desde=5), cada=1, lr=0.01)
+    assert error.value.historial.epocas_registradas == [1]
     assert _nombres(tmp_path) == ["checkpoint_epoca_000001.pt", "checkpoint_epoca_000002.pt"]  # la 3 no
     assert all(torch.isfinite(v).all() for v in cargar_checkpoint(tmp_path / "checkpoint_epoca_000002.pt")["modelo"].values())
 
@@ -413,7 +426,7 @@ def test_perdida_nan_para_con_el_historial_y_sin_guardar_pesos_rotos(tmp_path):
 def test_perdida_nan_entre_registros_tambien_para_sin_checkpoints():
     with pytest.raises(PerdidaNoFinita, match="época 4") as error:
         entrenar(_modelo(), ENT, VAL, "cpu", epocas=9, criterio=PerdidaQueExplota(desde=6), silencioso=True)
-    assert error.value.historial.epocas == [1]
+    assert error.value.historial.epocas_registradas == [1]
 
 
 def test_red_tabular_sin_criterio_elige_la_perdida_binaria():

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from curso_gpu.checkpoints import CarpetaCheckpoints, cargar_checkpoint, guardar_atomico
+from curso_gpu.checkpoints import CarpetaCheckpoints, cargar_checkpoint, como_carpeta, guardar_atomico
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.entrenamiento import CNNPequena
@@ -76,10 +76,10 @@ def test_fp16_con_lotes_y_acumulando_tambien_entrena(acumular):
 
 # --- El escalador en los checkpoints -----------------------------------------------------------
 
-def _entrenar_fp16(carpeta, **kw):
+def _entrenar_fp16(carpeta, reanudar=None, **kw):
     modelo = _modelo(3)
     entrenar(modelo, ENT, VAL, "cpu", epocas=20, silencioso=True, precision="fp16", criterio=PerdidaEnorme(),
-             checkpoints=carpeta, cada_checkpoint=10, **kw)
+             checkpoints=como_carpeta(carpeta, cada=10, reanudar=reanudar), **kw)
     return modelo
 
 
@@ -97,7 +97,7 @@ def test_reanudar_en_fp16_restaura_el_escalador(tmp_path, seguido):
         _entrenar_fp16(tmp_path / "cortado", al_avanzar=cortar_en(15))
     carpeta = CarpetaCheckpoints(tmp_path / "cortado", tmp_path / "cortado")
     a_medias = cargar_checkpoint(carpeta.archivos()[0])
-    assert a_medias["epoca"] == 10 and a_medias["precision"] == "fp16"
+    assert a_medias["epoca"] == 10 and a_medias["configuracion"]["precision"] == "fp16"
     assert a_medias["escalador"]["scale"] < 65536  # desbordó y bajó la escala
     reanudado = _entrenar_fp16(tmp_path / "cortado", reanudar=True)
     final = cargar_checkpoint(carpeta.archivos()[0])
@@ -120,9 +120,9 @@ def test_sin_el_estado_del_escalador_el_resultado_seria_otro(tmp_path, seguido):
 
 
 def test_en_fp32_el_checkpoint_no_lleva_escalador(tmp_path):
-    entrenar(_modelo(), ENT, VAL, "cpu", epocas=2, silencioso=True, checkpoints=tmp_path, cada_checkpoint=1)
+    entrenar(_modelo(), ENT, VAL, "cpu", epocas=2, silencioso=True, checkpoints=como_carpeta(tmp_path, cada=1))
     estado = cargar_checkpoint(CarpetaCheckpoints(tmp_path, tmp_path).archivos()[0])
-    assert estado["precision"] == "fp32" and estado["escalador"] == {}
+    assert estado["configuracion"]["precision"] == "fp32" and estado["escalador"] == {}
 
 
 # --- Qué puede cada dispositivo ----------------------------------------------------------------

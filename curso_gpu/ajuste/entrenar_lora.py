@@ -23,7 +23,8 @@ from ..checkpoints import (
     CarpetaCheckpoints,
     como_carpeta,
     copiar_atomico,
-    estado_aleatorio,
+    huella_de_datos,
+    nuevo_checkpoint,
     preparar_reanudacion,
     restaurar_estado_aleatorio,
 )
@@ -87,7 +88,8 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
 
     - ``precision``: ``"fp32"``, o ``"fp16"``/``"bf16"`` con autocast (``precision_mixta``, lección 06).
     - ``checkpoints``: una carpeta (``carpeta_checkpoints("lora")`` o una ruta) para guardar un
-      checkpoint por época; ``reanudar`` como en ``entrenar`` (lección 05).
+      checkpoint por época (si es una ruta), en el formato único de ``checkpoints``; ``reanudar``
+      (si no es None) cambia esa opción de la carpeta, como ``carpeta.con(reanudar=...)``.
     - ``al_terminar_epoca(epoca, epocas)``: se llama tras guardar cada época.
     """
     dispositivo = dispositivo_del_modelo(modelo)
@@ -97,7 +99,10 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
     if not entrenables:
         raise ValueError("El modelo no tiene nada que entrenar: ¿le pusiste el adaptador con aplicar_lora?")
     optimizador = torch.optim.AdamW(entrenables, lr=lr)
-    carpeta = como_carpeta(checkpoints) if checkpoints is not None else None
+    carpeta = como_carpeta(checkpoints, cada=1) if checkpoints is not None else None
+    if carpeta is not None and reanudar is not None:
+        carpeta = carpeta.con(reanudar=reanudar)
+    datos = huella_de_datos(trozos, trozos) if carpeta is not None else None  # labels = input_ids
     configuracion = {"modelo": f"{type(modelo.get_base_model()).__name__} con LoRA", "epocas": epocas,
                      "lr": lr, "lote": lote, "secuencia": secuencia, "semilla": semilla,
                      "precision": precision, "dispositivo": str(dispositivo)}
@@ -115,8 +120,8 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
         candado.tomar()
     try:
         if carpeta is not None:
-            estado = preparar_reanudacion(carpeta, reanudar, configuracion, dispositivo, decir,
-                                          modelo=estado_adaptador(modelo))
+            estado = preparar_reanudacion(carpeta, configuracion, dispositivo, entrenador="ajustar", avisar=decir,
+                                          modelo=estado_adaptador(modelo), datos=datos)
             if estado is not None:
                 from peft import set_peft_model_state_dict
 
@@ -145,10 +150,12 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
                 n += 1
                 pasos += 1
             perdidas.append(suma / n)
-            if carpeta is not None:
-                estado = {"epoca": epoca, "modelo": estado_adaptador(modelo), "optimizador": optimizador.state_dict(),
-                          "escalador": escalador.state_dict() if escalador.is_enabled() else {},
-                          "aleatorio": estado_aleatorio(), "perdidas": perdidas, "configuracion": configuracion}
+            if carpeta is not None and carpeta.toca_guardar(epoca, epocas):
+                estado = nuevo_checkpoint(
+                    entrenador="ajustar", epoca=epoca, epocas=epocas, configuracion=configuracion, datos=datos,
+                    modelo=estado_adaptador(modelo), optimizador=optimizador.state_dict(),
+                    escalador=escalador.state_dict() if escalador.is_enabled() else {}, semilla_lotes=semilla,
+                    perdidas=perdidas)
                 ruta = str(carpeta.guardar(estado, epoca))
                 tamano = Path(ruta).stat().st_size
             if al_terminar_epoca is not None:

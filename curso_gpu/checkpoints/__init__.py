@@ -1,8 +1,10 @@
 """Guardar sin perder nada y seguir donde lo dejaste. Lecciones 05 y 08.
 
 - ``escritura_segura``: archivos atómicos y un candado por carpeta.
-- ``formato``: el único formato de checkpoint, con su SHA-256, y la carpeta de checkpoints.
-- ``reanudacion``: seguir desde el último checkpoint o empezar de cero sin borrar nada.
+- ``formato``: el único formato de checkpoint (el de ``entrenar`` y el de ``entrenar_ddp``), con
+  su SHA-256; los pesos sueltos (``guardar_pesos``/``cargar_pesos``) y la huella de los datos.
+- ``carpeta``: la carpeta de checkpoints con sus opciones (cada cuánto, reanudar, conservar).
+- ``reanudacion``: una sola política para seguir desde el último checkpoint o empezar de cero.
 """
 
 from ..base import cargar_perezoso
@@ -12,30 +14,46 @@ CASAS = {
     "AvisoCheckpoint": "escritura_segura",
     "CANDADO": "escritura_segura",
     "Candado": "escritura_segura",
+    "CarpetaDesaparecida": "escritura_segura",
     "CarpetaOcupada": "escritura_segura",
     "CheckpointNoGuardado": "escritura_segura",
     "ERRORES_DE_DISCO": "escritura_segura",
-    "PRUEBA": "escritura_segura",
-    "TEMPORAL": "escritura_segura",
     "copiar_atomico": "escritura_segura",
     "crear_exclusivo": "escritura_segura",
     "escribir_atomico": "escritura_segura",
     "fsync_carpeta": "escritura_segura",
+    "bytes_legibles": "escritura_segura",
     "ANTERIORES": "formato",
     "CLAVE_SUMA": "formato",
-    "CarpetaCheckpoints": "formato",
-    "CarpetaNoEscribible": "formato",
     "CheckpointDanado": "formato",
+    "DATOS_ENTEROS": "formato",
+    "ENTRENADORES": "formato",
+    "MUESTRA": "formato",
+    "FORMATO": "formato",
     "PATRON": "formato",
+    "PRUEBA": "formato",
+    "RESTOS": "formato",
+    "TEMPORAL": "formato",
     "cargar_checkpoint": "formato",
-    "carpeta_checkpoints": "formato",
-    "como_carpeta": "formato",
+    "cargar_pesos": "formato",
+    "epoca_de": "formato",
     "estado_aleatorio": "formato",
+    "formas_distintas": "formato",
     "guardar_atomico": "formato",
+    "guardar_pesos": "formato",
+    "huella_de_datos": "formato",
     "nombre_archivo": "formato",
+    "nuevo_checkpoint": "formato",
+    "quien_lo_escribio": "formato",
     "restaurar_estado_aleatorio": "formato",
+    "tamano_en_disco": "formato",
+    "CarpetaCheckpoints": "carpeta",
+    "CarpetaNoEscribible": "carpeta",
+    "carpeta_checkpoints": "carpeta",
+    "como_carpeta": "carpeta",
+    "cambio_de_datos": "reanudacion",
     "configuracion_de": "reanudacion",
-    "formas_distintas": "reanudacion",
+    "describir_datos": "reanudacion",
     "preparar_reanudacion": "reanudacion",
 }
 

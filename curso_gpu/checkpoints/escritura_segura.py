@@ -6,7 +6,9 @@ Lo que usan los checkpoints (``checkpoints``) para que un corte no deje nada a m
   junto al destino, flush, fsync y ``os.replace``; nunca se sigue un enlace simbólico. Sin
   espacio o sin permiso, ``CheckpointNoGuardado`` dice qué pasa y qué hacer.
 - ``Candado``: el archivo ``.entrenando.lock`` que impide que dos entrenamientos escriban en la
-  misma carpeta (``CarpetaOcupada``).
+  misma carpeta (``CarpetaOcupada``) y que nota si alguien borró la carpeta o el candado.
+
+Los nombres de los checkpoints (y de sus temporales) son de ``formato``: aquí no se conoce ninguno.
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ import time
 import warnings
 from pathlib import Path
 
-TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.pt(\..+)?\.tmp$")  # los que deja un proceso muerto
-PRUEBA = ".prueba_de_escritura"
 CANDADO = ".entrenando.lock"
 # Sin espacio, sin permiso o en una carpeta de solo lectura: lo que le puede pasar a un disco.
 ERRORES_DE_DISCO = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM}
@@ -51,6 +51,10 @@ class CheckpointNoGuardado(OSError):
         return self.args[0]
 
 
+class CarpetaDesaparecida(CheckpointNoGuardado):
+    """La carpeta de checkpoints o su candado desaparecieron mientras se entrenaba: se para sin recrearla."""
+
+
 class AvisoCheckpoint(UserWarning):
     """Un checkpoint dañado, una copia a Drive que falló o un cambio al reanudar (se sigue)."""
 
@@ -69,22 +73,28 @@ def fsync_carpeta(carpeta: Path) -> None:
         os.close(fd)
 
 
-def _legible(n: float) -> str:
+def bytes_legibles(n: float) -> str:
+    """Bytes en texto: ``51.3 KB``."""
     for unidad in ("bytes", "KB", "MB", "GB"):
         if n < 1000 or unidad == "GB":
             return f"{n:.0f} {unidad}" if unidad == "bytes" else f"{n:.1f} {unidad}"
         n /= 1000
 
 
-def _no_guardado(error: OSError, destino: Path, necesario: int | None) -> CheckpointNoGuardado:
-    """El ``OSError`` de disco traducido a un mensaje que dice qué pasa y qué hacer."""
+def _no_guardado(error: OSError, destino: Path, necesario) -> CheckpointNoGuardado:
+    """El ``OSError`` de disco traducido a un mensaje que dice qué pasa y qué hacer.
+
+    ``necesario``: bytes, o una función que los calcula (solo se llama si falta espacio).
+    """
     carpeta = destino.parent
+    if callable(necesario):
+        necesario = necesario() if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG) else None
     if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         try:
-            libre = f"; quedan {_legible(shutil.disk_usage(carpeta).free)} libres"
+            libre = f"; quedan {bytes_legibles(shutil.disk_usage(carpeta).free)} libres"
         except OSError:
             libre = ""
-        cuanto = f"hacen falta unos {_legible(necesario)}" if necesario else "no cabe"
+        cuanto = f"hacen falta unos {bytes_legibles(necesario)}" if necesario else "no cabe"
         motivo = f"No queda espacio en {carpeta} para guardar {destino.name}: {cuanto}{libre}."
         arreglo = "Libera espacio o elige otra carpeta con carpeta_checkpoints(nombre, base=...)"
     else:
@@ -128,8 +138,11 @@ class _Escritor:
         self.archivo.flush()
 
 
-def escribir_atomico(destino: Path, escribir, necesario: int | None = None) -> Path:
-    """Escribe en un temporal único junto a ``destino``, fsync y ``os.replace``: nunca queda a medias."""
+def escribir_atomico(destino: Path, escribir, necesario=None) -> Path:
+    """Escribe en un temporal único junto a ``destino``, fsync y ``os.replace``: nunca queda a medias.
+
+    ``necesario``: los bytes del archivo (o una función que los calcula) para el mensaje de disco lleno.
+    """
     temporal, escritor = None, None
     try:
         fd, temporal = crear_exclusivo(destino.parent, f".{destino.name}.")
@@ -207,12 +220,15 @@ class Candado:
 
     El sistema operativo lo suelta si el proceso muere (``flock``): uno que quedó de un proceso
     muerto se toma con un aviso. Si otro proceso vivo lo tiene, ``CarpetaOcupada`` con su pid.
-    Al tomarlo se borran los temporales que dejó un proceso muerto a mitad de guardar.
+    Al tomarlo se borran los temporales que dejó un proceso muerto a mitad de guardar (los
+    nombres que casan con ``temporales``). ``sigue_tomado()`` dice si el candado sigue en su
+    sitio (nadie borró la carpeta ni el archivo).
     """
 
-    def __init__(self, carpeta: str | os.PathLike):
+    def __init__(self, carpeta: str | os.PathLike, temporales: re.Pattern | None = None):
         self.carpeta = Path(carpeta)
         self.ruta = self.carpeta / CANDADO
+        self.temporales = temporales
         self._fd: int | None = None
         self._clave = ""
 
@@ -289,20 +305,36 @@ class Candado:
             os.close(fd)
         raise self._ocupada("no pude tomar su candado")
 
+    def sigue_tomado(self) -> bool:
+        """True si el archivo del candado sigue en la carpeta y es el que se tomó (mismo inodo)."""
+        if self._fd is None:
+            return False
+        try:
+            ahora, tomado = os.stat(self.ruta, follow_symlinks=False), os.fstat(self._fd)
+        except OSError:
+            return False
+        return (ahora.st_ino, ahora.st_dev) == (tomado.st_ino, tomado.st_dev)
+
     def _limpiar_temporales(self) -> None:
+        if self.temporales is None:
+            return
         for ruta in self.carpeta.iterdir():
-            if TEMPORAL.match(ruta.name) or ruta.name.startswith(PRUEBA + "."):
+            if self.temporales.match(ruta.name):
                 try:
                     ruta.unlink()  # unlink quita el archivo o el enlace, nunca lo que apunta
                 except OSError:
                     pass
 
     def soltar(self) -> None:
-        """Suelta el candado y borra su archivo (se puede llamar dos veces)."""
+        """Suelta el candado y borra su archivo (se puede llamar dos veces).
+
+        Si el archivo ya no es el suyo (lo borraron y otro entrenamiento puso el suyo), no lo toca.
+        """
         if self._fd is None:
             return
+        mio = self.sigue_tomado()
         fd, self._fd = self._fd, None
-        for _ in range(2):  # en POSIX se borra sin soltarlo; en Windows, tras cerrarlo
+        for _ in range(2 if mio else 0):  # en POSIX se borra sin soltarlo; en Windows, tras cerrarlo
             try:
                 os.unlink(self.ruta)
                 break

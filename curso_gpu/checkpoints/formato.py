@@ -1,19 +1,17 @@
-"""Checkpoints que sobreviven a una desconexión de Colab. Lección 05.
+"""El único formato de checkpoint del curso: el de ``entrenar``, ``entrenar_ddp`` y ``ajustar``. Lecciones 05, 08 y 09.
 
-- ``carpeta_checkpoints(nombre)``: ``checkpoints/<nombre>`` en la carpeta actual; con
-  ``drive=True`` (solo en Colab, y solo si tú lo eliges), una carpeta en Google Drive.
-- Cada checkpoint se escribe de forma atómica (un temporal con nombre único creado en
-  exclusiva, flush, fsync, ``os.replace``): o está entero o no está, aunque escriban dos
-  procesos a la vez; nunca se sigue un enlace simbólico (``escritura_segura``). Se conservan
-  los últimos K.
-- Cada checkpoint lleva su suma SHA-256 (de sus tensores y datos) y se comprueba al cargar.
-- Se cargan con ``weights_only=True`` y se llevan al dispositivo actual: uno escrito en una
-  GPU se carga en una CPU y al revés. Si el más nuevo está dañado, se avisa y se usa el anterior.
-- Un candado (``.entrenando.lock``, con el pid) impide que dos entrenamientos usen la misma
-  carpeta. Nada se borra sin pedirlo: empezar de cero (``reanudacion``) aparta los viejos a
-  ``anteriores/<fecha>/``.
-- En Drive (un montaje FUSE que sincroniza tarde) se escribe primero en local y después se
-  copia a Drive con un nombre temporal y ``os.replace``.
+- Los nombres: ``checkpoint_epoca_000040.pt`` (``nombre_archivo``), sus temporales y ``anteriores/``.
+- ``nuevo_checkpoint(...)``: el diccionario que escriben los dos entrenadores (``FORMATO``): quién
+  lo escribió, la época, la configuración, la huella de los datos, el modelo, el optimizador, el
+  escalador, los estados aleatorios y lo entrenado. Se escribe en un solo sitio y se lee en uno
+  (``cargar_checkpoint``), como el ``ckpt.pt`` de nanoGPT.
+- Cada checkpoint lleva su suma SHA-256 (de sus tensores y datos) y se comprueba al cargar: uno
+  con bytes cambiados se llama dañado (``CheckpointDanado``). Se cargan con ``weights_only=True``
+  y se llevan al dispositivo actual: uno escrito en una GPU se carga en una CPU y al revés.
+- ``guardar_pesos`` y ``cargar_pesos``: solo los pesos del modelo (``--guardar-pesos``), con la
+  misma suma; ``cargar_pesos`` la comprueba antes de tocar el modelo.
+- ``huella_de_datos``: tamaños, tipos y SHA-256 de los datos de entrenamiento (de todos si son
+  pocos, de una muestra si no), para notar al reanudar que los datos cambiaron.
 """
 
 from __future__ import annotations
@@ -22,34 +20,30 @@ import hashlib
 import os
 import random
 import re
-import time
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from ..dispositivo import como_dispositivo
-# Lo de escribir sin perder nada vive en escritura_segura; se reexporta porque las lecciones,
-# las pruebas y los benchmarks lo importan desde aquí.
-from .escritura_segura import (
-    PRUEBA,
-    AvisoCheckpoint,
-    Candado,
-    copiar_atomico,
-    crear_exclusivo,
-    escribir_atomico,
-    fsync_carpeta,
-)
+from .escritura_segura import AvisoCheckpoint, escribir_atomico
 
 PATRON = re.compile(r"^checkpoint_epoca_(\d{6})\.pt$")
+TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.pt(\..+)?\.tmp$")  # los que deja un proceso muerto
+PRUEBA = ".prueba_de_escritura"
+# Lo que se borra al tomar el candado: temporales de checkpoints y pruebas de escritura a medias.
+RESTOS = re.compile(rf"{TEMPORAL.pattern}|^{re.escape(PRUEBA)}\..+")
 ANTERIORES = "anteriores"
 CLAVE_SUMA = "sha256"
-
-
-class CarpetaNoEscribible(ValueError):
-    """La carpeta de checkpoints no se puede crear o no deja escribir."""
+FORMATO = 3  # 1: el de entrenar_ddp; 2: el de entrenar; 3: uno solo para los dos
+ENTRENADORES = {"entrenar": "entrenar (lección 05)", "entrenar_ddp": "entrenar_ddp (lección 08)",
+                "ajustar": "ajustar (lección 09)"}
+DATOS_ENTEROS = 16 * 2**20  # hasta 16 MiB de datos se resume todo; más, una muestra de MUESTRA filas
+MUESTRA = 1024
+# Las claves que solo tiene un archivo del curso: si aparecen pero falta algo, el archivo está dañado.
+_CLAVES_PROPIAS = {"formato", "entrenador", "epoca", "epocas", "modelo", "optimizador", "configuracion",
+                   "aleatorio", "historial", "pesos", CLAVE_SUMA}
 
 
 class CheckpointDanado(ValueError):
@@ -61,9 +55,15 @@ def nombre_archivo(epoca: int) -> str:
     return f"checkpoint_epoca_{int(epoca):06d}.pt"
 
 
-def _epoca_de(ruta: Path) -> int | None:
-    coincide = PATRON.match(ruta.name)
+def epoca_de(ruta: Path) -> int | None:
+    """La época de un archivo ``checkpoint_epoca_000040.pt`` (40); None si no es un checkpoint."""
+    coincide = PATRON.match(Path(ruta).name)
     return int(coincide.group(1)) if coincide else None
+
+
+def quien_lo_escribio(estado: dict) -> str:
+    """«entrenar (lección 05)» o «entrenar_ddp (lección 08)», según quién escribió el checkpoint."""
+    return ENTRENADORES.get(estado.get("entrenador"), f"otro programa ({estado.get('entrenador')!r})")
 
 
 def _huella(estado) -> tuple[str, int]:
@@ -98,21 +98,84 @@ def _huella(estado) -> tuple[str, int]:
     return suma.hexdigest(), total
 
 
+class _Contador:
+    """Un archivo que solo cuenta bytes: cuánto ocupará de verdad un ``torch.save``."""
+
+    def __init__(self):
+        self.bytes = 0
+
+    def write(self, datos) -> int:
+        n = memoryview(datos).nbytes
+        self.bytes += n
+        return n
+
+    def flush(self) -> None:
+        pass
+
+
+def tamano_en_disco(estado) -> int:
+    """Los bytes que ocupa ``torch.save(estado)`` (sin escribir nada en disco)."""
+    contador = _Contador()
+    torch.save(estado, contador)
+    return contador.bytes
+
+
+def _lleva_suma(estado) -> bool:
+    """Un checkpoint (``epoca`` y ``modelo``) o unos pesos (``pesos``) del curso: llevan su SHA-256."""
+    return isinstance(estado, dict) and (("epoca" in estado and "modelo" in estado) or "pesos" in estado)
+
+
 def guardar_atomico(estado: dict, destino: str | os.PathLike) -> Path:
     """Guarda ``estado`` con ``torch.save`` en ``destino`` sin dejar nunca un archivo a medias.
 
-    A un checkpoint (con ``epoca`` y ``modelo``) le añade la suma SHA-256 de su contenido
-    (clave ``sha256``). Escribe en un temporal con
-    nombre único de la misma carpeta, hace flush y fsync, y lo renombra con ``os.replace``
-    (atómico): si el proceso muere a mitad, ``destino`` sigue como estaba. Sin espacio o sin
-    permiso, ``CheckpointNoGuardado`` en español.
+    A un checkpoint (con ``epoca`` y ``modelo``) o a unos pesos (``pesos``) le añade la suma
+    SHA-256 de su contenido (clave ``sha256``). Escribe en un temporal con nombre único de la
+    misma carpeta, hace flush y fsync, y lo renombra con ``os.replace`` (atómico): si el proceso
+    muere a mitad, ``destino`` sigue como estaba. Sin espacio o sin permiso,
+    ``CheckpointNoGuardado`` en español, con lo que ocupa de verdad el archivo.
     """
     destino = Path(destino)
-    necesario = None
-    if isinstance(estado, dict) and "epoca" in estado and "modelo" in estado:  # un checkpoint (no un state_dict suelto)
-        suma, necesario = _huella(estado)
-        estado = {**estado, CLAVE_SUMA: suma}
-    return escribir_atomico(destino, lambda archivo: torch.save(estado, archivo), necesario)
+    if _lleva_suma(estado):
+        estado = {**estado, CLAVE_SUMA: _huella(estado)[0]}
+    return escribir_atomico(destino, lambda archivo: torch.save(estado, archivo), lambda: tamano_en_disco(estado))
+
+
+def nuevo_checkpoint(*, entrenador: str, epoca: int, epocas: int, configuracion: dict, datos: dict | None,
+                     modelo: dict, optimizador: dict, escalador: dict | None = None, semilla_lotes: int = 0,
+                     historial: dict | None = None, perdidas=()) -> dict:
+    """El checkpoint que escriben ``entrenar`` y ``entrenar_ddp`` (el único formato del curso).
+
+    ``configuracion``: lo que se compara al reanudar (lr, tamano_lote global, modelo...);
+    ``datos``: ``huella_de_datos(X, y)``; ``historial``: ``Historial.a_dict()`` (``entrenar``);
+    ``perdidas``: la pérdida media de cada época (``entrenar_ddp``). Los estados aleatorios se
+    toman aquí.
+    """
+    if entrenador not in ENTRENADORES:
+        raise ValueError(f"entrenador debe ser uno de: {', '.join(ENTRENADORES)}; recibí {entrenador!r}.")
+    return {"formato": FORMATO, "entrenador": entrenador, "epoca": int(epoca), "epocas": int(epocas),
+            "configuracion": dict(configuracion), "datos": datos, "modelo": modelo, "optimizador": optimizador,
+            "escalador": escalador or {}, "aleatorio": estado_aleatorio(), "semilla_lotes": int(semilla_lotes),
+            "historial": historial, "perdidas": [float(p) for p in perdidas]}
+
+
+def _al_formato_actual(estado: dict) -> dict:
+    """Un checkpoint de los formatos 1 (``entrenar_ddp``) o 2 (``entrenar``) con las claves del actual."""
+    formato = estado.get("formato", 2)
+    if formato == 1:
+        configuracion = dict(estado.get("configuracion") or {})
+        lote = configuracion.pop("lote_global", None)
+        configuracion.pop("ejemplos", None)
+        configuracion.update({"tamano_lote": lote, "modelo": "CNNPequena", "epocas": estado.get("epocas")})
+        estado = {**estado, "entrenador": "entrenar_ddp", "configuracion": configuracion,
+                  "semilla_lotes": configuracion.get("semilla", 0)}
+    elif formato == 2:
+        estado = {**estado, "entrenador": "entrenar"}
+    estado.setdefault("datos", None)
+    estado.setdefault("historial", None)
+    estado.setdefault("perdidas", [])
+    estado.setdefault("escalador", {})
+    estado.setdefault("semilla_lotes", 0)
+    return estado
 
 
 def _mover(valor, dispositivo: torch.device):
@@ -125,32 +188,150 @@ def _mover(valor, dispositivo: torch.device):
     return valor
 
 
+def _como_ruta(ruta, que: str) -> Path:
+    if not isinstance(ruta, (str, os.PathLike)) or "\0" in os.fspath(ruta) or not os.fspath(ruta).strip():
+        raise ValueError(f"La ruta {que} debe ser un texto o un Path no vacío y sin caracteres nulos; "
+                         f"recibí {ruta!r}.")
+    return Path(ruta)
+
+
+def _leer(ruta: Path, que: str):
+    """``torch.load`` con ``weights_only=True``; un archivo que no se puede leer es ``CheckpointDanado``."""
+    try:
+        return torch.load(ruta, map_location="cpu", weights_only=True)
+    except Exception as error:  # zip roto, archivo truncado, contenido no permitido...
+        raise CheckpointDanado(f"{que} {ruta.name} está dañado o incompleto ({type(error).__name__}).") from None
+
+
+def _comprobar_suma(estado: dict, ruta: Path, que: str) -> None:
+    if CLAVE_SUMA not in estado:
+        raise CheckpointDanado(f"{que} {ruta.name} está dañado: no trae su suma de verificación SHA-256 "
+                               "(faltan datos o algún byte cambió), así que no puedo comprobarlo.")
+    if _huella(estado)[0] != estado[CLAVE_SUMA]:
+        raise CheckpointDanado(
+            f"{que} {ruta.name} no pasa la suma de verificación SHA-256: algún byte cambió "
+            "desde que se guardó (disco, copia o sincronización). Está dañado.")
+
+
 def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device = "cpu") -> dict:
     """Carga un checkpoint con ``weights_only=True``, comprueba su SHA-256 y lleva sus tensores a ``dispositivo``.
 
-    Si no existe, ``ValueError``; si está dañado (truncado, basura o un byte cambiado),
-    ``CheckpointDanado``.
+    Vale para los de ``entrenar`` y los de ``entrenar_ddp`` (también los de formatos anteriores,
+    que se devuelven con las claves del actual). Si no existe, ``ValueError``; si está dañado
+    (truncado, basura, un byte cambiado o una clave perdida), ``CheckpointDanado``.
     """
     dispositivo = como_dispositivo(dispositivo)
-    if not isinstance(ruta, (str, os.PathLike)) or "\0" in os.fspath(ruta):
-        raise ValueError(f"La ruta del checkpoint debe ser un texto o un Path sin caracteres nulos; recibí {ruta!r}.")
-    ruta = Path(ruta)
+    ruta = _como_ruta(ruta, "del checkpoint")
     if not ruta.is_file():
         raise ValueError(
             f"No existe el checkpoint {ruta}. Mira cuáles hay con carpeta.archivos() "
             "o usa carpeta.cargar_ultimo(dispositivo).")
-    try:
-        estado = torch.load(ruta, map_location="cpu", weights_only=True)
-    except Exception as error:  # zip roto, archivo truncado, contenido no permitido...
-        raise CheckpointDanado(
-            f"El checkpoint {ruta.name} está dañado o incompleto ({type(error).__name__}).") from None
+    estado = _leer(ruta, "El checkpoint")
     if not isinstance(estado, dict) or "epoca" not in estado or "modelo" not in estado:
-        raise ValueError(f"{ruta} no tiene la forma de un checkpoint del curso (faltan 'epoca' o 'modelo').")
-    if CLAVE_SUMA in estado and _huella(estado)[0] != estado[CLAVE_SUMA]:
-        raise CheckpointDanado(
-            f"El checkpoint {ruta.name} no pasa la suma de verificación SHA-256: algún byte cambió "
-            "desde que se guardó (disco, copia o sincronización).")
+        propio = isinstance(estado, dict) and any(isinstance(k, str) and k in _CLAVES_PROPIAS for k in estado)
+        if propio or epoca_de(ruta) is not None:  # lo escribió el curso: si le falta algo, está dañado
+            raise CheckpointDanado(f"El checkpoint {ruta.name} está dañado: le faltan partes ('epoca' o "
+                                   "'modelo'), seguramente por bytes cambiados en el disco o en una copia.")
+        raise ValueError(f"{ruta} no tiene la forma de un checkpoint del curso (faltan 'epoca' o 'modelo'): "
+                         "¿son unos pesos sueltos? Cárgalos con cargar_pesos(ruta, modelo).")
+    _comprobar_suma(estado, ruta, "El checkpoint")
+    if not isinstance(estado.get("formato", 2), int) or estado.get("formato", 2) > FORMATO:
+        raise ValueError(f"El checkpoint {ruta.name} es del formato {estado.get('formato')!r}, más nuevo que el "
+                         f"de esta versión del curso ({FORMATO}): actualiza curso_gpu para cargarlo.")
+    estado = _al_formato_actual(estado)
     return _mover(estado, dispositivo) if dispositivo.type != "cpu" else estado
+
+
+# ---------------------------------------------------------------------------
+# Solo los pesos
+# ---------------------------------------------------------------------------
+
+def formas_distintas(guardado: dict, actual: dict) -> list[str]:
+    """Qué parámetros cambian de nombre o de forma entre dos ``state_dict`` (vacía si encajan)."""
+    distintas = [f"{k}: {tuple(guardado[k].shape)} → {tuple(v.shape)}"
+                 for k, v in actual.items() if k in guardado and tuple(guardado[k].shape) != tuple(v.shape)]
+    distintas += [f"{k}: falta en el checkpoint" for k in actual if k not in guardado]
+    distintas += [f"{k}: sobra en el checkpoint" for k in guardado if k not in actual]
+    return distintas
+
+
+def guardar_pesos(modelo, ruta: str | os.PathLike) -> Path:
+    """Guarda los pesos de ``modelo`` (un ``nn.Module`` o su ``state_dict``) con su SHA-256. Lecciones 05 y 08.
+
+    Escritura atómica, como un checkpoint. Se cargan con ``cargar_pesos(ruta, modelo)``.
+    """
+    ruta = _como_ruta(ruta, "de los pesos")
+    if ruta.is_dir():
+        raise ValueError(f"{ruta} es una carpeta: los pesos se guardan en un archivo, por ejemplo {ruta / 'pesos.pt'}.")
+    estado = modelo.state_dict() if isinstance(modelo, torch.nn.Module) else modelo
+    if not isinstance(estado, dict) or not all(isinstance(v, torch.Tensor) for v in estado.values()):
+        raise ValueError(f"guardar_pesos necesita un modelo (nn.Module) o su state_dict; recibí {type(modelo).__name__}.")
+    estado = {k: v.detach().cpu() for k, v in estado.items()}
+    return guardar_atomico({"formato": FORMATO, "pesos": estado}, ruta)
+
+
+def cargar_pesos(ruta: str | os.PathLike, modelo: torch.nn.Module | None = None) -> dict:
+    """Los pesos de ``ruta`` (en la CPU), comprobados con su SHA-256 antes de usarlos. Lecciones 05 y 08.
+
+    Vale para un archivo de ``guardar_pesos`` (``--guardar-pesos``) y para un checkpoint (toma su
+    modelo). Con ``modelo``, además los carga en él (si las formas no encajan, un error que dice
+    cuáles). Un archivo dañado da ``CheckpointDanado`` y el modelo queda como estaba; un
+    ``state_dict`` guardado con ``torch.save`` a secas se carga con un aviso (no trae suma).
+    """
+    ruta = _como_ruta(ruta, "de los pesos")
+    if modelo is not None and not isinstance(modelo, torch.nn.Module):
+        raise ValueError(f"modelo debe ser una red de PyTorch (un nn.Module) o None; recibí {type(modelo).__name__}.")
+    if not ruta.is_file():
+        raise ValueError(f"No existe el archivo de pesos {ruta}.")
+    estado = _leer(ruta, "El archivo de pesos")
+    if isinstance(estado, dict) and "pesos" in estado:
+        _comprobar_suma(estado, ruta, "El archivo de pesos")
+        pesos = estado["pesos"]
+    elif isinstance(estado, dict) and ("epoca" in estado or CLAVE_SUMA in estado or "modelo" in estado):
+        pesos = cargar_checkpoint(ruta)["modelo"]
+    elif isinstance(estado, dict) and estado and all(isinstance(v, torch.Tensor) for v in estado.values()):
+        warnings.warn(f"{ruta.name} es un state_dict guardado con torch.save, sin suma SHA-256: no puedo "
+                      "comprobar que esté sano. Guárdalo con guardar_pesos para que lleve su suma.",
+                      AvisoCheckpoint, stacklevel=2)
+        pesos = estado
+    else:
+        raise CheckpointDanado(f"El archivo de pesos {ruta.name} está dañado o no son pesos de un modelo "
+                               "(ni guardar_pesos ni un checkpoint del curso).")
+    if modelo is not None:
+        distintas = formas_distintas(pesos, modelo.state_dict())
+        if distintas:
+            raise ValueError(f"Los pesos de {ruta.name} no son de este modelo ({type(modelo).__name__}: cambian "
+                             f"{len(distintas)} parámetros: {'; '.join(distintas[:3])}). Crea el mismo modelo "
+                             "con el que se guardaron.")
+        modelo.load_state_dict(pesos)
+    return pesos
+
+
+# ---------------------------------------------------------------------------
+# La huella de los datos de entrenamiento
+# ---------------------------------------------------------------------------
+
+def huella_de_datos(X: torch.Tensor, y: torch.Tensor) -> dict:
+    """Tamaños, tipos y SHA-256 de ``(X, y)``: de todo si ocupan poco, de una muestra de filas si no.
+
+    Se guarda en cada checkpoint para notar al reanudar que los datos cambiaron (más ejemplos,
+    otra semilla). Cuesta poco: como mucho ``MUESTRA`` filas copiadas a la CPU.
+    """
+    n = int(X.shape[0])
+    total = X.numel() * X.element_size() + y.numel() * y.element_size()
+    if total <= DATOS_ENTEROS or n <= MUESTRA:
+        filas = None
+    else:
+        filas = torch.linspace(0, n - 1, MUESTRA, dtype=torch.float64).round().long()
+    suma = hashlib.sha256()
+    for tensor in (X, y):
+        parte = tensor if filas is None else tensor.index_select(0, filas.to(tensor.device))
+        plano = parte.detach().cpu().contiguous().reshape(-1)
+        suma.update(f"{plano.dtype}{tuple(parte.shape)}:".encode())
+        suma.update(plano.view(torch.uint8).numpy().tobytes())
+    return {"ejemplos": n, "forma_x": list(X.shape[1:]), "tipo_x": str(X.dtype).replace("torch.", ""),
+            "forma_y": list(y.shape[1:]), "tipo_y": str(y.dtype).replace("torch.", ""),
+            "filas_resumidas": n if filas is None else MUESTRA, "sha256": suma.hexdigest()}
 
 
 # ---------------------------------------------------------------------------
@@ -193,244 +374,5 @@ def restaurar_estado_aleatorio(estado: dict) -> None:
     random.setstate((p["version"], tuple(p["interno"]), p["gauss"]))
     if estado.get("cuda") and torch.cuda.is_available():
         torch.cuda.set_rng_state_all([s.cpu() for s in estado["cuda"]])
-
-
-# ---------------------------------------------------------------------------
-# La carpeta
-# ---------------------------------------------------------------------------
-
-@dataclass
-class CarpetaCheckpoints:
-    """Dónde se guardan los checkpoints de un entrenamiento. Lección 05.
-
-    ``ruta`` es el destino final (en Drive, si ``en_drive``); ``local`` es donde se escribe
-    primero (la misma carpeta si no hay Drive). Se conservan los últimos ``conservar``.
-    """
-
-    ruta: Path
-    local: Path
-    en_drive: bool = False
-    conservar: int = 3
-
-    def __post_init__(self):
-        self.ruta, self.local = Path(self.ruta), Path(self.local)
-        if isinstance(self.conservar, bool) or not isinstance(self.conservar, int) or self.conservar < 1:
-            raise ValueError(f"conservar debe ser un entero mayor o igual que 1; recibí {self.conservar!r}.")
-
-    def __str__(self) -> str:
-        if self.en_drive:
-            return (f"Los checkpoints se guardan en Google Drive: {self.ruta} "
-                    f"(primero en {self.local}; se conservan los últimos {self.conservar}).")
-        return f"Los checkpoints se guardan en la carpeta local {self.ruta} (se conservan los últimos {self.conservar})."
-
-    def _carpetas(self) -> list[Path]:
-        return [self.ruta] if self.local == self.ruta else [self.local, self.ruta]
-
-    def comprobar_escritura(self) -> None:
-        """Crea las carpetas y escribe un archivo de prueba; si no se puede, ``CarpetaNoEscribible``.
-
-        El archivo de prueba tiene un nombre único y se crea en exclusiva: un enlace simbólico
-        plantado en la carpeta nunca se sigue.
-        """
-        for carpeta in self._carpetas():
-            prueba = None
-            try:
-                carpeta.mkdir(parents=True, exist_ok=True)
-                fd, prueba = crear_exclusivo(carpeta, PRUEBA + ".")
-                with os.fdopen(fd, "wb") as archivo:
-                    archivo.write(b"ok")
-                    archivo.flush()
-                    os.fsync(archivo.fileno())
-            except OSError as error:
-                raise CarpetaNoEscribible(
-                    f"No puedo escribir checkpoints en {carpeta} ({type(error).__name__}: {error}). "
-                    "Elige otra carpeta tuya, por ejemplo carpeta_checkpoints('mi_modelo', base=Path.home() / 'checkpoints'), "
-                    "o revisa los permisos (en Colab, que Google Drive siga montado)."
-                ) from None
-            finally:
-                if prueba is not None and os.path.lexists(prueba):
-                    prueba.unlink()
-
-    def archivos(self) -> list[Path]:
-        """Los checkpoints que hay, del más nuevo al más viejo (de una época, primero el local)."""
-        encontrados = []
-        for orden, carpeta in enumerate(self._carpetas()):
-            if carpeta.is_dir():
-                for ruta in carpeta.iterdir():
-                    epoca = _epoca_de(ruta)
-                    if epoca is not None:
-                        encontrados.append((-epoca, orden, ruta))
-        return [ruta for _, _, ruta in sorted(encontrados)]
-
-    def guardar(self, estado: dict, epoca: int) -> Path:
-        """Guarda el checkpoint de ``epoca`` (local y, si toca, Drive) y borra los viejos."""
-        self.local.mkdir(parents=True, exist_ok=True)
-        local = guardar_atomico(estado, self.local / nombre_archivo(epoca))
-        final = local
-        if self.en_drive:
-            try:
-                self.ruta.mkdir(parents=True, exist_ok=True)
-                final = copiar_atomico(local, self.ruta / local.name)
-            except OSError as error:
-                warnings.warn(
-                    f"No pude copiar {local.name} a Google Drive ({error}); queda en {local}. "
-                    "Se volverá a intentar con el siguiente checkpoint.", AvisoCheckpoint, stacklevel=2)
-        self._borrar_viejos()
-        return final
-
-    def copiar_pendientes_a_drive(self) -> None:
-        """Copia a Drive los checkpoints locales que falten (al terminar el entrenamiento)."""
-        if not self.en_drive or not self.local.is_dir():
-            return
-        for ruta in sorted(self.local.iterdir()):
-            if _epoca_de(ruta) is not None and not (self.ruta / ruta.name).exists():
-                try:
-                    copiar_atomico(ruta, self.ruta / ruta.name)
-                except OSError as error:
-                    warnings.warn(f"No pude copiar {ruta.name} a Google Drive ({error}).", AvisoCheckpoint, stacklevel=2)
-        self._borrar_viejos()
-
-    def _borrar_viejos(self) -> None:
-        for carpeta in self._carpetas():
-            if not carpeta.is_dir():
-                continue
-            propios = sorted((r for r in carpeta.iterdir() if _epoca_de(r) is not None), key=_epoca_de, reverse=True)
-            for viejo in propios[self.conservar:]:
-                try:
-                    viejo.unlink()
-                except OSError:
-                    pass
-
-    def apartar(self) -> tuple[Path | None, int]:
-        """Mueve los checkpoints a ``anteriores/<fecha>/`` dentro de la carpeta (no borra nada).
-
-        Es lo que hace ``entrenar(..., reanudar=False)`` antes de empezar de cero. Devuelve la
-        carpeta nueva (la de ``ruta``) y cuántos archivos movió.
-        """
-        fecha = time.strftime("%Y-%m-%d_%H-%M-%S")
-        destino_principal, movidos = None, 0
-        for carpeta in self._carpetas():
-            propios = [r for r in carpeta.iterdir() if _epoca_de(r) is not None] if carpeta.is_dir() else []
-            if not propios:
-                continue
-            anteriores = carpeta / ANTERIORES
-            if not os.path.lexists(anteriores):
-                anteriores.mkdir()
-            if anteriores.is_symlink() or not anteriores.is_dir():  # un enlace plantado sacaría los archivos fuera
-                raise CarpetaNoEscribible(
-                    f"{anteriores} no es una carpeta normal (¿un enlace simbólico?): no muevo nada ahí. "
-                    "Bórralo o renómbralo y vuelve a ejecutar.")
-            destino = anteriores / fecha
-            sufijo = 1
-            while os.path.lexists(destino):
-                sufijo += 1
-                destino = anteriores / f"{fecha}_{sufijo}"
-            destino.mkdir()
-            for ruta in propios:
-                os.rename(ruta, destino / ruta.name)  # misma carpeta: mueve el archivo (o el enlace), no copia
-                movidos += 1
-            fsync_carpeta(carpeta)
-            if carpeta == self.ruta or destino_principal is None:
-                destino_principal = destino
-        return destino_principal, movidos
-
-    def candado(self) -> "Candado":
-        """El candado de la carpeta (``with carpeta.candado(): ...``): un solo entrenamiento a la vez."""
-        return Candado(self.local)
-
-    def borrar_todo(self) -> int:
-        """Borra los checkpoints de esta carpeta (solo los del curso). Devuelve cuántos.
-
-        Nunca se llama sola: ``entrenar`` aparta los viejos a ``anteriores/`` en vez de borrarlos.
-        """
-        borrados = 0
-        for carpeta in self._carpetas():
-            if carpeta.is_dir():
-                for ruta in carpeta.iterdir():
-                    if _epoca_de(ruta) is not None:
-                        ruta.unlink()
-                        borrados += 1
-        return borrados
-
-    def cargar_ultimo(self, dispositivo: str | torch.device = "cpu") -> dict | None:
-        """El checkpoint sano más nuevo, con sus tensores en ``dispositivo``; None si no hay.
-
-        Si el más nuevo está dañado, incompleto o no pasa su suma SHA-256, avisa y prueba con
-        el anterior.
-        """
-        dispositivo = como_dispositivo(dispositivo)  # un dispositivo mal escrito falla aquí, no en cada archivo
-        for ruta in self.archivos():
-            try:
-                estado = cargar_checkpoint(ruta, dispositivo)
-            except Exception as error:  # zip roto, archivo truncado, suma que no cuadra, contenido no permitido...
-                motivo = str(error) if isinstance(error, CheckpointDanado) else (
-                    f"El checkpoint {ruta.name} está dañado o incompleto ({type(error).__name__}).")
-                warnings.warn(f"{motivo} Uso el anterior (el archivo se queda donde está).",
-                              AvisoCheckpoint, stacklevel=2)
-                continue
-            estado["ruta"] = str(ruta)
-            return estado
-        return None
-
-
-def carpeta_checkpoints(
-    nombre: str,
-    *,
-    drive: bool = False,
-    base: str | os.PathLike | None = None,
-    conservar: int = 3,
-    silenciosa: bool = False,
-) -> CarpetaCheckpoints:
-    """La carpeta donde guardar los checkpoints del entrenamiento ``nombre``. Lección 05.
-
-    - ``drive=False`` (por defecto): la carpeta local ``checkpoints/<nombre>``. Montar Drive
-      pide permisos amplios sobre tu Drive, así que nunca se hace sin que lo pidas.
-    - ``drive=True``: Google Drive (solo dentro de Colab; lo monta ahora y te pide permiso).
-    - ``base``: la carpeta local donde crear ``<nombre>`` (por defecto ``./checkpoints``).
-
-    Dice en español dónde quedan y comprueba ya que se puede escribir allí.
-    """
-    if not isinstance(nombre, str) or not nombre.strip() or any(s in nombre for s in ("/", "\\", "\0")) or nombre in (".", ".."):
-        raise ValueError(
-            f"El nombre de la carpeta de checkpoints no vale: {nombre!r}. "
-            "Usa un nombre sencillo sin barras, por ejemplo 'cnn_lineas'.")
-    if base is not None and (not isinstance(base, (str, os.PathLike)) or "\0" in os.fspath(base)):
-        raise ValueError(f"base debe ser una carpeta (un texto o un Path sin caracteres nulos); recibí {base!r}. "
-                         "Por ejemplo, base=Path.home() / 'checkpoints'.")
-    from ..dispositivo import en_colab
-
-    local = Path(base) if base is not None else Path.cwd() / "checkpoints"
-    local = local / nombre
-    quiere_drive = bool(drive)
-    carpeta = CarpetaCheckpoints(ruta=local, local=local, en_drive=False, conservar=conservar)
-    if quiere_drive:
-        if not en_colab():
-            raise ValueError(
-                "drive=True solo funciona dentro de Google Colab: aquí no hay Google Drive que montar. "
-                "Usa drive=False (carpeta local) o abre el notebook en Colab.")
-        from .. import colab
-
-        montado = colab.montar_drive(local=local)
-        if montado is None:
-            warnings.warn(
-                "No se pudo montar Google Drive: los checkpoints se guardarán solo en local "
-                f"({local}) y se perderán si Colab se desconecta.", AvisoCheckpoint, stacklevel=2)
-        else:
-            carpeta = CarpetaCheckpoints(
-                ruta=Path(montado) / "checkpoints" / nombre, local=local, en_drive=True, conservar=conservar)
-    carpeta.comprobar_escritura()
-    if not silenciosa:
-        print(carpeta)
-    return carpeta
-
-
-def como_carpeta(checkpoints) -> CarpetaCheckpoints:
-    """Acepta una ``CarpetaCheckpoints`` o una ruta (carpeta local)."""
-    if isinstance(checkpoints, CarpetaCheckpoints):
-        return checkpoints
-    if isinstance(checkpoints, (str, os.PathLike)):
-        return CarpetaCheckpoints(ruta=Path(checkpoints), local=Path(checkpoints))
-    raise ValueError(
-        f"checkpoints debe ser una carpeta (carpeta_checkpoints('nombre') o una ruta); recibí {checkpoints!r}.")
 
 

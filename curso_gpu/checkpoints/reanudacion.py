@@ -1,15 +1,21 @@
-"""Reanudar un entrenamiento desde su último checkpoint o empezar de cero. Lección 05.
+"""Reanudar un entrenamiento desde su último checkpoint o empezar de cero. Lecciones 05 y 08.
 
-``preparar_reanudacion`` lo decide (y lo dice); nunca se borra nada: empezar de cero aparta
-los checkpoints viejos a ``anteriores/<fecha>/``.
+Una sola política para ``entrenar`` y ``entrenar_ddp``: ``preparar_reanudacion`` lo decide (y
+lo dice). Otro modelo o menos épocas de las ya hechas se rechazan con el arreglo; cualquier otro
+cambio (lr, lote, dispositivo, datos...) se avisa y manda el valor nuevo. Un checkpoint escrito
+por el otro entrenador se reanuda igual, o se rechaza diciendo quién lo escribió. Nunca se borra
+nada: empezar de cero aparta los checkpoints viejos a ``anteriores/<fecha>/``.
 """
 
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
+from .carpeta import CarpetaCheckpoints
 from .escritura_segura import AvisoCheckpoint
-from .formato import CarpetaCheckpoints
+from .formato import ENTRENADORES, formas_distintas, quien_lo_escribio
+
 
 def configuracion_de(estado: dict) -> dict:
     """La configuración con la que se guardó un checkpoint (los de la versión 1 no la traen entera)."""
@@ -18,13 +24,20 @@ def configuracion_de(estado: dict) -> dict:
     return {clave: estado[clave] for clave in ("lr", "epocas", "tamano_lote", "acumular", "precision") if clave in estado}
 
 
-def formas_distintas(guardado: dict, actual: dict) -> list[str]:
-    """Qué parámetros cambian de nombre o de forma entre dos ``state_dict`` (vacía si encajan)."""
-    distintas = [f"{k}: {tuple(guardado[k].shape)} → {tuple(v.shape)}"
-                 for k, v in actual.items() if k in guardado and tuple(guardado[k].shape) != tuple(v.shape)]
-    distintas += [f"{k}: falta en el checkpoint" for k in actual if k not in guardado]
-    distintas += [f"{k}: sobra en el checkpoint" for k in guardado if k not in actual]
-    return distintas
+def describir_datos(huella: dict) -> str:
+    """«192 ejemplos [1, 8, 8] float32, etiquetas int64» a partir de ``huella_de_datos``."""
+    return (f"{huella['ejemplos']} ejemplos {huella['forma_x']} {huella['tipo_x']}, "
+            f"etiquetas {huella['forma_y'] or ''} {huella['tipo_y']}".replace("  ", " "))
+
+
+def cambio_de_datos(guardada: dict | None, actual: dict | None) -> str | None:
+    """Qué cambió entre dos ``huella_de_datos`` (None si son iguales o falta alguna)."""
+    if not guardada or not actual or guardada.get("sha256") == actual.get("sha256"):
+        return None
+    antes, ahora = describir_datos(guardada), describir_datos(actual)
+    if antes != ahora:
+        return f"datos de entrenamiento {antes} → {ahora}"
+    return f"datos de entrenamiento: mismos tamaños ({ahora}) pero otros valores (¿otra semilla u otro archivo?)"
 
 
 def _empezar_de_cero(carpeta: CarpetaCheckpoints, motivo: str, avisar) -> None:
@@ -43,55 +56,66 @@ def _cambio(clave: str, antes, ahora) -> str:
     return f"{clave} {antes!r} → {ahora!r} (uso {ahora!r})"
 
 
-def preparar_reanudacion(carpeta: CarpetaCheckpoints, reanudar: bool | None, configuracion: dict,
-                         dispositivo, avisar=print, modelo: dict | None = None) -> dict | None:
-    """Decide si se sigue desde un checkpoint o se empieza de cero. Lección 05.
+def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispositivo, *, entrenador: str,
+                         avisar=print, modelo: dict | None = None, datos: dict | None = None) -> dict | None:
+    """Decide si se sigue desde un checkpoint o se empieza de cero. Lecciones 05 y 08.
 
-    - ``reanudar=None`` (por defecto en ``entrenar``) o ``True``: si la carpeta tiene un
-      checkpoint sano, lo devuelve para seguir desde él y lo dice con ``avisar``. Compara su
-      configuración con ``configuracion`` (lr, tamano_lote, epocas, modelo, dispositivo, ...):
-      avisa de cada diferencia y usa el valor nuevo, o da un error que dice cómo arreglarlo
-      (otro modelo, o menos épocas de las ya hechas). ``modelo``: el ``state_dict`` actual,
-      para comprobar que los parámetros tienen la misma forma. Si ningún checkpoint se puede leer,
-      aparta los dañados y empieza de cero.
-    - ``reanudar=False``: empieza de cero y mueve los checkpoints que hubiera a
+    - ``carpeta.reanudar`` None (por defecto) o True: si la carpeta tiene un checkpoint sano
+      (de ``entrenar`` o de ``entrenar_ddp``), lo devuelve para seguir desde él y lo dice con
+      ``avisar``. Compara su configuración con ``configuracion`` (lr, tamano_lote, epocas,
+      modelo, dispositivo, ...) y sus datos con ``datos`` (``huella_de_datos``): avisa de cada
+      diferencia y usa el valor nuevo, o da un error que dice quién escribió el checkpoint y cómo
+      arreglarlo (otro modelo, o menos épocas de las ya hechas). ``modelo``: el ``state_dict``
+      actual, para comprobar que los parámetros tienen la misma forma. Si ningún checkpoint se
+      puede leer, aparta los dañados y empieza de cero.
+    - ``carpeta.reanudar`` False: empieza de cero y mueve los checkpoints que hubiera a
       ``anteriores/<fecha>/``. Nunca se borra nada.
 
-    Devuelve el estado cargado (con ``ruta``) o ``None`` si se empieza de cero.
+    ``entrenador``: quién reanuda (``"entrenar"`` o ``"entrenar_ddp"``). Devuelve el estado
+    cargado (con ``ruta``) o ``None`` si se empieza de cero.
     """
-    if reanudar is False:
+    if carpeta.reanudar is False:
         _empezar_de_cero(carpeta, "reanudar=False", avisar)
         return None
     estado = carpeta.cargar_ultimo(dispositivo)
     if estado is None:
         if carpeta.archivos():
             _empezar_de_cero(carpeta, "Ningún checkpoint se puede leer", avisar)
-        elif reanudar:
+        elif carpeta.reanudar:
             avisar(f"No hay checkpoints en {carpeta.ruta}: empiezo desde la época 1.")
         return None
     guardada, epoca, ruta = configuracion_de(estado), int(estado["epoca"]), estado["ruta"]
-    arreglo = ("Usa otra carpeta, o reanudar=False para empezar de cero (los checkpoints actuales se "
-               "guardan en anteriores/).")
+    quien = quien_lo_escribio(estado)
+    yo = ENTRENADORES.get(entrenador, entrenador)
+    de_quien = f"El checkpoint {ruta} (escrito por {quien})"
+    arreglo = ("Usa otra carpeta, o carpeta_checkpoints(..., reanudar=False) para empezar de cero (los "
+               "checkpoints actuales se guardan en anteriores/).")
     if guardada.get("modelo", configuracion.get("modelo")) != configuracion.get("modelo"):
-        raise ValueError(f"El checkpoint {ruta} no corresponde a este modelo: es de un {guardada['modelo']} y "
-                         f"ahora entrenas un {configuracion['modelo']}. {arreglo}")
+        raise ValueError(f"{de_quien} no corresponde a este modelo: es de un {guardada['modelo']} y ahora "
+                         f"{yo} entrena un {configuracion['modelo']}. {arreglo}")
     distintas = formas_distintas(estado["modelo"], modelo) if modelo is not None else []
     if distintas:
-        raise ValueError(f"El checkpoint {ruta} no corresponde a este modelo (cambian {len(distintas)} "
+        raise ValueError(f"{de_quien} no corresponde a este modelo (cambian {len(distintas)} "
                          f"parámetros: {'; '.join(distintas[:3])}). {arreglo}")
     if epoca > configuracion["epocas"]:
-        raise ValueError(f"El checkpoint {ruta} ya va por la época {epoca} y ahora pides epocas="
-                         f"{configuracion['epocas']}. Pide epocas={epoca} o más para seguir, o reanudar=False "
+        raise ValueError(f"{de_quien} ya va por la época {epoca} y ahora pides epocas={configuracion['epocas']}. "
+                         f"Pide epocas={epoca} o más para seguir, o carpeta_checkpoints(..., reanudar=False) "
                          "para empezar de cero (los checkpoints actuales se guardan en anteriores/).")
     cambios = [_cambio(clave, guardada[clave], valor) for clave, valor in configuracion.items()
                if clave in guardada and guardada[clave] != valor and not (clave == "semilla" and valor is None)]
-    if cambios:
-        texto = f"Reanudo desde {ruta} con cambios respecto al checkpoint: " + "; ".join(cambios) + "."
+    cambio_datos = cambio_de_datos(estado.get("datos"), datos)
+    if cambio_datos:
+        cambios.append(f"{cambio_datos} (sigo con los datos nuevos; si no querías esto, vuelve a los datos de "
+                       "antes o empieza de cero con reanudar=False)")
+    otro = estado.get("entrenador") != entrenador
+    if cambios or otro:
+        desde = f"Reanudo desde {ruta}, escrito por {quien}" if otro else f"Reanudo desde {ruta}"
+        texto = desde + (" con cambios respecto al checkpoint: " + "; ".join(cambios) if cambios else "") + "."
         warnings.warn(texto, AvisoCheckpoint, stacklevel=3)
         avisar(texto)
     if epoca == configuracion["epocas"]:
         avisar(f"El entrenamiento de {ruta} ya había terminado (época {epoca} de {epoca}): cargo ese modelo "
-               "y no entreno más. Para volver a entrenar desde cero, usa reanudar=False.")
+               "y no entreno más. Para volver a entrenar desde cero, usa carpeta_checkpoints(..., reanudar=False).")
     else:
-        avisar(f"Reanudo desde {ruta} (época {epoca} de {configuracion['epocas']}).")
+        avisar(f"Reanudo desde {Path(ruta).name} (época {epoca} de {configuracion['epocas']}), en {Path(ruta).parent}.")
     return estado

@@ -15,6 +15,7 @@ import contextlib
 import math
 import random
 import time
+from dataclasses import dataclass, field
 from typing import Callable
 
 import torch
@@ -33,8 +34,7 @@ from .entradas import (
     validar_semilla,
 )
 from ..rendimiento import preparar_precision
-# Los datos que se devuelven viven en resultados_entrenamiento; las lecciones los importan desde aquí.
-from .resultados import Historial, Prediccion, Registro  # noqa: F401
+from .resultados import Historial, Prediccion, Registro
 
 CADA_REGISTRO = 10
 
@@ -178,25 +178,32 @@ def _parar_si_no_finita(epoca_mala: float, perdidas, lr: float, historial: Histo
         historial)
 
 
-def _seguir_desde(estado: dict, modelo: nn.Module, optimizador, escalador, lr: float, epocas: int,
-                  dispositivo: torch.device) -> tuple[Historial, int]:
-    """Carga modelo, optimizador, escalador e historial de un checkpoint; el lr es el que pides ahora."""
+def _seguir_desde(estado: dict, sesion: "_Sesion") -> Historial:
+    """Carga modelo, optimizador, escalador e historial de un checkpoint; el lr es el que pides ahora.
+
+    Vale para uno de ``entrenar_ddp`` (lección 08): trae el modelo y el optimizador pero no el
+    historial de la lección 05, así que este empieza vacío en la época del checkpoint.
+    """
     try:
-        modelo.load_state_dict(estado["modelo"])
-        optimizador.load_state_dict(estado["optimizador"])
+        sesion.modelo.load_state_dict(estado["modelo"])
+        sesion.optimizador.load_state_dict(estado["optimizador"])
     except (RuntimeError, ValueError, KeyError) as error:
         raise ValueError(
-            f"El checkpoint {estado['ruta']} no corresponde a este modelo ({error}). "
-            "Usa otra carpeta, o reanudar=False para empezar de cero.") from None
-    if estado.get("escalador"):
-        escalador.load_state_dict(estado["escalador"])
-    for grupo in optimizador.param_groups:
-        grupo["lr"] = lr  # si cambiaste lr, manda el nuevo (preparar_reanudacion ya lo avisó)
-    historial = Historial.desde_dict(estado["historial"])
-    historial.epocas_totales, historial.dispositivo = epocas, str(dispositivo)
+            f"El checkpoint {estado['ruta']} no corresponde a este modelo ({error}). Usa otra carpeta, o "
+            "carpeta_checkpoints(..., reanudar=False) para empezar de cero.") from None
+    if estado.get("escalador") and sesion.precision == "fp16":
+        sesion.escalador.load_state_dict(estado["escalador"])
+    for grupo in sesion.optimizador.param_groups:
+        grupo["lr"] = sesion.lr  # si cambiaste lr, manda el nuevo (preparar_reanudacion ya lo avisó)
+    if estado.get("historial"):
+        historial = Historial.desde_dict(estado["historial"])
+    else:
+        historial = Historial()
+    historial.epocas_totales, historial.dispositivo = sesion.epocas, str(sesion.dispositivo)
     historial.avisos = []  # los de la sesión anterior ya se vieron entonces
     historial.reanudado_desde = int(estado["epoca"])
-    return historial, int(estado["semilla_lotes"])
+    sesion.semilla_lotes = int(estado["semilla_lotes"])
+    return historial
 
 
 @contextlib.contextmanager
@@ -219,6 +226,161 @@ def _ejemplos_del_grupo(micro_lote: int, tamano_lote: int, acumular: int, n: int
     return min(acumular * tamano_lote, n - inicio)
 
 
+# Parámetros que entrenar tuvo antes y ahora lleva la carpeta de checkpoints.
+_AHORA_EN_LA_CARPETA = {
+    "cada_checkpoint": "checkpoints=carpeta_checkpoints('nombre', cada=10)",
+    "reanudar": "checkpoints=carpeta_checkpoints('nombre', reanudar=False)",
+}
+
+
+@dataclass
+class _Sesion:
+    """Lo que el bucle necesita, ya comprobado y en su dispositivo (lo prepara ``_preparar``)."""
+
+    modelo: nn.Module
+    dispositivo: torch.device
+    epocas: int
+    lr: float
+    tamano_lote: int | None
+    acumular: int
+    precision: str
+    criterio: nn.Module
+    optimizador: torch.optim.Optimizer
+    autocast: Callable
+    escalador: object
+    X_ent: torch.Tensor
+    y_ent: torch.Tensor
+    X_val: torch.Tensor
+    y_val: torch.Tensor
+    semilla: int | None
+    semilla_lotes: int
+    carpeta: object = None                 # CarpetaCheckpoints o None
+    configuracion: dict = field(default_factory=dict)
+    datos: dict | None = None              # huella de los datos de entrenamiento (para reanudar)
+    cargador: object = None                # DataLoader barajado (con tamano_lote)
+    generador: torch.Generator | None = None
+
+
+def _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas, lr, tamano_lote, semilla,
+              checkpoints, criterio, acumular, precision) -> _Sesion:
+    """Comprueba todo antes de gastar un segundo de cálculo y lo lleva al dispositivo, una sola vez."""
+    from ..checkpoints import como_carpeta, huella_de_datos
+
+    # 1. Comprobar todo (el modelo del alumno no se toca hasta que todo está bien).
+    validar_modelo(modelo)
+    epocas = validar_positivo(epocas, "epocas", True, "epocas=120")
+    lr = validar_positivo(lr, "lr", False, "lr=0.01")
+    if tamano_lote is not None:
+        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+    semilla = validar_semilla(semilla)
+    acumular = validar_positivo(acumular, "acumular", True, "acumular=4")
+    if acumular > 1 and tamano_lote is None:
+        raise ValueError(f"acumular={acumular} necesita un tamaño de micro-lote: entrenar(..., tamano_lote=8, "
+                         f"acumular={acumular}) da pasos con {acumular} × 8 ejemplos.")
+    X_ent, y_ent = validar_datos(datos_entrenamiento, "datos_entrenamiento")
+    X_val, y_val = validar_datos(datos_validacion, "datos_validacion")
+    dispositivo = _como_dispositivo(dispositivo)
+    if dispositivo.type == "meta":
+        raise ValueError("dispositivo='meta' no sirve para entrenar: en 'meta' los tensores no tienen valores, "
+                         "y mover ahí el modelo borraría sus pesos. Usa 'cpu', 'cuda' o 'mps' "
+                         "(o elegir_dispositivo()). Tu modelo no se ha tocado.")
+    autocast, escalador = preparar_precision(precision, dispositivo)
+    carpeta = None
+    if checkpoints is not None:
+        carpeta = como_carpeta(checkpoints)
+        carpeta.comprobar_escritura()  # una carpeta sin permisos falla ahora, no tras una hora
+    if semilla is not None:
+        fijar_semilla(semilla)
+
+    # 2. Todo al mismo dispositivo, una sola vez.
+    modelo.to(dispositivo)
+    criterio, y_ent = comprobar_con_modelo(modelo, criterio, X_ent, y_ent, "datos_entrenamiento", dispositivo)
+    criterio, y_val = comprobar_con_modelo(modelo, criterio, X_val, y_val, "datos_validacion", dispositivo)
+    optimizador = torch.optim.Adam(modelo.parameters(), lr=lr)
+    huella = huella_de_datos(X_ent, y_ent) if carpeta is not None else None
+    if tamano_lote is None:
+        X_ent, y_ent = X_ent.to(dispositivo), y_ent.to(dispositivo)
+        X_val, y_val = X_val.to(dispositivo), y_val.to(dispositivo)
+    else:
+        X_ent, y_ent, X_val, y_val = X_ent.cpu(), y_ent.cpu(), X_val.cpu(), y_val.cpu()
+    semilla_lotes = semilla if semilla is not None else 0
+    if semilla is None and tamano_lote is not None:
+        semilla_lotes = int(torch.randint(0, 2**31 - 1, (1,)).item())  # se guarda en el checkpoint
+    # Lo que se compara al reanudar (quien añada una opción a entrenar, que la añada aquí). Las
+    # mismas claves que escribe entrenar_ddp (lección 08): un checkpoint de uno lo reanuda el otro.
+    configuracion = {"lr": lr, "tamano_lote": tamano_lote, "epocas": epocas, "modelo": type(modelo).__name__,
+                     "criterio": type(criterio).__name__, "dispositivo": dispositivo.type, "semilla": semilla,
+                     "acumular": acumular, "precision": precision, "procesos": 1}
+    sesion = _Sesion(modelo, dispositivo, epocas, lr, tamano_lote, acumular, precision, criterio, optimizador,
+                     autocast, escalador, X_ent, y_ent, X_val, y_val, semilla, semilla_lotes, carpeta,
+                     configuracion, huella)
+    if tamano_lote is not None:
+        sesion.generador = torch.Generator()
+        sesion.cargador = torch.utils.data.DataLoader(
+            torch.utils.data.TensorDataset(X_ent, y_ent), batch_size=tamano_lote, shuffle=True,
+            generator=sesion.generador, pin_memory=dispositivo.type == "cuda")
+    return sesion
+
+
+def _una_epoca(s: _Sesion, epoca: int, no_finita: torch.Tensor) -> torch.Tensor:
+    """Un paso de Adam con todo el conjunto, o una pasada por los lotes. Sin esperas a la GPU."""
+    s.modelo.train()
+    if s.cargador is None:
+        with s.autocast():
+            perdida = s.criterio(s.modelo(s.X_ent), s.y_ent)
+        no_finita = _vigilar(no_finita, perdida, epoca)
+        s.optimizador.zero_grad(set_to_none=True)
+        s.escalador.scale(perdida).backward()
+        s.escalador.step(s.optimizador)
+        s.escalador.update()
+        return no_finita
+    s.generador.manual_seed(s.semilla_lotes + epoca)  # mismo orden de lotes al reanudar
+    for i, (xb, yb) in enumerate(s.cargador):
+        xb = xb.to(s.dispositivo, non_blocking=True)
+        yb = yb.to(s.dispositivo, non_blocking=True)
+        with s.autocast():
+            perdida = s.criterio(s.modelo(xb), yb)
+        no_finita = _vigilar(no_finita, perdida, epoca)
+        if i % s.acumular == 0:
+            s.optimizador.zero_grad(set_to_none=True)
+        if s.acumular > 1:  # cada micro-lote pesa lo que sus ejemplos en el grupo
+            perdida = perdida * (xb.shape[0] / _ejemplos_del_grupo(i, s.tamano_lote, s.acumular, len(s.X_ent)))
+        s.escalador.scale(perdida).backward()
+        if (i + 1) % s.acumular == 0 or i + 1 == len(s.cargador):
+            s.escalador.step(s.optimizador)
+            s.escalador.update()
+    return no_finita
+
+
+def _registrar(s: _Sesion, epoca: int, no_finita: torch.Tensor, historial: Historial, segundos: float) -> Registro:
+    """Mide entrenamiento y validación y lo anota en ``historial``. Aquí la CPU espera a la GPU."""
+    with modo_evaluacion(s.modelo):
+        pe, ae = _medir(s.modelo, s.X_ent, s.y_ent, s.criterio, s.tamano_lote, s.dispositivo)
+        pv, av = _medir(s.modelo, s.X_val, s.y_val, s.criterio, s.tamano_lote, s.dispositivo)
+        valores = torch.stack([pe.float(), pv.float(), ae, av, no_finita]).tolist()  # la única espera
+    _parar_si_no_finita(valores.pop(), valores[:2], s.lr, historial, epoca)
+    historial.segundos = segundos
+    registro = Registro(epoca, s.epocas, *valores[:2], *valores[2:], segundos)
+    historial.agregar(registro)
+    return registro
+
+
+def _guardar(s: _Sesion, epoca: int, no_finita: torch.Tensor, historial: Historial) -> None:
+    """Escribe el checkpoint de ``epoca`` (el formato único de ``checkpoints``)."""
+    from ..checkpoints import CheckpointNoGuardado, nuevo_checkpoint
+
+    _parar_si_no_finita(no_finita.item(), None, s.lr, historial)  # nunca se guarda un modelo con pesos NaN
+    try:
+        s.carpeta.guardar(nuevo_checkpoint(
+            entrenador="entrenar", epoca=epoca, epocas=s.epocas, configuracion=s.configuracion, datos=s.datos,
+            modelo=s.modelo.state_dict(), optimizador=s.optimizador.state_dict(),
+            escalador=s.escalador.state_dict(), semilla_lotes=s.semilla_lotes, historial=historial.a_dict()),
+            epoca)
+    except CheckpointNoGuardado as error:
+        error.historial = historial  # lo entrenado no se pierde
+        raise
+
+
 def entrenar(
     modelo: nn.Module,
     datos_entrenamiento,
@@ -233,11 +395,10 @@ def entrenar(
     al_registrar: Callable[[Registro], None] | None = None,
     al_avanzar: Callable[[int, int], None] | None = None,
     checkpoints=None,
-    cada_checkpoint: int = 0,
-    reanudar: bool | None = None,
     criterio: nn.Module | None = None,
     acumular: int = 1,
     precision: str = "fp32",
+    **antiguos,
 ) -> Historial:
     """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
 
@@ -251,161 +412,68 @@ def entrenar(
       ``silencioso=True`` no hay barra. ``entrenar`` no imprime nada: los avisos (p. ej.
       «Reanudo desde…») quedan en ``historial.avisos``.
     - ``semilla``: fija las semillas (misma semilla y dispositivo ⇒ mismo resultado).
-    - ``checkpoints`` (``carpeta_checkpoints(...)`` o una ruta) y ``cada_checkpoint=N``:
-      guarda cada N épocas y al final. Si la carpeta ya tiene checkpoints de este
-      entrenamiento, **sigue desde el último** y lo dice (si cambiaste lr, tamano_lote,
-      epocas..., avisa de cada cambio). ``reanudar=False`` empieza de cero y aparta los
-      viejos a ``anteriores/<fecha>/`` (nunca se borran). Un segundo entrenamiento en la
-      misma carpeta se rechaza (``CarpetaOcupada``).
+    - ``checkpoints``: ``carpeta_checkpoints('nombre', cada=10)`` (o una ruta: solo al final).
+      La carpeta dice cada cuánto se guarda y si se reanuda. Si ya tiene checkpoints de este
+      entrenamiento (o de ``entrenar_ddp``), **sigue desde el último** y lo dice (si cambiaste
+      lr, tamano_lote, epocas, los datos..., avisa de cada cambio). Con ``reanudar=False`` en la
+      carpeta empieza de cero y aparta los viejos a ``anteriores/<fecha>/`` (nunca se borran).
+      Un segundo entrenamiento en la misma carpeta se rechaza (``CarpetaOcupada``).
     - ``criterio``: la pérdida; sin ella, entropía cruzada (un logit por clase) o
       ``BCEWithLogitsLoss`` (un logit por ejemplo).
     - Errores que no pierden nada: ``PerdidaNoFinita`` si la pérdida se vuelve NaN/inf y
-      ``CheckpointNoGuardado`` si el disco se llena; los dos traen ``error.historial``.
+      ``CheckpointNoGuardado`` si el disco se llena o la carpeta desaparece; los dos traen
+      ``error.historial``.
     - ``acumular=k`` (con ``tamano_lote``): suma los gradientes de k micro-lotes antes de cada
       paso de Adam. Da lo mismo que un lote de k·tamano_lote con la memoria de uno de
       tamano_lote (lección 07); supone un ``criterio`` que promedia (el de por defecto).
     - ``precision``: ``"fp32"`` (por defecto), ``"fp16"`` (autocast + ``GradScaler``, cuyo
       estado va en el checkpoint) o ``"bf16"`` (autocast, sin escalador). Lección 06.
     """
-    from ..checkpoints import CheckpointNoGuardado, como_carpeta, estado_aleatorio, restaurar_estado_aleatorio
-    from ..checkpoints import preparar_reanudacion
+    from ..checkpoints import preparar_reanudacion, restaurar_estado_aleatorio
 
-    # 1. Comprobar todo antes de gastar un segundo de cálculo.
-    validar_modelo(modelo)
-    epocas = validar_positivo(epocas, "epocas", True, "epocas=120")
-    lr = validar_positivo(lr, "lr", False, "lr=0.01")
-    if tamano_lote is not None:
-        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
-    cada_checkpoint = validar_positivo(cada_checkpoint, "cada_checkpoint", True, "cada_checkpoint=10", minimo_cero=True)
-    semilla = validar_semilla(semilla)
-    if reanudar is not None and not isinstance(reanudar, bool):
-        raise ValueError(f"reanudar debe ser None (sigue si hay checkpoints), True o False (empieza de cero); "
-                         f"recibí {reanudar!r}.")
-    acumular = validar_positivo(acumular, "acumular", True, "acumular=4")
-    if acumular > 1 and tamano_lote is None:
-        raise ValueError(f"acumular={acumular} necesita un tamaño de micro-lote: entrenar(..., tamano_lote=8, "
-                         f"acumular={acumular}) da pasos con {acumular} × 8 ejemplos.")
-    X_ent, y_ent = validar_datos(datos_entrenamiento, "datos_entrenamiento")
-    X_val, y_val = validar_datos(datos_validacion, "datos_validacion")
-    dispositivo = _como_dispositivo(dispositivo)
-    autocast, escalador = preparar_precision(precision, dispositivo)
-    carpeta = None
-    if checkpoints is not None:
-        carpeta = como_carpeta(checkpoints)
-        carpeta.comprobar_escritura()  # una carpeta sin permisos falla ahora, no tras una hora
-    elif reanudar or cada_checkpoint:
-        raise ValueError("Para guardar o reanudar hace falta una carpeta: checkpoints=carpeta_checkpoints('nombre').")
-    if semilla is not None:
-        fijar_semilla(semilla)
-
-    # 2. Todo al mismo dispositivo, una sola vez.
-    modelo.to(dispositivo)
-    criterio, y_ent = comprobar_con_modelo(modelo, criterio, X_ent, y_ent, "datos_entrenamiento", dispositivo)
-    criterio, y_val = comprobar_con_modelo(modelo, criterio, X_val, y_val, "datos_validacion", dispositivo)
-    optimizador = torch.optim.Adam(modelo.parameters(), lr=lr)
-    en_cuda = dispositivo.type == "cuda"
-    if tamano_lote is None:
-        X_ent, y_ent = X_ent.to(dispositivo), y_ent.to(dispositivo)
-        X_val, y_val = X_val.to(dispositivo), y_val.to(dispositivo)
-    else:
-        X_ent, y_ent, X_val, y_val = X_ent.cpu(), y_ent.cpu(), X_val.cpu(), y_val.cpu()
-    semilla_lotes = semilla if semilla is not None else 0
-    if semilla is None and tamano_lote is not None:
-        semilla_lotes = int(torch.randint(0, 2**31 - 1, (1,)).item())  # se guarda en el checkpoint
-
-    historial = Historial(dispositivo=str(dispositivo), epocas_totales=epocas)
-    inicio = 1
-    # Lo que se compara al reanudar (quien añada una opción a entrenar, que la añada aquí).
-    configuracion = {"lr": lr, "tamano_lote": tamano_lote, "epocas": epocas, "modelo": type(modelo).__name__,
-                     "criterio": type(criterio).__name__, "dispositivo": dispositivo.type, "semilla": semilla,
-                     "acumular": acumular, "precision": precision}
+    for nombre in antiguos:
+        arreglo = _AHORA_EN_LA_CARPETA.get(nombre)
+        if arreglo is None:
+            raise TypeError(f"entrenar() no tiene el parámetro {nombre!r}.")
+        raise ValueError(f"entrenar ya no tiene el parámetro {nombre!r}: ahora es una opción de la carpeta de "
+                         f"checkpoints. Escribe {arreglo}.")
+    s = _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas, lr, tamano_lote, semilla,
+                  checkpoints, criterio, acumular, precision)
+    historial = Historial(dispositivo=str(s.dispositivo), epocas_totales=s.epocas)
     avisos: list[str] = []  # acaban en historial.avisos: entrenar no imprime
-
-    cargador = None
-    if tamano_lote is not None:
-        generador = torch.Generator()
-        cargador = torch.utils.data.DataLoader(
-            torch.utils.data.TensorDataset(X_ent, y_ent), batch_size=tamano_lote, shuffle=True,
-            generator=generador, pin_memory=en_cuda)
-
-    def guardar(epoca: int) -> None:
-        _parar_si_no_finita(no_finita.item(), None, lr, historial)  # nunca se guarda un modelo con pesos NaN
-        try:
-            carpeta.guardar({
-                "formato": 2, "epoca": epoca, "epocas": epocas, "lr": float(lr), "configuracion": configuracion,
-                "modelo": modelo.state_dict(), "optimizador": optimizador.state_dict(),
-                "historial": historial.a_dict(), "aleatorio": estado_aleatorio(),
-                "semilla_lotes": semilla_lotes, "tamano_lote": tamano_lote, "acumular": acumular,
-                "precision": precision, "escalador": escalador.state_dict(),
-            }, epoca)
-        except CheckpointNoGuardado as error:
-            error.historial = historial  # lo entrenado no se pierde
-            raise
+    inicio = 1
 
     # 3. El bucle (con el candado de la carpeta: un solo entrenamiento a la vez).
-    candado = carpeta.candado() if carpeta is not None else contextlib.nullcontext()
-    no_finita = torch.zeros((), device=dispositivo)  # la época en que la pérdida dejó de ser finita (0: nunca)
-    with candado, _determinista(en_cuda and semilla is not None):
-        if carpeta is not None:
-            estado = preparar_reanudacion(carpeta, reanudar, configuracion, dispositivo, avisos.append,
-                                          modelo.state_dict())
+    candado = s.carpeta.candado() if s.carpeta is not None else contextlib.nullcontext()
+    no_finita = torch.zeros((), device=s.dispositivo)  # la época en que la pérdida dejó de ser finita (0: nunca)
+    with candado, _determinista(s.dispositivo.type == "cuda" and s.semilla is not None):
+        if s.carpeta is not None:
+            estado = preparar_reanudacion(s.carpeta, s.configuracion, s.dispositivo, entrenador="entrenar",
+                                          avisar=avisos.append, modelo=s.modelo.state_dict(), datos=s.datos)
             if estado is not None:
-                historial, semilla_lotes = _seguir_desde(estado, modelo, optimizador, escalador, lr, epocas,
-                                                         dispositivo)
+                historial = _seguir_desde(estado, s)
                 inicio = int(estado["epoca"]) + 1
                 restaurar_estado_aleatorio(estado["aleatorio"])
         historial.avisos += avisos
-        segundos_previos = historial.segundos
+        previos = historial.segundos
         if al_avanzar is None and not silencioso:
             from ..base import BarraEpocas
 
-            al_avanzar = BarraEpocas(f"Entrenando en {dispositivo}")
+            al_avanzar = BarraEpocas(f"Entrenando en {s.dispositivo}")
         comienzo = time.perf_counter()
-        for epoca in range(inicio, epocas + 1):
-            modelo.train()
-            if cargador is None:
-                with autocast():
-                    perdida = criterio(modelo(X_ent), y_ent)
-                no_finita = _vigilar(no_finita, perdida, epoca)
-                optimizador.zero_grad(set_to_none=True)
-                escalador.scale(perdida).backward()
-                escalador.step(optimizador)
-                escalador.update()
-            else:
-                generador.manual_seed(semilla_lotes + epoca)  # mismo orden de lotes al reanudar
-                for i, (xb, yb) in enumerate(cargador):
-                    xb = xb.to(dispositivo, non_blocking=True)
-                    yb = yb.to(dispositivo, non_blocking=True)
-                    with autocast():
-                        perdida = criterio(modelo(xb), yb)
-                    no_finita = _vigilar(no_finita, perdida, epoca)
-                    if i % acumular == 0:
-                        optimizador.zero_grad(set_to_none=True)
-                    if acumular > 1:  # cada micro-lote pesa lo que sus ejemplos en el grupo
-                        perdida = perdida * (xb.shape[0] / _ejemplos_del_grupo(i, tamano_lote, acumular, len(X_ent)))
-                    escalador.scale(perdida).backward()
-                    if (i + 1) % acumular == 0 or i + 1 == len(cargador):
-                        escalador.step(optimizador)
-                        escalador.update()
-
-            if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == epocas:
-                with modo_evaluacion(modelo):
-                    pe, ae = _medir(modelo, X_ent, y_ent, criterio, tamano_lote, dispositivo)
-                    pv, av = _medir(modelo, X_val, y_val, criterio, tamano_lote, dispositivo)
-                    valores = torch.stack([pe.float(), pv.float(), ae, av, no_finita]).tolist()  # la única espera
-                _parar_si_no_finita(valores.pop(), valores[:2], lr, historial, epoca)
-                historial.segundos = segundos_previos + time.perf_counter() - comienzo
-                registro = Registro(epoca, epocas, *valores[:2], *valores[2:], historial.segundos)
-                historial.agregar(registro)
+        for epoca in range(inicio, s.epocas + 1):
+            no_finita = _una_epoca(s, epoca, no_finita)
+            if epoca == 1 or epoca % CADA_REGISTRO == 0 or epoca == s.epocas:
+                registro = _registrar(s, epoca, no_finita, historial, previos + time.perf_counter() - comienzo)
                 if al_registrar is not None:
                     al_registrar(registro)
-            if carpeta is not None and (epoca == epocas or (cada_checkpoint and epoca % cada_checkpoint == 0)):
-                historial.segundos = segundos_previos + time.perf_counter() - comienzo
-                guardar(epoca)
+            if s.carpeta is not None and s.carpeta.toca_guardar(epoca, s.epocas):
+                historial.segundos = previos + time.perf_counter() - comienzo
+                _guardar(s, epoca, no_finita, historial)
             if al_avanzar is not None:
-                al_avanzar(epoca, epocas)
-        sincronizar(dispositivo)
-    historial.segundos = segundos_previos + time.perf_counter() - comienzo
-    if carpeta is not None:
-        carpeta.copiar_pendientes_a_drive()
+                al_avanzar(epoca, s.epocas)
+        sincronizar(s.dispositivo)
+    historial.segundos = previos + time.perf_counter() - comienzo
+    if s.carpeta is not None:
+        s.carpeta.copiar_pendientes_a_drive()
     return historial

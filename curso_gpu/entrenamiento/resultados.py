@@ -14,10 +14,13 @@ from ..base import Celda, ComoTabla, Tabla
 
 @dataclass
 class Registro:
-    """Las métricas de un punto de registro (época 1, cada 10 y la última)."""
+    """Las métricas de un punto de registro (época 1, cada 10 y la última).
+
+    ``epoca``: la de este registro; ``epocas_totales``: las del entrenamiento entero.
+    """
 
     epoca: int
-    epocas: int
+    epocas_totales: int
     perdida_entrenamiento: float
     perdida_validacion: float
     accuracy_entrenamiento: float
@@ -26,7 +29,7 @@ class Registro:
 
     def __str__(self) -> str:
         return (
-            f"Época: {self.epoca:3d}/{self.epocas}\n"
+            f"Época: {self.epoca:3d}/{self.epocas_totales}\n"
             f"Pérdida de entrenamiento: {self.perdida_entrenamiento:.4f}\n"
             f"Pérdida de validación:    {self.perdida_validacion:.4f}\n"
             f"Accuracy de entrenamiento: {self.accuracy_entrenamiento:.3f}\n"
@@ -37,9 +40,13 @@ class Registro:
 
 @dataclass
 class Historial(ComoTabla):
-    """Lo que pasó en un entrenamiento: métricas por punto de registro y tiempo total. Lección 05."""
+    """Lo que pasó en un entrenamiento: métricas por punto de registro y tiempo total. Lección 05.
 
-    epocas: list[int] = field(default_factory=list)
+    ``epocas_registradas``: las épocas en que se midió (1, 10, 20...), una por elemento de las
+    listas de métricas; ``epocas_totales``: cuántas épocas tiene el entrenamiento.
+    """
+
+    epocas_registradas: list[int] = field(default_factory=list)
     perdida_entrenamiento: list[float] = field(default_factory=list)
     perdida_validacion: list[float] = field(default_factory=list)
     accuracy_entrenamiento: list[float] = field(default_factory=list)
@@ -51,7 +58,7 @@ class Historial(ComoTabla):
     avisos: list[str] = field(default_factory=list)  # p. ej. «Reanudo desde…»: entrenar no imprime
 
     def agregar(self, registro: Registro) -> None:
-        self.epocas.append(registro.epoca)
+        self.epocas_registradas.append(registro.epoca)
         self.perdida_entrenamiento.append(registro.perdida_entrenamiento)
         self.perdida_validacion.append(registro.perdida_validacion)
         self.accuracy_entrenamiento.append(registro.accuracy_entrenamiento)
@@ -60,7 +67,7 @@ class Historial(ComoTabla):
     def registros(self) -> list[Registro]:
         return [
             Registro(e, self.epocas_totales, pe, pv, ae, av, self.segundos)
-            for e, pe, pv, ae, av in zip(self.epocas, self.perdida_entrenamiento, self.perdida_validacion,
+            for e, pe, pv, ae, av in zip(self.epocas_registradas, self.perdida_entrenamiento, self.perdida_validacion,
                                          self.accuracy_entrenamiento, self.accuracy_validacion)
         ]
 
@@ -76,6 +83,9 @@ class Historial(ComoTabla):
 
     @classmethod
     def desde_dict(cls, datos: dict) -> "Historial":
+        datos = dict(datos)
+        if "epocas" in datos:  # los checkpoints de antes llamaban «epocas» a la lista de épocas registradas
+            datos["epocas_registradas"] = datos.pop("epocas")
         return cls(**datos)
 
     def tabla(self) -> Tabla:

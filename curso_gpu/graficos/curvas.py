@@ -23,8 +23,8 @@ def curvas_entrenamiento(historial, titulo: str | None = None):
             (historial.perdida_entrenamiento, historial.accuracy_entrenamiento, "entrenamiento", "o-"),
             (historial.perdida_validacion, historial.accuracy_validacion, "validación", "s--")):
         color = COLORES["entrenamiento" if nombre == "entrenamiento" else "validacion"]
-        ax_perdida.plot(historial.epocas, valores_perdida, marca, color=color, markersize=4, label=nombre)
-        ax_acc.plot(historial.epocas, valores_acc, marca, color=color, markersize=4, label=nombre)
+        ax_perdida.plot(historial.epocas_registradas, valores_perdida, marca, color=color, markersize=4, label=nombre)
+        ax_acc.plot(historial.epocas_registradas, valores_acc, marca, color=color, markersize=4, label=nombre)
     ax_perdida.set_yscale("log")
     dar_estilo(ax_perdida, "Pérdida (escala logarítmica)", "época", "pérdida (entropía cruzada)")
     dar_estilo(ax_acc, "Accuracy", "época", "accuracy (fracción de aciertos)")
@@ -37,7 +37,7 @@ def curvas_entrenamiento(historial, titulo: str | None = None):
 def _serie(datos) -> tuple[list[int], list[float]]:
     """(épocas, pérdidas) de un ``Historial`` o de un par de listas."""
     if hasattr(datos, "perdida_entrenamiento"):
-        return list(datos.epocas), list(datos.perdida_entrenamiento)
+        return list(datos.epocas_registradas), list(datos.perdida_entrenamiento)
     epocas, perdidas = datos
     return list(epocas), list(perdidas)
 
