@@ -4,11 +4,16 @@ La orden de pruebas del README reparte los archivos entre varios procesos con py
 (``-n auto --dist loadfile``). Cada proceso usa entonces un solo hilo de cálculo: si cada uno
 abriera tantos hilos como núcleos, competirían por la CPU y todo iría varias veces más lento.
 La variable de entorno también llega a los kernels de nbval y a los subprocesos de las pruebas.
-Con ``--dist loadfile`` los archivos más largos se reparten primero (``LARGAS_PRIMERO``).
+Con ``--dist loadfile`` los archivos más largos se reparten primero (``LARGAS_PRIMERO``) y la
+prueba del sitio va la última (``AL_FINAL``): reutiliza las lecciones que nbval ya ejecutó, que
+este archivo guarda en la caché del sitio (``herramientas/lecciones_ejecutadas.py``).
 """
 
 import os
+import re
 import sys
+import warnings
+from pathlib import Path
 
 import pytest
 
@@ -40,9 +45,13 @@ LARGAS_PRIMERO = (
     "tests/test_checkpoints.py",
     "notebooks/",
 )
+# Y esta, la última: construye el sitio con las lecciones que nbval ya ejecutó (ver abajo).
+AL_FINAL = ("tests/test_sitio_navegador.py",)
 
 
 def _turno(nodeid: str) -> int:
+    if nodeid.startswith(AL_FINAL):
+        return len(LARGAS_PRIMERO) + 1
     return next((i for i, inicio in enumerate(LARGAS_PRIMERO) if nodeid.startswith(inicio)), len(LARGAS_PRIMERO))
 
 
@@ -133,11 +142,92 @@ def _kernel_sin_variable_de_pytest(config):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    resultado = yield
+    """Dos cosas por cada celda de nbval: anota sus mensajes para el sitio (``_registro``) y
+    falla si escribió en stderr sin la etiqueta ``stderr-esperado``."""
+    registro = _registro(item)
+    if registro is not None:
+        registro.empezar(item.cell_num)
+    try:
+        resultado = yield
+    except BaseException:
+        if registro is not None:
+            registro.fallida = True
+        raise
     if _es_celda_de_nbval(item) and STDERR_ESPERADO not in item.cell.get("metadata", {}).get("tags", []):
         textos = [salida.get("text", "") for salida in getattr(item, "test_outputs", None) or []
                   if salida.get("output_type") == "stream" and salida.get("name") == "stderr"]
         if any(t.strip() for t in textos):
+            if registro is not None:
+                registro.fallida = True
             pytest.fail(f"La celda {item.cell_num} escribió en stderr (una lección no debe):\n" + "".join(textos),
                         pytrace=False)
     return resultado
+
+
+# --- Las lecciones que ejecuta nbval, guardadas para el sitio del curso -----------------------
+#
+# nbval ya ejecuta cada lección entera. La prueba del sitio (tests/test_sitio_navegador.py, la
+# última) necesita esas mismas lecciones con sus salidas: en vez de ejecutarlas otra vez, aquí se
+# anotan los mensajes del kernel que lee nbval y, al acabar la última celda sin fallos, la copia
+# ejecutada se guarda en la caché del sitio (_build/ejecuciones/), con la misma clave que usa
+# ``python herramientas/sitio.py``. Si una celda falla, se deja un aviso para que nadie la espere.
+_LECCION = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
+
+
+def _lecciones_ejecutadas():
+    carpeta = str(Path(__file__).resolve().parent / "herramientas")
+    if carpeta not in sys.path:
+        sys.path.insert(0, carpeta)
+    import lecciones_ejecutadas
+
+    return lecciones_ejecutadas
+
+
+def _registro(item):
+    """El registro de mensajes del notebook de ``item`` si es una celda de una lección; si no, None."""
+    if not _es_celda_de_nbval(item):
+        return None
+    archivo = item.parent
+    ruta = Path(str(archivo.path)).resolve()
+    if ruta.parent != Path(__file__).resolve().parent / "notebooks" or not _LECCION.match(ruta.name):
+        return None  # solo las lecciones del curso (un notebook de prueba en otra carpeta, no)
+    registro = getattr(archivo, "registro_sitio", None)
+    if registro is None:
+        registro = _lecciones_ejecutadas().RegistroNbval(archivo.nb)
+        archivo.registro_sitio = registro
+        leer = archivo.get_kernel_message
+
+        def get_kernel_message(*args, **kwargs):
+            mensaje = leer(*args, **kwargs)
+            registro.mensaje(mensaje)
+            return mensaje
+
+        archivo.get_kernel_message = get_kernel_message  # nbval lee así cada mensaje de la celda
+    kernel = archivo.kernel  # lo arranca nbval al preparar la primera celda
+    if kernel is not None and getattr(kernel, "registro_sitio", None) is not registro:
+        enviar = kernel.execute_cell_input
+
+        def execute_cell_input(source, allow_stdin=None):
+            msg_id = enviar(source, allow_stdin=allow_stdin)
+            registro.ejecutada(registro.actual, msg_id)
+            return msg_id
+
+        kernel.execute_cell_input = execute_cell_input
+        kernel.registro_sitio = registro
+    return registro
+
+
+def pytest_runtest_teardown(item, nextitem):
+    registro = getattr(getattr(item, "parent", None), "registro_sitio", None)
+    if registro is None or (nextitem is not None and nextitem.parent is item.parent):
+        return
+    item.parent.registro_sitio = None
+    ruta = Path(str(item.parent.path))
+    try:
+        modulo = _lecciones_ejecutadas()
+        if registro.completo():
+            modulo.guardar(registro.resultado(), ruta, origen="pruebas", segundos=registro.segundos())
+        elif registro.fallida:
+            modulo.marcar_fallo(ruta, "una celda falló al ejecutarse con nbval")
+    except Exception as error:  # la caché del sitio nunca hace fallar la lección
+        warnings.warn(f"No pude guardar {ruta.name} en la caché del sitio: {error}", stacklevel=1)

@@ -4,6 +4,11 @@ Para quien mantiene el curso: ejecútalo cada vez que tengas una máquina con GP
 
     python benchmarks/validar_en_gpu.py            # todas las comprobaciones (unos minutos)
     python benchmarks/validar_en_gpu.py --rapido   # matrices y épocas más pequeñas
+    python benchmarks/validar_en_gpu.py --json benchmarks/resultados_gpu/t4_colab.json
+
+Con ``--json RUTA`` escribe además lo mismo como datos (la GPU, la fecha, las versiones y una
+entrada por afirmación): guárdalo en ``benchmarks/resultados_gpu/`` y el sitio del curso
+(``herramientas/sitio.py``) lo muestra. Sin GPU no escribe nada: nunca hay cifras inventadas.
 
 Imprime una línea por afirmación, con la cifra medida y PASS o FAIL. Sale con 0 si todas
 pasan y con 1 si alguna falla. Sin GPU CUDA lo dice en una línea y sale con 0.
@@ -22,11 +27,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import datetime as dt
+import json
 import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 RAIZ = Path(__file__).resolve().parent.parent
@@ -82,6 +89,30 @@ def informe(resultados: list[Resultado]) -> tuple[str, int]:
     fallos = sum(not r.pasa for r in resultados)
     lineas.append(f"{len(resultados) - fallos} de {len(resultados)} afirmaciones se cumplen.")
     return "\n".join(lineas), 1 if fallos else 0
+
+
+def como_json(gpu: str, resultados: list[Resultado], rapido: bool, fecha: str | None = None) -> dict:
+    """Las mismas líneas que imprime ``main``, como datos: lo que escribe ``--json`` y lee el sitio."""
+    return {
+        "formato": 1,
+        "gpu": gpu,
+        "fecha": fecha or dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "rapido": rapido,
+        "resultados": [asdict(r) for r in resultados],
+        "resumen": informe(resultados)[0].splitlines()[-1],
+    }
+
+
+def guardar_json(ruta: str | Path, datos: dict) -> Path:
+    """Escribe ``datos`` en ``ruta`` (JSON legible) de forma atómica: nunca queda un archivo a medias."""
+    from curso_gpu.checkpoints import escribir_atomico
+
+    ruta = Path(ruta)
+    ruta.parent.mkdir(parents=True, exist_ok=True)
+    texto = json.dumps(datos, ensure_ascii=False, indent=2) + "\n"
+    return escribir_atomico(ruta, lambda archivo: archivo.write(texto.encode("utf-8")))
 
 
 def desde_lineas(leccion: str, lineas: list[str]) -> list[Resultado]:
@@ -423,12 +454,15 @@ def comprobaciones(rapido: bool):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Comprueba en una GPU CUDA lo que dicen las lecciones.")
     parser.add_argument("--rapido", action="store_true", help="matrices y épocas más pequeñas")
+    parser.add_argument("--json", metavar="RUTA", help="escribe además los resultados como datos en RUTA "
+                        "(por ejemplo benchmarks/resultados_gpu/t4_colab.json)")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print(SIN_GPU)
         return 0
     gpu = torch.device("cuda:0")
-    print(f"GPU: {torch.cuda.get_device_name(gpu)} · torch {torch.__version__} · CUDA {torch.version.cuda}")
+    nombre_gpu = torch.cuda.get_device_name(gpu)
+    print(f"GPU: {nombre_gpu} · torch {torch.__version__} · CUDA {torch.version.cuda}")
     resultados: list[Resultado] = []
     for nombre, funcion in comprobaciones(args.rapido):
         try:
@@ -440,6 +474,8 @@ def main(argv: list[str] | None = None) -> int:
         resultados += nuevos
     texto, codigo = informe(resultados)
     print(texto.splitlines()[-1])
+    if args.json:
+        print(f"Resultados guardados en {guardar_json(args.json, como_json(nombre_gpu, resultados, args.rapido))}")
     return codigo
 
 

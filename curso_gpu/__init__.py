@@ -33,6 +33,15 @@ from __future__ import annotations
 import importlib
 import os
 
+# El perfilador de PyTorch 2.13 (kineto) escribe en stderr dos líneas por perfil
+# («USDT:… SyncActivityProfilerHandler.cpp:52] profiler_start» y «…:59] profiler_stop»): kineto
+# las emite con su nivel USDT (5, tras STAGE=3 y ERROR=4; pytorch/kineto#1325, «Emit USDT logger
+# messages on profiler start/stop») y las imprime si ese nivel es ≥ KINETO_LOG_LEVEL. Con 6 calla
+# (comprobado con torch 2.13.0: con 5 salen, con 6 no); también calla los errores internos de
+# kineto, que además llegan como avisos de Python. Se lee al arrancar el primer perfil, así que
+# basta con ponerla antes. ``setdefault``: si tú pones otro nivel, se respeta.
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+
 __version__ = "0.1.0"
 
 __all__ = ["__version__"]

@@ -112,35 +112,44 @@ print("PyTorch", torch.__version__)
 # multiplica los números de uno en uno; `torch` lanza la multiplicación de matrices entera
 # sobre código optimizado que usa las instrucciones vectoriales de la CPU. Una GPU lleva
 # esa idea al extremo, con miles de núcleos a la vez.
+#
+# Para compararlos de forma honrada usamos `comparar_tiempos` del paquete del curso: llama
+# a las dos versiones **alternándolas** (bucle, torch, torch, bucle…), así que si otro
+# programa frena tu máquina a mitad de la medida, frena a las dos por igual. Da la
+# aceleración con su **intervalo del 95 %** (el rango en el que casi seguro está la de
+# verdad) y una frase que dice lo que ha pasado *en tu máquina*. En la lección 03 verás
+# por qué hace falta todo esto.
+#
+# Con n = 60, en una CPU tranquila el bucle tarda decenas de milisegundos y `a @ b`, unos
+# microsegundos: torch sale miles de veces más rápido. En una máquina ocupada el número
+# baja y se mueve de una ejecución a otra; el intervalo te dice cuánto.
 
 # %%
-import statistics
-import time
-
 from curso_gpu.base import formatear_numero
+from curso_gpu.medicion import comparar_tiempos, formatear_veces, hilos_cpu
 
 n = 60
 a = torch.rand(n, n, dtype=torch.float64)
 b = torch.rand(n, n, dtype=torch.float64)
 a_lista, b_lista = a.tolist(), b.tolist()
 
-inicio = time.perf_counter()
-c_bucle = [[sum(a_lista[i][k] * b_lista[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
-t_bucle = time.perf_counter() - inicio
 
-for _ in range(3):          # calentar: la primera llamada paga el arranque y no cuenta
-    c_torch = a @ b
-muestras = []
-for _ in range(50):         # 50 medidas y nos quedamos con la mediana (lección 03)
-    inicio = time.perf_counter()
-    c_torch = a @ b
-    muestras.append(time.perf_counter() - inicio)
-t_torch = statistics.median(muestras)
+def con_bucle():
+    return [[sum(a_lista[i][k] * b_lista[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
 
-print(f"Bucle de Python: {formatear_numero(t_bucle * 1e3, 1, 'ms')}")
-print(f"torch (a @ b):   {formatear_numero(t_torch * 1e3, 3, 'ms')}  (mediana de 50, tras calentar)")
-print(f"Aceleración:     {formatear_numero(t_bucle / t_torch, 0)} veces")
-print("¿Mismo resultado?", torch.allclose(torch.tensor(c_bucle, dtype=torch.float64), c_torch))
+
+def con_torch():
+    return a @ b
+
+
+print("¿Mismo resultado?", torch.allclose(torch.tensor(con_bucle(), dtype=torch.float64), con_torch()))
+with hilos_cpu(1):  # un hilo: con matrices tan pequeñas, repartir el trabajo entre hilos cuesta más de lo que ahorra
+    comparacion = comparar_tiempos(con_bucle, con_torch, nombres=("bucle de Python", "torch (a @ b)"),
+                                   repeticiones=5, presupuesto_s=0.5, descripcion=f"matrices {n}×{n}")
+bajo, alto = comparacion.intervalo
+print(f"Aceleración: {formatear_veces(comparacion.veces)}× (intervalo del 95 %: "
+      f"{formatear_veces(bajo)}–{formatear_veces(alto)}×)")
+comparacion
 
 # %% [markdown]
 # ## Paso a paso
@@ -174,11 +183,12 @@ if programa:
     print(resultado.stdout or resultado.stderr)
 else:
     print("Esta máquina no tiene nvidia-smi (no hay GPU NVIDIA o no hay driver).")
-    print("Así se ve en una GPU T4 de Google Colab:\n")
+    print("Así se ve en una GPU T4 (un ejemplo: la versión del driver y la línea «CUDA Version»\n"
+          "cambian con el tiempo; en tu máquina, léelas en tu propia salida):\n")
     print(SALIDA_EJEMPLO_T4)
 
 # %% [markdown]
-# Cómo leerlo (con la T4 de Colab como ejemplo):
+# Cómo leerlo (con el ejemplo de la T4; tus cifras de driver y CUDA pueden ser otras):
 #
 # - **Driver Version: 580.82.07**: la versión del driver de NVIDIA.
 # - **CUDA Version: 13.0**: la versión de CUDA que **ese driver admite con seguridad**. No es la
@@ -484,11 +494,12 @@ informe
 # notebook, desde la terminal de tu computadora (o con `!` en Colab):
 #
 # ```bash
-# python -m curso_gpu            # o bien: comprobar_gpu
+# python -m curso_gpu            # o bien: comprobar_gpu (la misma orden, con pip install)
 # python -m curso_gpu --json     # el mismo informe en JSON
 # ```
 #
-# Es la versión ampliada del `comprobar_gpu.py` de la lección.
+# `python -m curso_gpu` es la comprobación de la lección: el entorno, una medida de velocidad
+# y qué modelos te caben. No hace falta ningún script aparte.
 
 # %% [markdown]
 # ### 11. Si PyTorch no ve tu GPU: reinstalarlo con CUDA

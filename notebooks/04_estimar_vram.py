@@ -169,10 +169,11 @@ graficos.grafico_vram(tabla, destacar="fp16");
 # Llama 3 8B tiene, en realidad, 8 030 millones. El catálogo del curso guarda las cifras publicadas:
 
 # %%
-from curso_gpu.base import catalogo
+from curso_gpu.base import catalogo, formatear_numero
 
 for modelo in catalogo.MODELOS.values():
-    print(f"{modelo.nombre:<15} {modelo.parametros / 1e9:8.3f} mil millones   {modelo.descripcion}")
+    millones = formatear_numero(round(modelo.parametros / 1e6))
+    print(f"{modelo.nombre:<15} {millones:>8} millones   {modelo.descripcion}")
 
 # %%
 print(tabla_vram("Llama 3 8B", 16).veredicto("fp16"))

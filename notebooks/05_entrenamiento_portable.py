@@ -43,8 +43,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # tu computadora portátil sin GPU, en una T4 de Colab o en un Mac. Si aprendes bien este patrón, lo
 # reutilizarás en cualquier proyecto.
 #
-# No necesitas una GPU: todo corre en CPU en pocos segundos, y donde la GPU cambia algo,
-# la celda te dice qué verías en una T4.
+# No necesitas una GPU: todo corre en CPU en un minuto o dos (más si la CPU está ocupada con
+# otros programas), y donde la GPU cambia algo, la celda te dice qué verías en una T4.
 
 # %%
 import torch
@@ -60,6 +60,7 @@ from curso_gpu.entrenamiento import CNNPequena, MLPTabular, contar_parametros_en
 from curso_gpu.base import formatear_numero
 from curso_gpu.interactivo import pizarra, selector_dispositivo
 
+torch.set_num_threads(1)  # un hilo: con una CNN diminuta, más hilos se estorban en una CPU compartida (como en la 08)
 print("PyTorch", torch.__version__)
 
 # %% [markdown]

@@ -201,7 +201,8 @@ def multiplicaciones_grandes(xb, yb):  # pocas operaciones, mucho trabajo cada u
 
 for nombre, funcion in [("diminutas", operaciones_diminutas), ("grandes", multiplicaciones_grandes)]:
     d = diagnosticar(funcion, lotes_en_memoria, dispositivo, pasos=3)
-    print(f"{nombre:<10} → {d.cuello:<13} (lanzar {d.fraccion_lanzamientos:.0%}, calcular {d.fraccion_calculo:.0%})")
+    print(f"{nombre:<10} → {d.cuello:<13} (lanzar {100 * d.fraccion_lanzamientos:.0f} %, "
+          f"calcular {100 * d.fraccion_calculo:.0f} %)")
 
 # %% [markdown]
 # ### 4. Alimentar la GPU: el `DataLoader`
@@ -267,11 +268,12 @@ def una_epoca(cargador):
 
 
 try:
-    comparar_tiempos(lambda: una_epoca(cero), lambda: una_epoca(dos), nombres=("num_workers=0", "num_workers=2"),
-                     repeticiones=5, presupuesto_s=None, dispositivo=dispositivo,
-                     descripcion="una época de 64 imágenes")
+    procesos = comparar_tiempos(lambda: una_epoca(cero), lambda: una_epoca(dos),
+                                nombres=("num_workers=0", "num_workers=2"), repeticiones=5, presupuesto_s=None,
+                                dispositivo=dispositivo, descripcion="una época de 64 imágenes")
 finally:
     del dos  # cierra sus dos procesos
+procesos
 
 # %% [markdown]
 # Qué suele salir: leer de un disco lento no gasta CPU, así que varios procesos esperan a la vez

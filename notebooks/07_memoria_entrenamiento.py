@@ -56,6 +56,7 @@ from curso_gpu.memoria import lote_maximo, medir_memoria_entrenamiento
 from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
 
 torch.manual_seed(0)
+torch.set_num_threads(1)  # un hilo: con estos modelos pequeños, más hilos se estorban en una CPU compartida
 print("PyTorch", torch.__version__)
 
 # %% [markdown]

@@ -146,7 +146,7 @@ for c in (0.010, 0.050, 0.200):
 
 # %%
 for caso, eficiencia in distribuido.EFICIENCIA_PUBLICADA.items():
-    print(f"{caso:<32} {eficiencia:.0%} de eficiencia")
+    print(f"{caso:<32} {100 * eficiencia:.0f} % de eficiencia")
 
 # %% [markdown]
 # ## Paso a paso

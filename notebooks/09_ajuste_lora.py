@@ -91,7 +91,9 @@ print("PyTorch", torch.__version__)
 # atención de Qwen2.5-0.5B: 802 816 números). Ajustar el modelo entero cambia todos esos números.
 # LoRA (*Low-Rank Adaptation*, Hu et al. 2021) **congela** `W` y aprende un cambio pequeño:
 #
-# $$y = W x + \frac{\alpha}{r}\, B\, A\, x$$
+# ```
+# y = W·x + (alpha / r) · B·A·x
+# ```
 #
 # con `A` de r × entradas y `B` de salidas × r, y un rango `r` pequeño (8, 16). Con r = 16, esa
 # capa entrena 16 · (896 + 896) = 28 672 números en vez de 802 816. `B` empieza en **cero**: al

@@ -77,7 +77,9 @@ print("PyTorch", torch.__version__)
 # (lote 1) los cálculos son pocos (una multiplicación y una suma por peso), y la GPU espera a la
 # memoria. Es el techo de la lección 03, pero con la memoria en vez de los FLOP/s:
 #
-# $$\text{tokens/s} \;\le\; \frac{\text{ancho de banda de la memoria (bytes/s)}}{\text{bytes de los pesos}}$$
+# ```
+# tokens/s  ≤  ancho de banda de la memoria (bytes/s) ÷ bytes de los pesos
+# ```
 #
 # Un ejemplo con cifras de verdad: Qwen2.5-0.5B. Su arquitectura (los valores de su `config.json`)
 # está en el paquete desde la lección 09; con ella se cuentan sus parámetros en el dispositivo
@@ -174,7 +176,9 @@ del con_grafo
 # el texto en cada paso. La caché los guarda: en cada paso solo se calculan los del token nuevo.
 # Ocupa, por token y por texto:
 #
-# $$2\,(\text{K y V}) \times \text{capas} \times \text{cabezas de K/V} \times \text{dimensión de cabeza} \times \text{bytes por valor}$$
+# ```
+# 2 (K y V) × capas × cabezas de K/V × dimensión de cabeza × bytes por valor
+# ```
 #
 # Qwen2.5-0.5B usa **atención agrupada** (GQA): 14 cabezas de consulta comparten solo 2 de claves
 # y valores, y la caché es 7 veces más pequeña de lo que sería sin ella.

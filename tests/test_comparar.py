@@ -171,3 +171,28 @@ def test_entradas_malas_dan_un_error_en_espanol(argumentos, mensaje):
     datos.update(argumentos)
     with pytest.raises((TypeError, ValueError), match=mensaje):
         comparar_tiempos(datos.pop("a"), datos.pop("b"), **datos)
+
+
+def test_pares_de_ejecuciones_distintas_no_se_llaman_alternados():
+    from curso_gpu.medicion import comparar_muestras
+
+    c = comparar_muestras([0.02] * 6, [0.01] * 6, nombres=("1 proceso", "2 procesos"), alternados=False)
+    assert c.ganador == "2 procesos" and "alternados" not in c.veredicto and "6 pares" in c.veredicto
+
+
+def test_comparar_muestras_rechaza_listas_de_distinto_largo():
+    from curso_gpu.medicion import comparar_muestras
+
+    with pytest.raises(ValueError, match="mismo largo"):
+        comparar_muestras([1.0, 2.0], [1.0])
+
+
+def test_hilos_cpu_deja_los_hilos_como_estaban_aunque_falle():
+    from curso_gpu.medicion import hilos_cpu
+
+    antes = torch.get_num_threads()
+    with pytest.raises(RuntimeError):
+        with hilos_cpu(1):
+            assert torch.get_num_threads() == 1
+            raise RuntimeError("algo falló dentro")
+    assert torch.get_num_threads() == antes

@@ -152,8 +152,10 @@ def test_cronometrar_en_cpu_usa_todos_los_hilos():
 
 def test_sin_sincronizar_el_reloj_se_lee_sin_esperar_a_la_gpu(monkeypatch):
     eventos = []
-    monkeypatch.setattr(medicion, "sincronizar", lambda d: eventos.append("sincronizar"))
-    monkeypatch.setattr(medicion, "_multiplicar", lambda a, b: eventos.append("trabajo"))
+    from curso_gpu.medicion import cpu_gpu  # el módulo que define medir_sin_sincronizar
+
+    monkeypatch.setattr(cpu_gpu, "sincronizar", lambda d: eventos.append("sincronizar"))
+    monkeypatch.setattr(cpu_gpu, "_multiplicar", lambda a, b: eventos.append("trabajo"))
 
     def reloj():
         eventos.append("reloj")
@@ -480,3 +482,28 @@ def test_el_barrido_gasta_su_presupuesto_en_cada_tamano():
 def test_presupuesto_no_valido_da_error(presupuesto):
     with pytest.raises(ValueError, match="presupuesto_s debe ser"):
         medir_matmul(8, CPU, presupuesto_s=presupuesto)
+
+
+def _resultado_con_muestras(n, muestras):
+    m = Medicion(list(muestras), None, "cpu", 0, True, 1, "")
+    return ResultadoMatmul(n, "fp32", "fp32", "cpu", "CPU", m, None, "highest", False, 1)
+
+
+def test_la_conclusion_del_barrido_sale_de_las_bandas():
+    from curso_gpu.medicion import ResultadoBarrido
+
+    sube = ResultadoBarrido([32, 512], {"cpu": [_resultado_con_muestras(32, [1e-5, 1.1e-5]),
+                                                 _resultado_con_muestras(512, [3e-3, 3.1e-3])]})
+    assert "rindió más con matrices grandes" in sube.conclusion
+    n0, bajo, mediana, alto = sube.banda("cpu")[0]
+    assert n0 == 32 and bajo < mediana < alto
+    solapa = ResultadoBarrido([32, 512], {"cpu": [_resultado_con_muestras(32, [1e-6, 1e-3]),
+                                                   _resultado_con_muestras(512, [1e-2, 5e-1])]})
+    assert "no muestra una tendencia clara" in solapa.conclusion
+
+
+def test_el_barrido_mide_la_cpu_con_un_hilo_y_deja_los_que_habia():
+    antes = torch.get_num_threads()
+    r = medicion.barrido([16, 32], silenciosa=True, segundos_por_tamano=None, repeticiones=2)
+    assert all(x.hilos_cpu == 1 for x in r.resultados["cpu"])
+    assert torch.get_num_threads() == antes

@@ -48,7 +48,7 @@ def test_cero_horas_no_cuesta_nada():
 
 def test_el_coste_se_lee_en_espanol():
     assert str(calcular_coste(0.8, 63)) == "0.80 $/h × 63 h = 50.40 $"
-    assert str(calcular_coste(2, 1000.5)) == "2.00 $/h × 1000.5 h = 2001.00 $"
+    assert str(calcular_coste(2, 1000.5)) == "2.00 $/h × 1 000.5 h = 2 001.00 $"
 
 
 @pytest.mark.parametrize("precio", [-0.5, -1])

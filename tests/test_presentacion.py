@@ -35,7 +35,11 @@ from curso_gpu.base import formatear_numero  # noqa: E402
 @pytest.mark.parametrize("valor, argumentos, esperado", [
     (124_439_808, {}, "124 439 808"),
     (16e9, {"decimales": 0, "unidad": "bytes"}, "16 000 000 000 bytes"),
-    (1024, {}, "1024"),  # cuatro cifras: sin separador
+    (1024, {}, "1 024"),  # cuatro cifras: también con separador, como «1 130 GB» (issue 24)
+    (1130, {"unidad": "GB"}, "1 130 GB"),
+    (15360, {"unidad": "MiB"}, "15 360 MiB"),
+    (22, {"unidad": "%"}, "22 %"),
+    (999, {}, "999"),
     (12345, {}, "12 345"),
     (12.6, {"decimales": 2, "unidad": "$"}, "12.60 $"),
     (15.84, {"decimales": 1, "unidad": "GB"}, "15.8 GB"),
@@ -43,7 +47,7 @@ from curso_gpu.base import formatear_numero  # noqa: E402
     (0.743, {"decimales": 1, "unidad": "%"}, "0.7 %"),
     (-12345.678, {"decimales": 2}, "-12 345.68"),
 ])
-def test_punto_decimal_espacio_de_millares_desde_cinco_cifras_y_unidad_con_espacio(valor, argumentos, esperado):
+def test_punto_decimal_espacio_de_millares_desde_cuatro_cifras_y_unidad_con_espacio(valor, argumentos, esperado):
     assert formatear_numero(valor, **argumentos) == esperado
 
 

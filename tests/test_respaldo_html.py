@@ -63,3 +63,25 @@ def test_sin_la_foto_nbconvert_mostraria_el_texto_del_widget():
     bundle = {k: v for k, v in caja.mimebundle_estatico().items() if k != "text/html"}
     bundle["text/plain"] = repr(caja)
     assert "VBox(children" in _exportar(bundle)  # lo que pasaba antes: por eso hace falta la foto
+
+
+def test_la_foto_de_la_pizarra_se_rehace_al_dibujar_y_al_predecir(monkeypatch):
+    """En una copia exportada (o el sitio del curso), la celda de la pizarra muestra lo último dibujado."""
+    import IPython.display
+
+    enviadas = []
+    monkeypatch.setattr(IPython.display, "update_display", lambda datos, **kw: enviadas.append(datos["text/html"]))
+    pizarra = Pizarra()
+    pizarra.widget._respaldo_mostrado = True  # como tras mostrarla en una celda
+    pizarra.habilitar(torch_modelo_trivial())
+    for fila in range(8):
+        pizarra.pintar(fila, 2)
+    assert enviadas[-1].count("background:black") == 8
+    pizarra.predecir()
+    assert "Predicción" in enviadas[-1]
+    pizarra.limpiar()
+    assert enviadas[-1].count("background:black") == 0
+    antes = len(enviadas)
+    pizarra.celdas[3].click()  # un clic en vivo no rehace la copia: volvería a dibujar el widget
+    pizarra.boton_predecir.click()
+    assert len(enviadas) == antes and pizarra.logica.celdas[0][3] == 1

@@ -8,8 +8,8 @@ Lo usan las dataclasses del paquete (``InformeEntorno``, ``InformeColab``, ``Med
 solo se decide cómo se ven en la terminal y en el notebook. Del paquete solo usa ``numeros``.
 
 ``formatear_numero`` es la única forma de escribir un número en el curso: punto decimal,
-espacio de millares desde cinco cifras y la unidad tras un espacio. ``formatear_bytes``, la
-única de escribir un tamaño (memoria, archivos, checkpoints).
+espacio de millares desde cuatro cifras y la unidad tras un espacio («1 130 GB», «22 %»).
+``formatear_bytes``, la única de escribir un tamaño (memoria, archivos, checkpoints).
 """
 
 from __future__ import annotations
@@ -26,13 +26,17 @@ def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "
                      cifras: int | None = None) -> str:
     """Un número como lo escribe el curso, en las salidas y en el texto de las lecciones.
 
-    Punto decimal (como lo escribe Python), un espacio como separador de millares desde cinco
-    cifras y la unidad tras un espacio:
+    Punto decimal (como lo escribe Python), un espacio como separador de millares desde cuatro
+    cifras y la unidad tras un espacio, también el «%»:
 
     >>> formatear_numero(124439808)
     '124 439 808'
-    >>> formatear_numero(1024)
-    '1024'
+    >>> formatear_numero(15360, unidad="MiB")
+    '15 360 MiB'
+    >>> formatear_numero(1130, unidad="GB")
+    '1 130 GB'
+    >>> formatear_numero(22, unidad="%")
+    '22 %'
     >>> formatear_numero(12.6, 2, "$")
     '12.60 $'
     >>> formatear_numero(0.0015349, cifras=3, unidad="GFLOP/s")
@@ -61,7 +65,7 @@ def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "
     texto = f"{valor:.{decimales}f}" if decimales is not None else str(int(valor))
     signo = "-" if texto.startswith("-") else ""
     entero, _, fraccion = texto.lstrip("-").partition(".")
-    if len(entero) >= 5:
+    if len(entero) >= 4:
         grupos = []
         while entero:
             grupos.insert(0, entero[-3:])

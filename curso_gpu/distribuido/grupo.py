@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
-from ..base import leer_entero, leer_numero, mostrar_valor
+from ..base import formatear_numero, leer_entero, leer_numero, mostrar_valor
 from ..dispositivo import cantidad_gpus, como_dispositivo, cuda_disponible, elegir_dispositivo
 from .padre import vigilar_padre
 
@@ -295,9 +295,10 @@ class TiempoAllReduce:
         return self.aceleracion(segundos_calculo, solapar) / self.gpus
 
     def __str__(self) -> str:
-        return (f"All-reduce de {self.parametros / 1e6:,.1f} M parámetros ({self.bytes_gradiente / 1e6:,.0f} MB de "
-                f"gradiente) entre {self.gpus} GPU a {self.ancho_de_banda_gb_s:g} GB/s: cada GPU envía "
-                f"{self.bytes_por_gpu / 1e6:,.0f} MB → {1000 * self.segundos:,.1f} ms por paso.")
+        return (f"All-reduce de {formatear_numero(self.parametros / 1e6, 1)} M parámetros "
+                f"({formatear_numero(self.bytes_gradiente / 1e6, 0, 'MB')} de gradiente) entre {self.gpus} GPU a "
+                f"{self.ancho_de_banda_gb_s:g} GB/s: cada GPU envía {formatear_numero(self.bytes_por_gpu / 1e6, 0, 'MB')} "
+                f"→ {formatear_numero(1000 * self.segundos, 1, 'ms')} por paso.")
 
 
 def tiempo_allreduce(parametros: int, gpus: int, ancho_de_banda_gb_s, bytes_por_parametro: int = 4) -> TiempoAllReduce:

@@ -235,7 +235,7 @@ def calculadora_vram(parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vra
         quien = html.escape(f"{logica.parametros} en {logica.gpu or 'una GPU'} de {logica.vram_gb:g} GB, "
                             f"{logica.precision}, margen {logica.margen:.2f}")
         return (f"<div class='curso-vram-estatica'><b>Calculadora de VRAM</b> "
-                f"<i>(copia fija; en Jupyter o Colab puedes cambiar los valores)</i><br>{quien}"
+                f"<i>(copia fija; en Jupyter o Colab puedes cambiar los valores)</i><br>{quien}<br>"
                 f"{estado.html_veredicto()}{estado.html_tabla()}</div>")
 
     from .widgets import con_respaldo_html

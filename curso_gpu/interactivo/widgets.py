@@ -242,16 +242,16 @@ class Pizarra:
                                  tooltip=f"fila {fila}, columna {col}")
                 celda.style.button_color = COLOR_VACIA
                 celda.add_class("curso-celda")
-                celda.on_click(self._al_clic(fila, col))
+                celda.on_click(self._como_clic(lambda f=fila, c=col: self.alternar(f, c)))
                 self.celdas.append(celda)
         self.cuadricula = w.GridBox(
             self.celdas, layout=w.Layout(grid_template_columns=f"repeat({LADO}, {lado})", grid_gap="2px"))
         self.boton_predecir = w.Button(description="Predecir", button_style="primary")
         self.boton_predecir.add_class("curso-predecir")
-        self.boton_predecir.on_click(lambda _: self.predecir())
+        self.boton_predecir.on_click(self._como_clic(self.predecir))
         self.boton_limpiar = w.Button(description="Limpiar")
         self.boton_limpiar.add_class("curso-limpiar")
-        self.boton_limpiar.on_click(lambda _: self.limpiar())
+        self.boton_limpiar.on_click(self._como_clic(self.limpiar))
         self.estado = w.HTML(value=html.escape(AVISO_INACTIVA))
         self.aviso = w.HTML(value="")
         self.aviso.add_class("curso-aviso")
@@ -276,10 +276,21 @@ class Pizarra:
                 f"<div><i>(Copia fija: en Jupyter o Colab aquí hay una pizarra para dibujar.)</i></div>"
                 f"{self.aviso.value}{self.resultado.value}</div>")
 
-    def _al_clic(self, fila: int, col: int):
-        def al_clic(_boton):
-            self.alternar(fila, col)
-        return al_clic
+    def _como_clic(self, accion):
+        """El manejador de un botón: hace ``accion()`` sin rehacer la copia fija (ver ``_tras_cambiar``)."""
+        def al_pulsar(_boton):
+            self._en_clic = True
+            try:
+                accion()
+            finally:
+                self._en_clic = False
+        return al_pulsar
+
+    def _tras_cambiar(self) -> None:
+        """Rehace la copia fija si el cambio vino del código de una celda. Tras un clic no: en vivo,
+        rehacerla vuelve a dibujar el widget bajo el ratón, y la copia solo cuenta al guardar."""
+        if not getattr(self, "_en_clic", False):
+            self.widget.actualizar_respaldo()
 
     def _activar(self, activa: bool) -> None:
         for control in [*self.celdas, self.boton_predecir, self.boton_limpiar]:
@@ -304,11 +315,13 @@ class Pizarra:
         self.logica.alternar(fila, col)
         self._pintar_celda(fila, col)
         self.aviso.value = ""
+        self._tras_cambiar()
 
     def pintar(self, fila: int, col: int) -> None:
         self.logica.pintar(fila, col)
         self._pintar_celda(fila, col)
         self.aviso.value = ""
+        self._tras_cambiar()
 
     def limpiar(self) -> None:
         self.logica.limpiar()
@@ -316,15 +329,18 @@ class Pizarra:
             celda.style.button_color = COLOR_VACIA
         self.aviso.value = ""
         self.resultado.value = "Cuadrícula limpia."
+        self._tras_cambiar()
 
     def predecir(self):
         """Pide la predicción y la muestra; devuelve la ``Prediccion`` o el aviso."""
         resultado = self.logica.predecir()
         if isinstance(resultado, str):
             self.aviso.value = f"<b style='color:#b00'>⚠ {html.escape(resultado)}</b>"
+            self._tras_cambiar()
             return resultado
         self.aviso.value = ""
         self.resultado.value = resultado._repr_html_()  # la tabla de la Predicción, con sus barras
+        self._tras_cambiar()  # la copia fija (una página exportada) también la muestra
         return resultado
 
     def _ipython_display_(self):

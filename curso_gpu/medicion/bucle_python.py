@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..base import ComoTabla, Tabla, formatear_tiempo
 from .comparar import Comparacion, comparar_tiempos, formatear_veces
 from .cronometro import entero_positivo
-from ..base import ComoTabla, Tabla, formatear_tiempo
 
 
 @dataclass

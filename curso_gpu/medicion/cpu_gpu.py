@@ -24,7 +24,6 @@ from .cronometro import (
     entero_positivo,
     hilos_cpu,
 )
-# sincronizar y memoria_disponible se reexportan: la lección 03 las importa desde aquí.
 from ..dispositivo import como_dispositivo, elegir_dispositivo, info_gpu, nombre_dispositivo, sincronizar
 from .memoria_libre import (
     MemoriaInsuficiente,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import ComoTabla, Tabla, leer_entero
+from ..base import ComoTabla, Tabla, formatear_numero, leer_entero
 
 PARA_COMPARAR = "comparar_cargadores mide lotes (xb, yb) de conjunto"
 ESPERA_MAXIMA = 60  # segundos que un proceso del DataLoader puede tardar en dar un lote
@@ -66,7 +66,7 @@ class ComparacionCargadores(ComoTabla):
 
     def _filas(self) -> list[tuple[str, str, str, str]]:
         base = self.mediciones[0].muestras_por_segundo or 1.0
-        return [(str(m.num_workers), "sí" if m.pin_memory else "no", f"{m.muestras_por_segundo:,.0f}".replace(",", " "),
+        return [(str(m.num_workers), "sí" if m.pin_memory else "no", formatear_numero(m.muestras_por_segundo, 0),
                  f"{m.muestras_por_segundo / base:.2f}x", f"{m.segundos_arranque:.2f} s") for m in self.mediciones]
 
     def _titulo(self) -> str:

@@ -22,7 +22,7 @@ import torch
 # comparar_cargadores vive en cargadores; la lección 06 lo importa desde aquí.
 from .cargadores import cerrar_iterador, separar_lote
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import ComoTabla, Tabla, leer_entero
+from ..base import ComoTabla, Tabla, formatear_numero, leer_entero
 
 CUELLOS = ("datos", "lanzamientos", "calculo")
 _TIPOS_DISPOSITIVO = ("CUDA", "XPU", "PrivateUse1")  # eventos del perfilador que ocurren en la GPU
@@ -84,10 +84,10 @@ class Diagnostico(ComoTabla):
 
     def _filas(self) -> list[tuple[str, str]]:
         return [
-            ("esperando datos", f"{self.fraccion_datos:.0%}"),
-            ("lanzando operaciones", f"{self.fraccion_lanzamientos:.0%}"),
-            ("calculando", f"{self.fraccion_calculo:.0%}"),
-            ("muestras por segundo", f"{self.muestras_por_segundo:,.0f}".replace(",", " ")),
+            ("esperando datos", formatear_numero(100 * self.fraccion_datos, 0, "%")),
+            ("lanzando operaciones", formatear_numero(100 * self.fraccion_lanzamientos, 0, "%")),
+            ("calculando", formatear_numero(100 * self.fraccion_calculo, 0, "%")),
+            ("muestras por segundo", formatear_numero(self.muestras_por_segundo, 0)),
             ("tiempo por paso (mediana)", f"{self.segundos_por_paso * 1e3:.2f} ms"),
             ("operaciones por paso", f"{self.operaciones_por_paso:.0f} (≈ {self.microsegundos_por_operacion:.1f} µs fijos cada una)"),
         ]

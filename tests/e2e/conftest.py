@@ -3,8 +3,8 @@
 - ``servidor_jupyter``: un JupyterLab de verdad en 127.0.0.1, en un puerto libre al azar y
   con un token, sirviendo una COPIA de los notebooks en una carpeta temporal (el repositorio
   nunca recibe salidas). Uno para toda la sesión de pruebas; se apaga al final.
-- ``navegador``: el Chromium del sistema (Debian: ``/usr/bin/chromium``) manejado por
-  Playwright, uno para toda la sesión. Playwright no descarga ningún navegador.
+- ``navegador``: el Chromium del sistema (Debian: ``/usr/bin/chromium``; ver ``tests/chromium.py``)
+  manejado por Playwright, uno para toda la sesión. Playwright no descarga ningún navegador.
 - ``lab``: abre un notebook en una pestaña nueva, lo ejecuta entero desde el menú y guarda
   capturas de pantalla. ``lab.recortar(nombre, fragmentos)`` prepara antes una copia con solo
   las celdas de código que la prueba necesita (las que contienen esos fragmentos): nbval ya
@@ -32,38 +32,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from chromium import COMO_INSTALAR_CHROMIUM, OPCIONES_CHROMIUM, buscar_chromium  # tests/chromium.py
 
 RAIZ = Path(__file__).resolve().parents[2]
 NOTEBOOKS = RAIZ / "notebooks"
-
-# Lo que este entorno necesita: sin caja de arena (somos root), sin GPU y sin red de fondo
-# (la red está cerrada: sin estas opciones Chromium intenta conectarse una y otra vez).
-OPCIONES_CHROMIUM = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--disable-dev-shm-usage",
-]
-COMO_INSTALAR_CHROMIUM = (
-    "instala Chromium: en Debian/Ubuntu `sudo apt-get install chromium` "
-    "(o, con el navegador de Playwright, `.venv/bin/playwright install chromium`)"
-)
-
-
-def buscar_chromium() -> str | None:
-    """La ruta del Chromium del sistema, o None. ``CURSO_GPU_CHROMIUM`` manda si está puesta."""
-    propia = os.environ.get("CURSO_GPU_CHROMIUM")
-    if propia:
-        return propia if Path(propia).exists() else None
-    for nombre in ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        ruta = shutil.which(nombre)
-        if ruta:
-            return ruta
-    return None
 
 
 def puerto_libre() -> int:

@@ -1,0 +1,39 @@
+"""El Chromium del sistema para las pruebas con navegador (tests/e2e y el sitio del curso).
+
+Playwright lo maneja; no descarga ningún navegador. En Debian: ``/usr/bin/chromium``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+# Lo que este entorno necesita: sin caja de arena (somos root), sin GPU y sin red de fondo
+# (la red está cerrada: sin estas opciones Chromium intenta conectarse una y otra vez).
+OPCIONES_CHROMIUM = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-dev-shm-usage",
+]
+COMO_INSTALAR_CHROMIUM = (
+    "instala Chromium: en Debian/Ubuntu `sudo apt-get install chromium` "
+    "(o, con el navegador de Playwright, `.venv/bin/playwright install chromium`)"
+)
+
+
+def buscar_chromium() -> str | None:
+    """La ruta del Chromium del sistema, o None. ``CURSO_GPU_CHROMIUM`` manda si está puesta."""
+    propia = os.environ.get("CURSO_GPU_CHROMIUM")
+    if propia:
+        return propia if Path(propia).exists() else None
+    for nombre in ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        ruta = shutil.which(nombre)
+        if ruta:
+            return ruta
+    return None
