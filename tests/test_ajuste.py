@@ -4,7 +4,6 @@ bucle con checkpoints del adaptador, la fusión y los errores en español.
 Todo en la CPU con el modelo diminuto (sin red); Qwen2.5 se construye en ``meta``.
 """
 
-import copy
 import os
 import signal
 import subprocess

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 import torch
 
-from curso_gpu.checkpoints import formato as ck  # se parchea en el módulo que lo usa
 from curso_gpu import colab
 from curso_gpu.checkpoints import carpeta as modulo_carpeta  # donde se usa copiar_atomico
 from curso_gpu.checkpoints import (

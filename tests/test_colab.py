@@ -7,7 +7,6 @@ parcheado. Nunca se finge que Drive está montado sin que el falso ``mount`` lo 
 
 import sys
 import types
-from pathlib import Path
 
 import pytest
 import torch

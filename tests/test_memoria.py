@@ -10,7 +10,6 @@ import torch
 from torch import nn
 
 from curso_gpu.base import catalogo
-from curso_gpu import memoria
 from curso_gpu.dispositivo import primitivas as dispositivo  # se parchea en el módulo que lo usa
 from curso_gpu.interactivo import resumen_memoria
 from curso_gpu.base import formatear_bytes
