@@ -5,6 +5,8 @@ Playwright lo maneja; no descarga ningún navegador. En Debian: ``/usr/bin/chrom
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -37,3 +39,19 @@ def buscar_chromium() -> str | None:
         if ruta:
             return ruta
     return None
+
+
+@contextlib.contextmanager
+def sin_bucle_asyncio():
+    """Playwright síncrono no arranca si el hilo cree tener un bucle de asyncio en marcha.
+
+    Algunas piezas de Jupyter (nbclient con nest-asyncio) pueden dejar ese aviso puesto en el
+    hilo principal del proceso de pytest después de ejecutar un notebook. Aquí se quita mientras
+    dura el navegador y se devuelve al salir.
+    """
+    anterior = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio.events._set_running_loop(anterior)

@@ -125,6 +125,8 @@ def test_una_operacion_de_microsegundos_se_mide_en_bloques(monkeypatch):
 def test_en_una_gpu_se_sincroniza_antes_de_cada_lectura_del_reloj(monkeypatch):
     eventos = []
     monkeypatch.setattr(torch.cuda, "synchronize", lambda d=None: eventos.append("sincronizar"))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # una máquina falsa con 1 GPU
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
 
     def reloj():
         eventos.append("reloj")

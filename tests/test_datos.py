@@ -144,7 +144,7 @@ def test_sin_semilla_usa_el_generador_global():
 
 @pytest.mark.parametrize("n", [0, -3, 2.5, "10", True])
 def test_n_por_clase_menor_que_1_da_error_claro(n):
-    with pytest.raises(ValueError, match=r"n_por_clase debe ser un entero mayor o igual que 1; recibí"):
+    with pytest.raises(ValueError, match=r"n_por_clase debe ser un entero entre 1 y .*; recibí"):
         generar_dataset(n)
 
 

@@ -22,7 +22,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from chromium import COMO_INSTALAR_CHROMIUM, OPCIONES_CHROMIUM, buscar_chromium
+from chromium import COMO_INSTALAR_CHROMIUM, OPCIONES_CHROMIUM, buscar_chromium, sin_bucle_asyncio
 
 RAIZ = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(RAIZ / "herramientas"))
@@ -140,7 +140,7 @@ def navegador(web, falta):
     ejecutable = buscar_chromium()
     if ejecutable is None:
         falta("no encuentro Chromium: " + COMO_INSTALAR_CHROMIUM)
-    with sync_playwright() as p:
+    with sin_bucle_asyncio(), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=ejecutable, headless=True, args=OPCIONES_CHROMIUM)
         try:
             yield Navegador(browser, web)

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from chromium import COMO_INSTALAR_CHROMIUM, OPCIONES_CHROMIUM, buscar_chromium  # tests/chromium.py
+from chromium import COMO_INSTALAR_CHROMIUM, OPCIONES_CHROMIUM, buscar_chromium, sin_bucle_asyncio  # tests/chromium.py
 
 RAIZ = Path(__file__).resolve().parents[2]
 NOTEBOOKS = RAIZ / "notebooks"
@@ -204,7 +204,7 @@ def navegador(falta):
     except ImportError:
         falta("falta Playwright para Python: `.venv/bin/pip install playwright`; y " + COMO_INSTALAR_CHROMIUM)
     ejecutable = buscar_chromium()
-    with sync_playwright() as p:
+    with sin_bucle_asyncio(), sync_playwright() as p:
         if ejecutable is None:
             propio = Path(p.chromium.executable_path)  # el de `playwright install chromium`
             if not propio.exists():
