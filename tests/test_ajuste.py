@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -39,7 +38,7 @@ from curso_gpu.ajuste import (
 from curso_gpu.base import UNSCALE_FP16
 from curso_gpu.memoria import DesgloseMemoria, medir_memoria_entrenamiento
 from curso_gpu.rendimiento import PrecisionNoDisponible
-from interrupciones import Desconexion, cortar_en
+from interrupciones import Desconexion, cortar_en, matar_al_llegar
 
 RAIZ = Path(__file__).resolve().parent.parent
 SCRIPT = RAIZ / "tests" / "ajustar_lora_con_cortes.py"
@@ -344,13 +343,7 @@ def test_matado_con_sigkill_y_reanudado_da_el_mismo_adaptador_bit_a_bit(tmp_path
     victima = subprocess.Popen(orden + ["--parar-en", "3", "--marca", str(marca)], env=entorno)
     try:
         seguido, r_seguido = ajustar_con_cortes(tmp_path / "a")  # la referencia, mientras tanto
-        limite = time.monotonic() + 180
-        while not marca.exists():
-            assert victima.poll() is None, "el ajuste terminó antes de llegar a la época 3"
-            assert time.monotonic() < limite, "el ajuste no llegó a la época 3 en 3 minutos"
-            time.sleep(0.05)
-        victima.send_signal(signal.SIGKILL)
-        assert victima.wait(timeout=30) == -signal.SIGKILL
+        matar_al_llegar(victima, marca, 180, "el ajuste llegara a la época 3")
     finally:
         if victima.poll() is None:
             victima.kill()

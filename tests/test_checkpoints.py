@@ -8,7 +8,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 import types
 import zipfile
 from pathlib import Path
@@ -33,7 +32,7 @@ from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.entrenamiento import CNNPequena
 from entrenar_con_checkpoints import entrenar_con_checkpoints
-from interrupciones import Desconexion, cortar_en
+from interrupciones import Desconexion, cortar_en, matar_al_llegar
 
 SCRIPT = Path(__file__).with_name("entrenar_con_checkpoints.py")
 RAIZ = Path(__file__).resolve().parent.parent
@@ -305,13 +304,7 @@ def test_matado_con_sigkill_y_reanudado_acaba_con_los_mismos_pesos(tmp_path):
                                         "--parar-en", "13", "--marca", str(marca)], env=entorno)
     try:
         entrenar_con_checkpoints(tmp_path / "a", tmp_path / "a.pt", epocas=16, cada=5)
-        limite = time.monotonic() + 120
-        while not marca.exists():
-            assert victima.poll() is None, "el entrenamiento terminó antes de llegar a la época 13"
-            assert time.monotonic() < limite, "el entrenamiento no llegó a la época 13 en 2 minutos"
-            time.sleep(0.05)
-        victima.send_signal(signal.SIGKILL)
-        assert victima.wait(timeout=30) == -signal.SIGKILL
+        matar_al_llegar(victima, marca, 120, "el entrenamiento llegara a la época 13")
     finally:
         if victima.poll() is None:
             victima.kill()

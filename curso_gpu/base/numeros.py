@@ -73,6 +73,19 @@ def leer_entero(valor, nombre: str, minimo: int | None = None, maximo: int | Non
                      f"; recibí {mostrar_valor(valor)} ({motivo}).{prueba}")
 
 
+
+def leer_segundos(valor, nombre: str, ejemplo: float = 60) -> float:
+    """Un número de segundos mayor que 0 y finito (``np.float64`` y ``Decimal`` valen), o un
+    ``ValueError`` en español que nombra el argumento. Lecciones 03 y 08."""
+    try:
+        numero = leer_numero(valor)
+        if numero <= 0:
+            raise ValueError("no es mayor que 0")
+    except ValueError as motivo:
+        raise ValueError(f"{nombre} debe ser un número de segundos mayor que 0; recibí {mostrar_valor(valor)} "
+                         f"({motivo}). Prueba, por ejemplo, {nombre}={ejemplo}.") from None
+    return numero
+
 def _cota(numero: int) -> str:
     return {ENTERO_MAXIMO: "2**63 - 1", 2**32 - 1: "2**32 - 1"}.get(numero, str(numero))
 

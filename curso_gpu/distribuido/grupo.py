@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
-from ..base import formatear_numero, leer_entero, leer_numero, mostrar_valor
+from ..base import formatear_numero, leer_entero, leer_numero, leer_segundos
 from ..dispositivo import cantidad_gpus, como_dispositivo, cuda_disponible, elegir_dispositivo
 from .padre import vigilar_padre
 
@@ -122,18 +122,6 @@ def elegir_backend(backend: str | None = None) -> str:
     return backend
 
 
-def _segundos(valor, nombre: str) -> float:
-    """Un número de segundos mayor que 0 y finito, o ``ValueError`` que lo explica."""
-    try:
-        numero = leer_numero(valor)
-        if numero <= 0:
-            raise ValueError("no es mayor que 0")
-    except ValueError as motivo:
-        raise ValueError(f"{nombre} debe ser un número de segundos mayor que 0; recibí {mostrar_valor(valor)} "
-                         f"({motivo}). Prueba, por ejemplo, {nombre}=60.") from None
-    return numero
-
-
 def _traducir(error: Exception, timeout_s: float) -> ErrorDistribuido:
     """Un error de ``init_process_group`` contado en español, con qué hacer."""
     texto = str(error)
@@ -178,7 +166,7 @@ def iniciar(backend: str | None = None, *, timeout_s: float = ESPERA_S) -> Proce
     Errores claros (``ErrorDistribuido``): nccl sin CUDA, más procesos que GPU con nccl,
     el puerto ocupado, procesos que no llegan.
     """
-    timeout_s = _segundos(timeout_s, "timeout_s")
+    timeout_s = leer_segundos(timeout_s, "timeout_s")
     if dist.is_available() and dist.is_initialized():
         return proceso_actual()
     if not dist.is_available():
@@ -286,7 +274,7 @@ class TiempoAllReduce:
         all-reduce (``solapar=False``). DDP solapa en parte la comunicación con el
         ``backward`` (``solapar=True``: el paso dura lo que el más lento de los dos).
         """
-        segundos_calculo = _segundos(segundos_calculo, "segundos_calculo")
+        segundos_calculo = leer_segundos(segundos_calculo, "segundos_calculo")
         paso = max(segundos_calculo, self.segundos) if solapar else segundos_calculo + self.segundos
         return self.gpus * segundos_calculo / paso
 

@@ -20,7 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from ..base import leer_entero, leer_numero, mostrar_valor
+from ..base import leer_entero, leer_segundos, mostrar_valor
 
 ANFITRION = "127.0.0.1"  # solo la propia máquina (loopback): nada sale a la red
 
@@ -205,13 +205,7 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
     """
     if not ordenes:
         raise ValueError("ejecutar necesita al menos una orden, por ejemplo orden_torchrun('guion.py').")
-    try:
-        limite_s = leer_numero(timeout_s)
-        if limite_s <= 0:
-            raise ValueError("no es mayor que 0")
-    except ValueError as motivo:
-        raise ValueError(f"timeout_s debe ser un número de segundos mayor que 0; recibí {mostrar_valor(timeout_s)} "
-                         f"({motivo}). Prueba, por ejemplo, timeout_s=120.") from None
+    limite_s = leer_segundos(timeout_s, "timeout_s", ejemplo=120)
     for orden in ordenes:
         if (isinstance(orden, (str, bytes)) or not isinstance(orden, (list, tuple)) or not orden
                 or not all(isinstance(p, (str, os.PathLike)) for p in orden)):
