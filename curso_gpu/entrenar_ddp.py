@@ -337,10 +337,10 @@ def _principal(argv=None) -> int:
     argumentos = _analizador().parse_args(argv)
     bajo_torchrun = distribuido.bajo_torchrun()
     anterior = signal.signal(signal.SIGTERM, _parar) if bajo_torchrun else None
-    if bajo_torchrun:
-        distribuido.vigilar_padre()  # si torchrun muere (SIGKILL), este proceso para en segundos
     empezado = False
     try:
+        if bajo_torchrun:  # dentro del try: su SIGTERM puede llegar ya aquí (_Parado, abajo)
+            distribuido.vigilar_padre()  # si torchrun muere (SIGKILL), este proceso para en segundos
         comprobar_rutas(argumentos.checkpoints, argumentos.guardar_pesos)
         distribuido.elegir_backend(argumentos.backend)  # nccl sin GPU: ahora, igual en todos los procesos
         empezado = True
