@@ -4,6 +4,7 @@ como ``VBox(children=…)``. Los widgets siguen funcionando igual en vivo."""
 from __future__ import annotations
 
 import nbformat
+import torch
 from nbconvert import HTMLExporter
 
 from curso_gpu.interactivo import calculadora_vram
@@ -85,3 +86,37 @@ def test_la_foto_de_la_pizarra_se_rehace_al_dibujar_y_al_predecir(monkeypatch):
     pizarra.celdas[3].click()  # un clic en vivo no rehace la copia: volvería a dibujar el widget
     pizarra.boton_predecir.click()
     assert len(enviadas) == antes and pizarra.logica.celdas[0][3] == 1
+
+
+def test_la_copia_fija_aparte_nace_oculta_y_lleva_la_misma_foto():
+    """La segunda salida: oculta en Jupyter, Colab y VS Code; solo una regla CSS la enseña en una
+    página de nbconvert cuya vista de widget no se dibujó (tests/test_widgets_exportados.py)."""
+    from curso_gpu.interactivo import CLASE_COPIA_FIJA
+
+    caja = calculadora_vram("Llama 3 8B", "NVIDIA T4", grafico=False)
+    copia = caja.copia_fija()
+    assert VISTA_WIDGET not in copia and copia["text/plain"] == ""
+    assert f"<div class='{CLASE_COPIA_FIJA}' hidden style='display:none'>" in copia["text/html"]
+    assert caja.mimebundle_estatico()["text/html"] in copia["text/html"]
+    assert "widget-view+json" in copia["text/html"] and ":not(:has(.widget-subarea))" in copia["text/html"]
+
+
+def test_el_selector_de_dispositivo_tiene_copia_fija_y_la_rehace_si_elige_el_codigo(monkeypatch):
+    import IPython.display
+
+    from curso_gpu.interactivo import widgets
+
+    enviadas = []
+    monkeypatch.setattr(IPython.display, "update_display",
+                        lambda datos, display_id, **kw: enviadas.append((display_id, datos["text/html"])))
+    monkeypatch.setattr(widgets, "dispositivos_disponibles", lambda: ["cuda:0", "cpu"])  # una GPU falsa
+    monkeypatch.setattr(widgets, "elegir_dispositivo", lambda preferencia="auto": torch.device("cuda"))
+    selector = widgets.selector_dispositivo(mostrar=False)
+    assert "Entrenar en:</b> cuda:0" in selector.widget.mimebundle_estatico()["text/html"]
+    selector.widget._respaldo_mostrado = True  # como tras mostrarlo en una celda
+    selector.widget.value = "cpu"  # un clic: no se vuelve a dibujar el widget bajo el ratón
+    assert enviadas == [] and selector.dispositivo == torch.device("cpu")
+    selector.elegir("cuda:0")  # desde el código: las dos copias se rehacen
+    assert len(enviadas) == 2 and len({ident for ident, _ in enviadas}) == 2
+    assert all("Entrenar en:</b> cuda:0" in html for _, html in enviadas)
+

@@ -25,6 +25,7 @@ CASAS = {
     "seccion_velocidad": "cli",
     "AVISO_INACTIVA": "widgets",
     "AVISO_VACIA": "widgets",
+    "CLASE_COPIA_FIJA": "widgets",
     "COLOR_PINTADA": "widgets",
     "COLOR_VACIA": "widgets",
     "LISTA": "widgets",

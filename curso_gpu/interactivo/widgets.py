@@ -42,15 +42,37 @@ def _mostrar(widget) -> None:
 # Una foto HTML para las copias exportadas (nbconvert, una web del curso)
 # ---------------------------------------------------------------------------
 
+CLASE_COPIA_FIJA = "curso-copia-fija"
+
+# La segunda salida (la copia fija suelta) nace oculta: en Jupyter, Colab o VS Code nunca se ve.
+# Solo se muestra justo detrás de una vista de widget que ninguna biblioteca dibujó: el
+# ``<script type="…widget-view+json">`` que deja ``nbconvert`` sin el ``.widget-subarea`` que
+# inserta ``@jupyter-widgets/html-manager`` al dibujarla (lib/libembed.js, ``renderManager``).
+# Plantilla «lab» (la de ``--to html``) y «classic». Un navegador sin ``:has()`` la deja oculta.
+_VISTA_SIN_DIBUJAR = (
+    "{salida}:has(> {area} > script[type='application/vnd.jupyter.widget-view+json'])"
+    ":not(:has(.widget-subarea)) + {salida}")
+_CSS_COPIA_FIJA = "".join(
+    f"{_VISTA_SIN_DIBUJAR.format(salida=salida, area=area)} .{CLASE_COPIA_FIJA}{{display:block !important}}"
+    f"{salida}:has(.{CLASE_COPIA_FIJA}){{display:none}}"
+    f"{_VISTA_SIN_DIBUJAR.format(salida=salida, area=area)}:has(.{CLASE_COPIA_FIJA}){{display:{mostrar}}}"
+    for salida, area, mostrar in ((".jp-OutputArea-child", ".jupyter-widgets", "flex"),
+                                  (".output_area", ".output_widget_view", "flex")))
 
 
 def con_respaldo_html(widget, html_actual, texto: str = ""):
     """Muestra ``widget`` como siempre y guarda, junto a él, una foto HTML de su estado.
 
-    En Jupyter y Colab se ve el widget vivo (la vista del widget tiene prioridad). Una copia
-    exportada (nbconvert a HTML) no tiene el estado de los widgets y mostraría
-    ``VBox(children=…)``: con esto muestra ``html_actual()``, legible. ``actualizar()`` (si
-    se llama) rehace la foto con el estado de ese momento. Devuelve el mismo widget.
+    En Jupyter, Colab y VS Code se ve solo el widget vivo. Una copia exportada (nbconvert a
+    HTML) lee la foto ``html_actual()`` en lugar de ``VBox(children=…)`` o de un hueco en blanco:
+
+    - sin el estado de los widgets guardado, la salida del widget trae la foto como HTML;
+    - con el estado guardado (``nbconvert --execute`` lo guarda por defecto), nbconvert elige la
+      vista del widget, que sin red queda en blanco. Por eso se muestra una segunda salida, oculta,
+      que una regla CSS enseña solo si esa vista no llegó a dibujarse.
+
+    ``actualizar()`` (si se llama) rehace las dos fotos con el estado de ese momento. Devuelve el
+    mismo widget.
     """
     import uuid
 
@@ -67,10 +89,16 @@ def con_respaldo_html(widget, html_actual, texto: str = ""):
         datos["text/html"] = html_actual()
         return datos
 
+    def copia_fija() -> dict:
+        return {"text/plain": "",
+                "text/html": (f"<div class='{CLASE_COPIA_FIJA}' hidden style='display:none'>{html_actual()}</div>"
+                              f"<style>{_CSS_COPIA_FIJA}</style>")}
+
     def mostrar() -> None:
         from IPython.display import display
 
         display(mimebundle(), raw=True, display_id=identificador)
+        display(copia_fija(), raw=True, display_id=f"{identificador}-fija")
         widget._respaldo_mostrado = True
 
     def actualizar() -> None:
@@ -78,9 +106,11 @@ def con_respaldo_html(widget, html_actual, texto: str = ""):
             from IPython.display import update_display
 
             update_display(mimebundle(), raw=True, display_id=identificador)
+            update_display(copia_fija(), raw=True, display_id=f"{identificador}-fija")
 
     widget._ipython_display_ = mostrar
     widget.mimebundle_estatico = mimebundle
+    widget.copia_fija = copia_fija
     widget.actualizar_respaldo = actualizar
     return widget
 
@@ -107,7 +137,14 @@ class SelectorDispositivo:
         self._elegido = nombre
         if self.widget is not None and self.widget.value != nombre:
             self.widget.value = nombre
+            self.widget.actualizar_respaldo()  # el cambio vino del código: la copia fija lo recoge
         return self.dispositivo
+
+    def html_estatico(self) -> str:
+        """La elección como HTML fijo (para una copia exportada)."""
+        return (f"<div class='curso-selector-estatico'><b>Entrenar en:</b> {html.escape(self._elegido)} "
+                f"<i>(copia fija: en Jupyter o Colab aquí puedes elegir entre "
+                f"{html.escape(', '.join(self.opciones))})</i></div>")
 
     def __repr__(self) -> str:
         return f"SelectorDispositivo(dispositivo='{self._elegido}', opciones={self.opciones})"
@@ -136,7 +173,7 @@ def selector_dispositivo(mostrar: bool = True) -> SelectorDispositivo:
     botones = w.ToggleButtons(options=opciones, value=por_defecto, description="Entrenar en:")
     botones.add_class("curso-selector-dispositivo")
     botones.observe(lambda cambio: selector.elegir(cambio["new"]), names="value")
-    selector.widget = botones
+    selector.widget = con_respaldo_html(botones, selector.html_estatico, f"Entrenar en: {por_defecto}")
     if mostrar:
         print(f"Se detectó una GPU. Por defecto se usará {por_defecto}; puedes elegir otra opción "
               "y volver a ejecutar las celdas siguientes.")
