@@ -55,3 +55,31 @@ def sin_bucle_asyncio():
         yield
     finally:
         asyncio.events._set_running_loop(anterior)
+
+
+@contextlib.contextmanager
+def chromium_sin_pantalla(falta):
+    """Chromium sin pantalla manejado por Playwright; al salir, se cierra.
+
+    Usa el Chromium del sistema o, si no hay, el de ``playwright install chromium``. Si falta
+    Playwright o Chromium, llama a ``falta`` (la prueba se salta; en CI, falla). ``launch`` crea
+    un perfil (user-data-dir) nuevo y vacío en una carpeta temporal cada vez.
+    """
+    import pytest
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        falta("falta Playwright para Python: `.venv/bin/pip install playwright`; y " + COMO_INSTALAR_CHROMIUM)
+    ejecutable = buscar_chromium()
+    with sin_bucle_asyncio(), sync_playwright() as p:
+        if ejecutable is None and not Path(p.chromium.executable_path).exists():
+            falta("no encuentro Chromium: " + COMO_INSTALAR_CHROMIUM)
+        try:
+            navegador = p.chromium.launch(executable_path=ejecutable, headless=True, args=OPCIONES_CHROMIUM)
+        except Exception as error:  # un Chromium que no arranca no es un Chromium que falta
+            pytest.fail(f"Chromium ({ejecutable or 'de Playwright'}) no arrancó: {error}", pytrace=False)
+        try:
+            yield navegador
+        finally:
+            navegador.close()

@@ -22,7 +22,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from chromium import COMO_INSTALAR_CHROMIUM, OPCIONES_CHROMIUM, buscar_chromium, sin_bucle_asyncio
+from chromium import chromium_sin_pantalla
 
 RAIZ = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(RAIZ / "herramientas"))
@@ -133,19 +133,8 @@ class Navegador:
 
 @pytest.fixture(scope="module")
 def navegador(web, falta):
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        falta("falta Playwright para Python: `.venv/bin/pip install playwright`; y " + COMO_INSTALAR_CHROMIUM)
-    ejecutable = buscar_chromium()
-    if ejecutable is None:
-        falta("no encuentro Chromium: " + COMO_INSTALAR_CHROMIUM)
-    with sin_bucle_asyncio(), sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=ejecutable, headless=True, args=OPCIONES_CHROMIUM)
-        try:
-            yield Navegador(browser, web)
-        finally:
-            browser.close()
+    with chromium_sin_pantalla(falta) as browser:
+        yield Navegador(browser, web)
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from chromium import COMO_INSTALAR_CHROMIUM, OPCIONES_CHROMIUM, buscar_chromium, sin_bucle_asyncio
+from chromium import chromium_sin_pantalla
 
 from curso_gpu.base import VISTA_WIDGET
 from curso_gpu.interactivo import CLASE_COPIA_FIJA
@@ -82,42 +82,31 @@ def _exportar(cuaderno, plantilla: str) -> str:
 @pytest.fixture(scope="module")
 def pagina(falta, tmp_path_factory):
     """Una pestaña de Chromium sin red: todo lo que no sea ``file:`` o ``data:`` se corta."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        falta("falta Playwright para Python: `.venv/bin/pip install playwright`; y " + COMO_INSTALAR_CHROMIUM)
-    ejecutable = buscar_chromium()
-    if ejecutable is None:
-        falta("no encuentro Chromium: " + COMO_INSTALAR_CHROMIUM)
     carpeta = tmp_path_factory.mktemp("paginas")
-    with sin_bucle_asyncio(), sync_playwright() as p:
-        navegador = p.chromium.launch(executable_path=ejecutable, headless=True, args=OPCIONES_CHROMIUM)
-        try:
-            contexto = navegador.new_context(viewport={"width": 1200, "height": 900})
-            contexto.set_default_timeout(20_000)
-            bloqueadas: list[str] = []
+    with chromium_sin_pantalla(falta) as navegador:
+        contexto = navegador.new_context(viewport={"width": 1200, "height": 900})
+        contexto.set_default_timeout(20_000)
+        bloqueadas: list[str] = []
 
-            def filtrar(ruta):
-                if ruta.request.url.startswith(("file:", "data:")):
-                    ruta.continue_()
-                else:
-                    bloqueadas.append(ruta.request.url)
-                    ruta.abort()
+        def filtrar(ruta):
+            if ruta.request.url.startswith(("file:", "data:")):
+                ruta.continue_()
+            else:
+                bloqueadas.append(ruta.request.url)
+                ruta.abort()
 
-            contexto.route("**/*", filtrar)
-            pestana = contexto.new_page()
+        contexto.route("**/*", filtrar)
+        pestana = contexto.new_page()
 
-            def abrir(html: str, nombre: str):
-                ruta = carpeta / nombre
-                ruta.write_text(html, encoding="utf-8")
-                pestana.goto(ruta.as_uri())
-                pestana.wait_for_load_state("load")
-                return pestana
+        def abrir(html: str, nombre: str):
+            ruta = carpeta / nombre
+            ruta.write_text(html, encoding="utf-8")
+            pestana.goto(ruta.as_uri())
+            pestana.wait_for_load_state("load")
+            return pestana
 
-            abrir.bloqueadas = bloqueadas
-            yield abrir
-        finally:
-            navegador.close()
+        abrir.bloqueadas = bloqueadas
+        yield abrir
 
 
 def _copias_visibles(pestana) -> list[str]:

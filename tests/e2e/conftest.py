@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from chromium import COMO_INSTALAR_CHROMIUM, OPCIONES_CHROMIUM, buscar_chromium, sin_bucle_asyncio  # tests/chromium.py
+from chromium import chromium_sin_pantalla  # tests/chromium.py
 
 RAIZ = Path(__file__).resolve().parents[2]
 NOTEBOOKS = RAIZ / "notebooks"
@@ -199,22 +199,8 @@ def navegador(falta):
 
     ``launch`` crea un perfil (user-data-dir) nuevo y vacío en una carpeta temporal cada vez.
     """
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        falta("falta Playwright para Python: `.venv/bin/pip install playwright`; y " + COMO_INSTALAR_CHROMIUM)
-    ejecutable = buscar_chromium()
-    with sin_bucle_asyncio(), sync_playwright() as p:
-        if ejecutable is None:
-            propio = Path(p.chromium.executable_path)  # el de `playwright install chromium`
-            if not propio.exists():
-                falta("no encuentro Chromium: " + COMO_INSTALAR_CHROMIUM)
-        try:
-            browser = p.chromium.launch(executable_path=ejecutable, headless=True, args=OPCIONES_CHROMIUM)
-        except Exception as error:  # un Chromium que no arranca no es un Chromium que falta
-            pytest.fail(f"Chromium ({ejecutable or 'de Playwright'}) no arrancó: {error}", pytrace=False)
-        yield browser
-        browser.close()
+    with chromium_sin_pantalla(falta) as navegador:
+        yield navegador
 
 
 def recortar_notebook(origen: Path, destino: Path, fragmentos: Sequence[str]) -> None:
@@ -337,6 +323,20 @@ class Lab:
                 f"No se ejecutaron todas las celdas (sin número: {sin_ejecutar}). Salida de error:\n{texto}",
                 pytrace=False,
             )
+
+    def comprobar_copia_fija_oculta(self, clase_estatica: str) -> None:
+        """La copia fija para las páginas exportadas está en la página, pero oculta con su salida
+        entera: en JupyterLab el widget se ve una sola vez y no deja un hueco debajo."""
+        from playwright.sync_api import expect
+
+        from curso_gpu.interactivo import CLASE_COPIA_FIJA
+
+        copia = self.pagina.locator(f".{CLASE_COPIA_FIJA}")
+        expect(copia).to_have_count(1)
+        assert copia.filter(visible=True).count() == 0
+        assert self.pagina.locator(f".{clase_estatica}").filter(visible=True).count() == 0
+        salida = self.pagina.locator(".jp-OutputArea-child").filter(has=copia)
+        assert salida.evaluate_all("es => es.map(e => getComputedStyle(e).display)") == ["none"]
 
     def captura(self, nombre: str, elemento=None) -> Path:
         """Guarda una captura PNG en la carpeta temporal de la prueba y dice dónde."""

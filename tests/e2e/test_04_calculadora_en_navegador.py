@@ -14,7 +14,6 @@ import re
 import pytest
 
 from curso_gpu.base import formatear_bytes
-from curso_gpu.interactivo import CLASE_COPIA_FIJA
 from curso_gpu.memoria import tabla_vram
 
 pytestmark = pytest.mark.e2e
@@ -48,14 +47,7 @@ def test_la_calculadora_de_vram_responde_a_los_controles(lab):
     calculadora.scroll_into_view_if_needed()
     veredicto = calculadora.locator(".curso-vram-veredicto")
     expect(veredicto).to_contain_text("Llama 3 8B en fp16")
-    # La copia fija para las páginas exportadas está en la página, oculta con su salida entera:
-    # en JupyterLab la calculadora se ve una sola vez y no deja un hueco debajo.
-    copia = pagina.locator(f".{CLASE_COPIA_FIJA}")
-    expect(copia).to_have_count(1)
-    assert copia.filter(visible=True).count() == 0
-    assert pagina.locator(".curso-vram-estatica").filter(visible=True).count() == 0
-    salida = pagina.locator(".jp-OutputArea-child").filter(has=copia)
-    assert salida.evaluate_all("es => es.map(e => getComputedStyle(e).display)") == ["none"]
+    lab.comprobar_copia_fija_oculta("curso-vram-estatica")  # el widget se ve una sola vez
 
     # 1. Escribir los parámetros: 8B en fp16 no cabe en la T4 de 16 GB (19.2 GB con +20 %).
     calculadora.locator(".curso-vram-parametros input").fill("8B")

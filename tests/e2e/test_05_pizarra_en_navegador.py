@@ -15,7 +15,7 @@ import re
 import pytest
 
 from curso_gpu.entrenamiento import LADO, NOMBRES_CLASES
-from curso_gpu.interactivo import AVISO_VACIA, CLASE_COPIA_FIJA
+from curso_gpu.interactivo import AVISO_VACIA
 
 pytestmark = pytest.mark.e2e
 
@@ -61,13 +61,7 @@ def test_dibujar_una_vertical_en_la_cuadricula_predice_vertical(lab):
     pizarra.scroll_into_view_if_needed()
     expect(predecir).to_be_enabled(timeout=60_000)  # el entrenamiento terminó
     expect(celdas).to_have_count(LADO * LADO)
-    # La copia fija para las páginas exportadas está, pero oculta con su salida entera.
-    copia = pagina.locator(f".{CLASE_COPIA_FIJA}")
-    expect(copia).to_have_count(1)
-    assert copia.filter(visible=True).count() == 0
-    assert pagina.locator(".curso-pizarra-estatica").filter(visible=True).count() == 0
-    salida = pagina.locator(".jp-OutputArea-child").filter(has=copia)
-    assert salida.evaluate_all("es => es.map(e => getComputedStyle(e).display)") == ["none"]
+    lab.comprobar_copia_fija_oculta("curso-pizarra-estatica")  # el widget se ve una sola vez
     # El notebook dibuja una vertical de ejemplo (columna 2): la persona empieza limpiando.
     assert NEGRO in _colores(celdas), "el ejemplo del notebook debería verse en la cuadrícula"
     limpiar.click()
