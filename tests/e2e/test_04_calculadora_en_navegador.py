@@ -10,6 +10,7 @@ de la página deben cambiar y decir lo que dice la lección.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -29,6 +30,18 @@ def _tabla_en_pagina(calculadora) -> dict[str, tuple[str, str]]:
         celdas = [c.strip() for c in fila.locator("td").all_inner_texts()]
         filas[fila.get_attribute("data-precision")] = (celdas[2], celdas[3])
     return filas
+
+
+def _esperar_tabla(calculadora, esperada: dict, espera_s: float = 15.0) -> dict[str, tuple[str, str]]:
+    """La tabla de la página cuando ya dice ``esperada`` (o la última leída, pasados ``espera_s``).
+
+    La frase y la tabla son dos widgets: el navegador recibe sus cambios uno detrás de otro, así
+    que la tabla puede llegar un instante después de la frase (con la máquina cargada, se nota).
+    """
+    limite = time.monotonic() + espera_s
+    while (leida := _tabla_en_pagina(calculadora)) != esperada and time.monotonic() < limite:
+        time.sleep(0.1)
+    return leida
 
 
 def _tabla_esperada(parametros: str, vram_gb: float, margen: float) -> dict[str, tuple[str, str]]:
@@ -53,7 +66,8 @@ def test_la_calculadora_de_vram_responde_a_los_controles(lab):
     calculadora.locator(".curso-vram-parametros input").fill("8B")
     expect(veredicto).to_have_text("Un modelo de 8B parámetros en fp16 necesita 19.2 GB: NO cabe en 16 GB")
     expect(calculadora.locator(".curso-vram-modelo select")).to_have_value("(escribe los parámetros)")
-    assert _tabla_en_pagina(calculadora) == _tabla_esperada("8B", 16, 1.2)
+    esperada = _tabla_esperada("8B", 16, 1.2)
+    assert _esperar_tabla(calculadora, esperada) == esperada
     assert _tabla_en_pagina(calculadora)["int8"] == ("9.6 GB", "cabe")
     lab.captura("04_calculadora_fp16.png", calculadora)
 
@@ -76,13 +90,15 @@ def test_la_calculadora_de_vram_responde_a_los_controles(lab):
     expect(deslizador.locator(".widget-readout")).to_have_text("1.25")
     expect(veredicto).to_have_text("Un modelo de 8B parámetros en int4 necesita 5.0 GB: NO cabe en 4 GB")
     expect(calculadora.locator(".curso-vram-tabla")).to_contain_text("margen +25 %")
-    assert _tabla_en_pagina(calculadora) == _tabla_esperada("8B", 4, 1.25)
+    esperada = _tabla_esperada("8B", 4, 1.25)
+    assert _esperar_tabla(calculadora, esperada) == esperada
 
     # 5. Elegir una RTX 4090 (24 GB): su memoria aparece en la VRAM y int4 vuelve a caber.
     calculadora.locator(".curso-vram-gpu select").select_option("NVIDIA RTX 4090")
     expect(vram).to_have_value(re.compile(r"^24(\.0)?$"))
     expect(veredicto).to_have_text("Un modelo de 8B parámetros en int4 necesita 5.0 GB: cabe en 24 GB (sobran 19.0 GB)")
-    assert _tabla_en_pagina(calculadora) == _tabla_esperada("8B", 24, 1.25)
+    esperada = _tabla_esperada("8B", 24, 1.25)
+    assert _esperar_tabla(calculadora, esperada) == esperada
     lab.captura("04_calculadora.png", calculadora)
 
     # 6. Un texto que no se entiende: el error en español en la página, no una traza.
