@@ -267,7 +267,7 @@ def test_la_tabla_de_metodos_dice_que_7b_entero_no_cabe_en_una_t4_y_con_qlora_si
 @pytest.mark.parametrize("argumentos, texto", [
     (dict(metodo="prefijo"), "metodo desconocido"),
     (dict(metodo="qlora", precision="fp32"), "QLoRA calcula en 16 bits"),
-    (dict(lote=0), "lote debe ser un entero mayor que 0"),
+    (dict(lote=0), "lote debe ser un entero mayor o igual que 1"),
     (dict(secuencia=-1), "secuencia debe ser"),
     (dict(precision="fp8"), "precision desconocida"),
 ])

@@ -167,6 +167,8 @@ def test_se_ve_como_tabla_en_texto_y_en_html(monkeypatch):
     (dict(nombres="ab"), "dos textos distintos"),
     (dict(repeticiones=0), "repeticiones"),
     (dict(presupuesto_s=-1), "presupuesto_s"),
+    (dict(repeticiones=2.5), "repeticiones .*debe ser un entero.*no es un número entero"),
+    (dict(presupuesto_s=float("nan")), "presupuesto_s debe ser un número de segundos mayor que 0; recibí nan"),
 ])
 def test_entradas_malas_dan_un_error_en_espanol(argumentos, mensaje):
     datos = dict(a=lambda: None, b=lambda: None)
@@ -198,3 +200,12 @@ def test_hilos_cpu_deja_los_hilos_como_estaban_aunque_falle():
             assert torch.get_num_threads() == 1
             raise RuntimeError("algo falló dentro")
     assert torch.get_num_threads() == antes
+
+
+def test_acepta_los_numeros_de_numpy_y_decimal_como_el_resto_del_curso():
+    import numpy as np
+    from decimal import Decimal
+
+    c = comparar_tiempos(lambda: None, lambda: None, repeticiones=np.int64(5), presupuesto_s=np.float64(0.05))
+    assert c.pares >= 5
+    assert comparar_tiempos(lambda: None, lambda: None, presupuesto_s=Decimal("0.05")).pares >= 1

@@ -19,12 +19,11 @@ Las activaciones son sin *activation checkpointing* (la lección 07 mide cuánto
 from __future__ import annotations
 
 import copy
-import numbers
 from dataclasses import dataclass
 
 import torch
 
-from ..base import Celda, Tabla, buscar_gpu, formatear_bytes, formatear_numero
+from ..base import Celda, Tabla, buscar_gpu, formatear_bytes, formatear_numero, leer_entero
 from ..memoria import (
     ESTADOS_OPTIMIZADOR,
     DesgloseMemoria,
@@ -77,12 +76,6 @@ class DesgloseAjuste(DesgloseMemoria):
         metodo = _NOMBRES[self.metodo] + (f" r={self.r}" if self.metodo != "completo" else "")
         return (f"{self.nombre_modelo or 'El modelo'} ajustado {metodo}: {self.nombre_optimizador} en "
                 f"{self.precision}, lote de {self.lote} × {self.secuencia} tokens (activaciones medidas en meta)")
-
-
-def _entero_positivo(valor, nombre: str, ejemplo: str) -> int:
-    if isinstance(valor, bool) or not isinstance(valor, numbers.Integral) or valor < 1:
-        raise ValueError(f"{nombre} debe ser un entero mayor que 0; recibí {valor!r}. Por ejemplo {ejemplo}.")
-    return int(valor)
 
 
 def _con_capas(config, capas: int):
@@ -138,8 +131,8 @@ def memoria_ajuste(config, metodo: str = "completo", precision: str = "fp16", lo
     precision = normalizar_precision_entrenamiento(precision)
     if metodo == "qlora" and precision == "fp32":
         raise ValueError("QLoRA calcula en 16 bits: usa precision='fp16' (T4) o 'bf16' (Ampere o más nueva).")
-    lote = _entero_positivo(lote, "lote", "lote=1")
-    secuencia = _entero_positivo(secuencia, "secuencia", "secuencia=512 (tokens por ejemplo)")
+    lote = leer_entero(lote, "lote", 1, ejemplo="lote=1")
+    secuencia = leer_entero(secuencia, "secuencia", 1, ejemplo="secuencia=512 (tokens por ejemplo)")
     estados = ESTADOS_OPTIMIZADOR[normalizar_optimizador(optimizador)]
     if isinstance(config, str):
         nombre, config = nombre or config, config_de(config)

@@ -43,7 +43,7 @@ CASAS = {
     "ENTERO_MAXIMO": "numeros",
     "leer_entero": "numeros",
     "leer_numero": "numeros",
-    "leer_segundos": "numeros",
+    "leer_positivo": "numeros",
     "mostrar_valor": "numeros",
     "MODOS": "picos",
     "normalizar_modo": "picos",

@@ -74,17 +74,19 @@ def leer_entero(valor, nombre: str, minimo: int | None = None, maximo: int | Non
 
 
 
-def leer_segundos(valor, nombre: str, ejemplo: float = 60) -> float:
-    """Un número de segundos mayor que 0 y finito (``np.float64`` y ``Decimal`` valen), o un
-    ``ValueError`` en español que nombra el argumento. Lecciones 03 y 08."""
+def leer_positivo(valor, nombre: str, unidad: str = "segundos", ejemplo: float | str = 60) -> float:
+    """Un número de ``unidad`` mayor que 0 y finito (``np.float64`` y ``Decimal`` valen), o un
+    ``ValueError`` en español que nombra el argumento: «timeout_s debe ser un número de
+    segundos mayor que 0; recibí -1 (no es mayor que 0)…». Lecciones 03 y 08."""
     try:
         numero = leer_numero(valor)
         if numero <= 0:
             raise ValueError("no es mayor que 0")
     except ValueError as motivo:
-        raise ValueError(f"{nombre} debe ser un número de segundos mayor que 0; recibí {mostrar_valor(valor)} "
+        raise ValueError(f"{nombre} debe ser un número de {unidad} mayor que 0; recibí {mostrar_valor(valor)} "
                          f"({motivo}). Prueba, por ejemplo, {nombre}={ejemplo}.") from None
     return numero
+
 
 def _cota(numero: int) -> str:
     return {ENTERO_MAXIMO: "2**63 - 1", 2**32 - 1: "2**32 - 1"}.get(numero, str(numero))

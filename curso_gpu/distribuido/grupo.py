@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
-from ..base import formatear_numero, leer_entero, leer_numero, leer_segundos
+from ..base import formatear_numero, leer_entero, leer_positivo
 from ..dispositivo import cantidad_gpus, como_dispositivo, cuda_disponible, elegir_dispositivo
 from .padre import vigilar_padre
 
@@ -166,7 +166,7 @@ def iniciar(backend: str | None = None, *, timeout_s: float = ESPERA_S) -> Proce
     Errores claros (``ErrorDistribuido``): nccl sin CUDA, más procesos que GPU con nccl,
     el puerto ocupado, procesos que no llegan.
     """
-    timeout_s = leer_segundos(timeout_s, "timeout_s")
+    timeout_s = leer_positivo(timeout_s, "timeout_s")
     if dist.is_available() and dist.is_initialized():
         return proceso_actual()
     if not dist.is_available():
@@ -274,7 +274,7 @@ class TiempoAllReduce:
         all-reduce (``solapar=False``). DDP solapa en parte la comunicación con el
         ``backward`` (``solapar=True``: el paso dura lo que el más lento de los dos).
         """
-        segundos_calculo = leer_segundos(segundos_calculo, "segundos_calculo")
+        segundos_calculo = leer_positivo(segundos_calculo, "segundos_calculo")
         paso = max(segundos_calculo, self.segundos) if solapar else segundos_calculo + self.segundos
         return self.gpus * segundos_calculo / paso
 
@@ -306,13 +306,8 @@ def tiempo_allreduce(parametros: int, gpus: int, ancho_de_banda_gb_s, bytes_por_
             raise ValueError(f"Enlace desconocido {ancho_de_banda_gb_s!r}; usa un número de GB/s o uno de: "
                              f"{', '.join(ANCHOS_DE_BANDA_GB_S)}.")
         ancho_de_banda_gb_s = ANCHOS_DE_BANDA_GB_S[ancho_de_banda_gb_s]
-    try:
-        ancho_de_banda_gb_s = leer_numero(ancho_de_banda_gb_s)
-        if ancho_de_banda_gb_s <= 0:
-            raise ValueError("no es mayor que 0")
-    except ValueError as motivo:
-        raise ValueError(f"ancho_de_banda_gb_s debe ser un número de GB/s mayor que 0 ({motivo}). "
-                         "Prueba, por ejemplo, 15.75 o 'PCIe 3.0 x16'.") from None
+    ancho_de_banda_gb_s = leer_positivo(ancho_de_banda_gb_s, "ancho_de_banda_gb_s", "GB/s",
+                                        ejemplo="15.75 o 'PCIe 3.0 x16'")
     bytes_gradiente = parametros * bytes_por_parametro
     bytes_por_gpu = 2 * (gpus - 1) / gpus * bytes_gradiente
     return TiempoAllReduce(parametros, gpus, float(ancho_de_banda_gb_s), bytes_gradiente, bytes_por_gpu,

@@ -20,7 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from ..base import leer_entero, leer_segundos, mostrar_valor
+from ..base import leer_entero, leer_positivo, mostrar_valor
 
 ANFITRION = "127.0.0.1"  # solo la propia máquina (loopback): nada sale a la red
 
@@ -205,7 +205,7 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
     """
     if not ordenes:
         raise ValueError("ejecutar necesita al menos una orden, por ejemplo orden_torchrun('guion.py').")
-    limite_s = leer_segundos(timeout_s, "timeout_s", ejemplo=120)
+    limite_s = leer_positivo(timeout_s, "timeout_s", ejemplo=120)
     for orden in ordenes:
         if (isinstance(orden, (str, bytes)) or not isinstance(orden, (list, tuple)) or not orden
                 or not all(isinstance(p, (str, os.PathLike)) for p in orden)):

@@ -35,7 +35,7 @@ from .memoria_libre import (
 )
 from ..base import pico_teorico
 from ..base import normalizar_precision
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, tabla_html, tabla_texto
+from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_positivo, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices
@@ -156,9 +156,8 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
     segundos, con al menos ``repeticiones`` muestras: la mediana sale estable también con n pequeño.
     """
     n = entero_positivo(n, "n (el lado de la matriz)")
-    if presupuesto_s is not None and (isinstance(presupuesto_s, bool) or not isinstance(presupuesto_s, (int, float))
-                                      or not 0 < presupuesto_s < float("inf")):
-        raise ValueError(f"presupuesto_s debe ser un número de segundos mayor que 0; recibí {presupuesto_s!r}.")
+    if presupuesto_s is not None:
+        presupuesto_s = leer_positivo(presupuesto_s, "presupuesto_s", ejemplo=2)
     entero_positivo(repeticiones, "repeticiones")
     entero_positivo(calentamiento, "calentamiento", minimo=0)
     tipo, pide_tf32 = tipo_de_dato(dtype)
