@@ -73,7 +73,6 @@ def leer_entero(valor, nombre: str, minimo: int | None = None, maximo: int | Non
                      f"; recibí {mostrar_valor(valor)} ({motivo}).{prueba}")
 
 
-
 def leer_positivo(valor, nombre: str, unidad: str = "segundos", ejemplo: float | str = 60) -> float:
     """Un número de ``unidad`` mayor que 0 y finito (``np.float64`` y ``Decimal`` valen), o un
     ``ValueError`` en español que nombra el argumento: «timeout_s debe ser un número de

@@ -55,9 +55,8 @@ _VISTA_SIN_DIBUJAR = (
 _CSS_COPIA_FIJA = "".join(
     f"{_VISTA_SIN_DIBUJAR.format(salida=salida, area=area)} .{CLASE_COPIA_FIJA}{{display:block !important}}"
     f"{salida}:has(.{CLASE_COPIA_FIJA}){{display:none}}"
-    f"{_VISTA_SIN_DIBUJAR.format(salida=salida, area=area)}:has(.{CLASE_COPIA_FIJA}){{display:{mostrar}}}"
-    for salida, area, mostrar in ((".jp-OutputArea-child", ".jupyter-widgets", "flex"),
-                                  (".output_area", ".output_widget_view", "flex")))
+    f"{_VISTA_SIN_DIBUJAR.format(salida=salida, area=area)}:has(.{CLASE_COPIA_FIJA}){{display:flex}}"
+    for salida, area in ((".jp-OutputArea-child", ".jupyter-widgets"), (".output_area", ".output_widget_view")))
 
 
 def con_respaldo_html(widget, html_actual, texto: str = ""):
@@ -78,7 +77,7 @@ def con_respaldo_html(widget, html_actual, texto: str = ""):
 
     identificador = f"curso-{uuid.uuid4().hex}"
 
-    def mimebundle() -> dict:
+    def mimebundle(foto: str | None = None) -> dict:
         datos = {}
         generar = getattr(type(widget), "_repr_mimebundle_", None)
         if generar is not None:
@@ -86,27 +85,30 @@ def con_respaldo_html(widget, html_actual, texto: str = ""):
         if VISTA_WIDGET not in datos:  # ipywidgets 7 (Colab) no lo da por este camino
             datos[VISTA_WIDGET] = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
         datos["text/plain"] = texto or type(widget).__name__
-        datos["text/html"] = html_actual()
+        datos["text/html"] = html_actual() if foto is None else foto
         return datos
 
-    def copia_fija() -> dict:
+    def copia_fija(foto: str | None = None) -> dict:
+        foto = html_actual() if foto is None else foto
         return {"text/plain": "",
-                "text/html": (f"<div class='{CLASE_COPIA_FIJA}' hidden style='display:none'>{html_actual()}</div>"
+                "text/html": (f"<div class='{CLASE_COPIA_FIJA}' hidden style='display:none'>{foto}</div>"
                               f"<style>{_CSS_COPIA_FIJA}</style>")}
 
     def mostrar() -> None:
         from IPython.display import display
 
-        display(mimebundle(), raw=True, display_id=identificador)
-        display(copia_fija(), raw=True, display_id=f"{identificador}-fija")
+        foto = html_actual()  # una sola foto para las dos salidas
+        display(mimebundle(foto), raw=True, display_id=identificador)
+        display(copia_fija(foto), raw=True, display_id=f"{identificador}-fija")
         widget._respaldo_mostrado = True
 
     def actualizar() -> None:
         if getattr(widget, "_respaldo_mostrado", False):
             from IPython.display import update_display
 
-            update_display(mimebundle(), raw=True, display_id=identificador)
-            update_display(copia_fija(), raw=True, display_id=f"{identificador}-fija")
+            foto = html_actual()
+            update_display(mimebundle(foto), raw=True, display_id=identificador)
+            update_display(copia_fija(foto), raw=True, display_id=f"{identificador}-fija")
 
     widget._ipython_display_ = mostrar
     widget.mimebundle_estatico = mimebundle
