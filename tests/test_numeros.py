@@ -118,3 +118,11 @@ def test_un_entero_enorme_se_muestra_resumido_y_sin_el_limite_de_cifras_de_pytho
     assert mostrar_valor(2**70) == repr(2**70)
     assert mostrar_valor(np.int64(3)) == repr(np.int64(3))
     assert len(mostrar_valor("x" * 10_000)) <= 80
+
+
+def test_una_cota_excluida_rechaza_el_valor_de_la_cota():
+    with pytest.raises(ValueError, match=r"^lr debe ser un número mayor que 0; recibí 0\.0 \(es demasiado pequeño\)"):
+        leer_numero(0.0, "lr", minimo=0, minimo_incluido=False)
+    with pytest.raises(ValueError, match=r"^procesos debe ser un entero mayor que 0 y menor que 4; recibí np.int64\(4\) \(es demasiado grande\)\. Prueba, por ejemplo, procesos=1\.$"):
+        leer_numero(np.int64(4), "procesos", entero=True, minimo=0, maximo=4, minimo_incluido=False, maximo_incluido=False)
+    assert leer_numero(1e-12, "lr", minimo=0, minimo_incluido=False) == 1e-12
