@@ -1,37 +1,49 @@
 """curso_gpu: las herramientas del curso «Usar una GPU con PyTorch».
 
-El paquete está hecho de subpaquetes, uno por capa. Cada uno tiene una sola puerta: su
-``__init__.py`` y su ``__all__``. Importa cada nombre desde su subpaquete, por ejemplo
-``from curso_gpu.dispositivo import elegir_dispositivo``. Un subpaquete solo importa de los de
-abajo (lo comprueba ``tests/test_arquitectura.py``):
+Lo primero que buscarás está aquí arriba (``curso_gpu.describir_entorno()``,
+``from curso_gpu import elegir_dispositivo``), con la lección que lo enseña:
+
+- ``describir_entorno()``: qué GPU, driver, CUDA y PyTorch tienes, y avisos en español (lección 01).
+- ``elegir_dispositivo()``: el ``torch.device`` donde trabajar: cuda, mps, xpu o cpu (lección 01).
+- ``sincronizar(dispositivo)``: esperar a que la GPU termine antes de mirar el reloj (lección 03).
+- ``cronometrar(funcion, dispositivo)``: medir bien: calentar, sincronizar, mediana (lección 03).
+- ``comparar_tiempos(a, b)``: ¿cuál es más rápida?, con su intervalo y «sin diferencia clara» (lección 03).
+- ``calculadora_vram()``: ¿cabe este modelo en esta GPU? La calculadora de la lección 04.
+- ``entrenar(modelo, datos, validacion, dispositivo)``: el entrenamiento portable de la lección 05.
+
+Son atajos: cada uno vive en su subpaquete y es el mismo objeto (``curso_gpu.entrenar is
+curso_gpu.entrenamiento.entrenar``). Todo lo demás se importa desde su subpaquete, por ejemplo
+``from curso_gpu.memoria import tabla_vram``. Los subpaquetes son las capas; uno solo importa de los
+de abajo (lo comprueba ``tests/test_arquitectura.py``):
 
 1. ``base``: hechos con su fuente y formato. Tablas de GPU, picos, precisiones, ruedas de CUDA,
-   mensajes reales de PyTorch; tablas de texto y HTML, números, la terminal, barras de progreso.
+   mensajes reales de PyTorch, precios de la nube; tablas de texto y HTML, números, la terminal,
+   barras de progreso.
 2. ``dispositivo``: elegir CPU/CUDA/MPS/XPU, ``como_dispositivo``, ``sincronizar``,
-   ``nvidia-smi`` y ``describir_entorno()`` (lección 01).
-3. ``colab`` y ``nube``: Google Colab y Drive; lo que cuesta una GPU alquilada (lección 02).
-4. ``medicion``: cronometrar bien, CPU frente a GPU, comparar dos tiempos (lección 03).
+   ``nvidia-smi``, ``describir_entorno()`` y Google Colab y Drive (lecciones 01 y 02).
+3. ``medicion``: cronometrar bien, CPU frente a GPU, comparar dos tiempos (lección 03).
    ``memoria``: cuánta memoria necesita un modelo, medida al entrenar y el lote que cabe (lecciones 04 y 07).
    ``checkpoints``: escribir sin perder nada, checkpoints con SHA-256 y reanudar (lección 05).
    ``rendimiento``: precisión mixta, ``DataLoader`` y el diagnóstico de la lección 06.
    ``distribuido``: DDP y ``torchrun`` sin procesos huérfanos (lección 08).
-5. ``entrenamiento``: datos, modelos, ``entrenar``, ``evaluar`` y ``predecir`` (lección 05).
-6. ``ajuste``: LoRA y QLoRA con ``transformers`` y ``peft`` (lección 09).
+4. ``entrenamiento``: datos, modelos, ``entrenar``, ``evaluar`` y ``predecir`` (lección 05).
+5. ``ajuste``: LoRA y QLoRA con ``transformers`` y ``peft`` (lección 09).
    ``generacion``: generar texto rápido: caché KV, lotes y el techo del ancho de banda (lección 10).
-7. ``graficos``: las figuras del curso (matplotlib se importa al dibujar).
-8. ``interactivo``: la pizarra, la calculadora de VRAM y ``python -m curso_gpu``.
-9. Las órdenes: ``__main__`` (``python -m curso_gpu``), ``app_lineas`` (``python -m
+6. ``graficos``: las figuras del curso (matplotlib se importa al dibujar).
+7. ``interactivo``: la pizarra, la calculadora de VRAM y ``python -m curso_gpu``.
+8. Las órdenes: ``__main__`` (``python -m curso_gpu``), ``app_lineas`` (``python -m
    curso_gpu.app_lineas``, la app de la lección 05) y ``entrenar_ddp`` (``python -m
    curso_gpu.entrenar_ddp``, lección 08).
 
-``import curso_gpu`` no carga torch, matplotlib, ipywidgets ni transformers: cada subpaquete se carga al
-usarlo (``curso_gpu.memoria`` funciona sin importarlo antes).
+``import curso_gpu`` no carga torch, matplotlib, ipywidgets ni transformers: cada subpaquete (y cada
+atajo) se carga al usarlo (``curso_gpu.memoria`` funciona sin importarlo antes).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from typing import TYPE_CHECKING
 
 # El perfilador de PyTorch 2.13 (kineto) escribe en stderr dos líneas por perfil
 # («USDT:… SyncActivityProfilerHandler.cpp:52] profiler_start» y «…:59] profiler_stop»): kineto
@@ -44,12 +56,38 @@ os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+ATAJOS = {
+    "describir_entorno": "dispositivo",
+    "elegir_dispositivo": "dispositivo",
+    "sincronizar": "dispositivo",
+    "cronometrar": "medicion",
+    "comparar_tiempos": "medicion",
+    "calculadora_vram": "interactivo",
+    "entrenar": "entrenamiento",
+}
+"""Lo que se busca primero y el subpaquete donde vive: los únicos nombres que se ofrecen aquí arriba."""
+
+__all__ = ["__version__", *ATAJOS]
 
 
 def __getattr__(nombre: str):
+    if nombre in ATAJOS:
+        valor = getattr(importlib.import_module(f".{ATAJOS[nombre]}", __name__), nombre)
+        globals()[nombre] = valor  # la próxima vez, sin pasar por aquí
+        return valor
     carpeta = os.path.dirname(__file__)
     if not nombre.startswith("_") and (os.path.isfile(os.path.join(carpeta, f"{nombre}.py"))
                                        or os.path.isfile(os.path.join(carpeta, nombre, "__init__.py"))):
         return importlib.import_module(f".{nombre}", __name__)  # curso_gpu.memoria sin importarlo antes
     raise AttributeError(f"module {__name__!r} has no attribute {nombre!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(ATAJOS))
+
+
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .dispositivo import describir_entorno, elegir_dispositivo, sincronizar
+    from .entrenamiento import entrenar
+    from .interactivo import calculadora_vram
+    from .medicion import comparar_tiempos, cronometrar

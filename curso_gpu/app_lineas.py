@@ -27,6 +27,11 @@ from .dispositivo import VARIABLE_ENTORNO, DispositivoNoDisponible, elegir_dispo
 from .base import AnalizadorArgumentos, ejecutar_orden, tipo_entero
 from .interactivo import LogicaPizarra
 
+__all__ = [
+    "AplicacionLineas", "CADA_MS", "SIN_PANTALLA", "SIN_TKINTER", "TAMANO_CELDA", "TITULO",
+    "crear_analizador", "elegir_dispositivo_app",
+]
+
 TITULO = "Entrenamiento y predicción de líneas con PyTorch"
 TAMANO_CELDA = 45
 CADA_MS = 40  # cada cuánto mira la ventana si el entrenamiento mandó algo

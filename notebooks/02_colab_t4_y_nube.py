@@ -150,7 +150,7 @@ if torch.cuda.is_available():
 # O deja que el paquete lo compruebe todo. Aquí no estás en Colab, y te lo dice:
 
 # %%
-from curso_gpu.colab import comprobar_entorno_colab
+from curso_gpu.dispositivo import comprobar_entorno_colab
 
 informe = comprobar_entorno_colab()
 informe
@@ -210,7 +210,7 @@ from pathlib import Path
 
 from torch import nn
 
-from curso_gpu.colab import montar_drive
+from curso_gpu.dispositivo import montar_drive
 from curso_gpu.base import formatear_numero
 
 GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para que la copia sobreviva a una desconexión
@@ -363,7 +363,7 @@ except (AssertionError, RuntimeError) as error:
 # cada mes; cada rango dice de dónde sale):
 
 # %%
-from curso_gpu.nube import PRECIOS_2026
+from curso_gpu.base import PRECIOS_2026
 
 for rango in PRECIOS_2026:
     print(f"{rango.clase:<62} {rango.minimo:5.2f}–{rango.maximo:.2f} $/h  ({rango.fuente})")
@@ -377,12 +377,12 @@ horas = 3
 print(f"{precio_hora} $/h × {horas} h = {precio_hora * horas:.2f} $")
 
 # %% [markdown]
-# `curso_gpu.nube` hace esa cuenta y comprueba los datos. Un fin de semana son 63 horas
+# `curso_gpu.base` hace esa cuenta y comprueba los datos. Un fin de semana son 63 horas
 # (del viernes a las 18:00 al lunes a las 9:00). Compara lo que usaste con lo que pagas por
 # olvidarte:
 
 # %%
-from curso_gpu.nube import (
+from curso_gpu.base import (
     HORAS_FIN_DE_SEMANA,
     PRECIO_HORA_MAXIMO,
     PRECIO_HORA_MINIMO,

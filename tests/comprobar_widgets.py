@@ -72,11 +72,12 @@ def comprobar_dibujar_vertical_predice_vertical(modelo):
 
 
 def comprobar_cuadricula_vacia_avisa_y_limpiar_borra(modelo):
-    from curso_gpu.interactivo import AVISO_VACIA, pizarra
+    from curso_gpu.interactivo import pizarra
+    from curso_gpu.interactivo.widgets import _AVISO_VACIA
 
     p = pizarra(modelo, "cpu")
     p.boton_predecir.click()
-    assert AVISO_VACIA in p.aviso.value
+    assert _AVISO_VACIA in p.aviso.value
     assert p.resultado.value == ""
     for col in range(8):
         p.celdas[2 * 8 + col].click()  # fila 2 entera: horizontal
@@ -89,7 +90,7 @@ def comprobar_cuadricula_vacia_avisa_y_limpiar_borra(modelo):
     assert p.logica.vacia
     assert all(c.style.button_color == "white" for c in p.celdas)
     p.boton_predecir.click()
-    assert AVISO_VACIA in p.aviso.value
+    assert _AVISO_VACIA in p.aviso.value
 
 
 def comprobar_selector_con_gpu_falsa():

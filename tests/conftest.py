@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from curso_gpu.dispositivo import CAMPOS
+from curso_gpu.dispositivo.nvidia_smi import _CAMPOS
 
 _SCRIPT = r"""#!/bin/bash
 cd {carpeta}
@@ -49,7 +49,7 @@ exit {codigo}
 
 
 def _poner_nvidia_smi(carpeta: Path, monkeypatch, consulta="", cabecera="", codigo=0, antes="", path_minimo=False):
-    campos = CAMPOS.split(",")
+    campos = _CAMPOS.split(",")
     filas = [linea.split(", ") for linea in consulta.splitlines() if linea.strip()]
     if filas and all(len(f) == len(campos) for f in filas):
         (carpeta / "gpus.tsv").write_text("\n".join("\t".join(f) for f in [campos] + filas) + "\n")
@@ -70,7 +70,7 @@ def _poner_nvidia_smi(carpeta: Path, monkeypatch, consulta="", cabecera="", codi
 def nvidia_smi_falso(tmp_path, monkeypatch):
     """``nvidia_smi_falso(consulta, cabecera, codigo=0, antes="")`` → la ruta de ``llamadas.txt``.
 
-    ``consulta``: las GPU como las da ``--query-gpu`` con los campos de ``nvidia_smi.CAMPOS``
+    ``consulta``: las GPU como las da ``--query-gpu`` con los campos de ``nvidia_smi._CAMPOS``
     (``"0, Tesla T4, 580.82.07, 15360, 0, 15101"``); si no es una tabla así, se imprime tal cual.
     ``antes``: bash que se ejecuta primero (p. ej. para colgarse). ``path_minimo=True`` deja en
     el PATH solo el falso, /usr/bin y /bin.

@@ -23,7 +23,7 @@ import torch
 from curso_gpu import app_lineas
 from curso_gpu.app_lineas import TAMANO_CELDA, AplicacionLineas, elegir_dispositivo_app
 from curso_gpu.entrenamiento import LADO, NOMBRES_CLASES
-from curso_gpu.interactivo import AVISO_VACIA
+from curso_gpu.interactivo.widgets import _AVISO_VACIA
 
 RAIZ = Path(__file__).resolve().parents[1]
 COLUMNA = 3  # la vertical que dibujamos
@@ -208,7 +208,7 @@ def test_entrena_sin_congelarse_y_una_vertical_dibujada_con_el_raton_se_predice_
         assert {app.canvas.itemcget(r, "fill") for fila in app.rectangulos for r in fila} == {"white"}
         assert app.etiqueta_resultado["text"] == "Cuadrícula limpia"
         raton.clic(app.boton_predecir)
-        assert AVISO_VACIA in app.etiqueta_resultado["text"]
+        assert _AVISO_VACIA in app.etiqueta_resultado["text"]
         captura(ventana, pantalla, tmp_path / "app_lineas_aviso.png", capsys)
     finally:
         ventana.destroy()

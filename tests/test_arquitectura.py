@@ -19,10 +19,9 @@ PAQUETE = Path(curso_gpu.__file__).resolve().parent
 RAIZ = PAQUETE.parent
 
 CAPAS = {
-    "base": 0,           # hechos con su fuente (GPU, picos, precisiones, ruedas, mensajes) y formato
-    "dispositivo": 1,    # elegir el dispositivo, nvidia-smi, el informe del entorno
-    "colab": 2,          # Google Colab y Drive
-    "nube": 2,           # lo que cuesta una GPU alquilada
+    "base": 0,           # hechos con su fuente (GPU, picos, precisiones, ruedas, mensajes, precios) y formato
+    "dispositivo": 1,    # elegir el dispositivo, nvidia-smi, el informe del entorno, Colab y Drive
+    "kernels": 2,        # kernels de Triton (lección 11): solo necesitan torch y el dispositivo
     "medicion": 3,       # cronometrar, CPU frente a GPU, comparar tiempos
     "memoria": 3,        # la regla de memoria, la memoria medida al entrenar, el lote que cabe
     "checkpoints": 3,    # escritura segura, checkpoints, reanudar
@@ -38,7 +37,11 @@ CAPAS = {
     "__main__": 8,       # python -m curso_gpu
     "__init__": 8,
 }
-LECCIONES_NUEVAS = {"ajuste", "generacion"}  # llegaron después de fijar el límite de 14 entradas
+LECCIONES_NUEVAS = {"ajuste", "generacion", "kernels"}  # llegaron después de fijar el límite de 14 entradas
+POR_LLEGAR = {"kernels"}  # tiene su capa antes de llegar (lección 11)
+ATAJOS = ["describir_entorno", "elegir_dispositivo", "sincronizar", "cronometrar", "comparar_tiempos",
+          "calculadora_vram", "entrenar"]
+"""Lo único que se ofrece en ``curso_gpu`` además de en su subpaquete: lo que un alumno busca primero."""
 
 
 def _entrada(ruta: Path) -> str:
@@ -97,12 +100,13 @@ def _importaciones():
 def test_cada_entrada_tiene_su_capa_y_esta_en_el_mapa():
     entradas = {p.name if p.is_dir() else p.stem for p in PAQUETE.iterdir()
                 if (p.is_dir() and (p / "__init__.py").exists()) or p.suffix == ".py"}
-    assert entradas == set(CAPAS), f"pon la entrada en CAPAS y en el mapa de __init__.py: {entradas ^ set(CAPAS)}"
+    assert entradas <= set(CAPAS) and set(CAPAS) - entradas <= POR_LLEGAR, \
+        f"pon la entrada en CAPAS y en el mapa de __init__.py: {entradas ^ set(CAPAS)}"
     mapa = curso_gpu.__doc__
     faltan = [e for e in entradas - {"__init__", "__main__"} - LECCIONES_NUEVAS if f"``{e}``" not in mapa]
     assert not faltan, f"el docstring de curso_gpu/__init__.py no nombra: {faltan}"
     sin_dunder = entradas - {"__init__", "__main__"}
-    assert len(sin_dunder - LECCIONES_NUEVAS) <= 14, sorted(sin_dunder)
+    assert len(sin_dunder - LECCIONES_NUEVAS) <= 12, sorted(sin_dunder)
 
 
 def test_ninguna_entrada_importa_de_una_capa_superior():
@@ -113,10 +117,13 @@ def test_ninguna_entrada_importa_de_una_capa_superior():
 
 
 def test_desde_fuera_de_un_subpaquete_solo_se_entra_por_su_puerta():
-    """``from ..medicion import cronometrar`` sí; ``from ..medicion.cronometro import cronometrar``, no."""
+    """``from ..medicion import cronometrar`` sí; ``from ..medicion.cronometro import cronometrar``, no.
+
+    La excepción es la puerta misma (``base._puerta``), que usa cada ``__init__.py``."""
     por_dentro = [f"{ruta.relative_to(RAIZ)}:{linea} importa {destino}"
                   for nombre, ruta, destino, _, linea in _importaciones()
-                  if "." in destino and destino.split(".")[0] != _entrada(ruta) and ruta.name != "__main__.py"]
+                  if "." in destino and destino.split(".")[0] != _entrada(ruta) and ruta.name != "__main__.py"
+                  and not (destino == "base._puerta" and ruta.name == "__init__.py")]
     assert not por_dentro
 
 
@@ -164,21 +171,130 @@ def _definidos(arbol: ast.Module) -> set[str]:
     return nombres
 
 
-def test_cada_nombre_publico_tiene_una_sola_casa():
-    """El ``__all__`` de cada subpaquete es lo público de sus módulos, y ningún nombre está en dos."""
+def _all_literal(arbol: ast.Module) -> list[str] | None:
+    """El ``__all__`` de un módulo si es una lista escrita tal cual (la puerta la lee sin importar)."""
+    for nodo in arbol.body:
+        if isinstance(nodo, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in nodo.targets):
+            return list(ast.literal_eval(nodo.value))
+    return None
+
+
+# Módulos de otras ramas que aún no declaran __all__: la puerta toma lo que definen sin guion bajo.
+SIN_ALL_TODAVIA = {
+    "checkpoints.carpeta", "checkpoints.escritura_segura", "checkpoints.formato", "checkpoints.reanudacion",
+    "distribuido.grupo", "distribuido.lanzador", "distribuido.padre", "entrenamiento.bucle",
+    "entrenamiento.resultados", "entrenar_ddp", "ajuste.arquitecturas", "ajuste.cuantizacion",
+    "ajuste.diminuto", "ajuste.entrenar_lora", "ajuste.lora", "ajuste.memoria_metodos", "generacion.avisos",
+    "generacion.cache_kv", "generacion.medir", "generacion.techo",
+}
+
+
+def _modulos() -> dict[str, ast.Module]:
+    """Cada módulo que ofrece nombres: los de los subpaquetes y las órdenes sueltas (no ``__init__``, ``_privados``)."""
+    return {nombre: arbol for nombre, (ruta, arbol) in _archivos().items()
+            if not ruta.name.startswith("_") and ruta.parent != PAQUETE or ruta.stem in ("app_lineas", "entrenar_ddp")}
+
+
+def test_cada_modulo_declara_su_all_y_lo_que_no_esta_en_el_es_privado():
+    """``__all__`` es lo público; lo demás lleva guion bajo (``_RUTA_MEMINFO``), así nada interno es API."""
+    sin_all, distintos = [], []
+    for nombre, arbol in _modulos().items():
+        publico = _all_literal(arbol)
+        if publico is None:
+            sin_all += [] if nombre in SIN_ALL_TODAVIA else [nombre]
+            continue
+        definidos = {n for n in _definidos(arbol) if not n.startswith("_") and n != "main"}
+        if set(publico) != definidos or len(publico) != len(set(publico)):
+            distintos.append(f"{nombre}: en __all__ y no definidos, o definidos sin guion bajo y fuera: "
+                             f"{sorted(set(publico) ^ definidos)}")
+    assert not sin_all, f"declara __all__ en: {sin_all}"
+    assert not distintos
+
+
+def _subpaquetes():
+    return sorted(p for p in PAQUETE.iterdir() if (p / "__init__.py").exists())
+
+
+def test_las_casas_de_cada_subpaquete_son_los_all_de_sus_modulos():
+    """``CASAS`` y ``__all__`` de un subpaquete salen de los módulos: nada que mantener a mano."""
+    import importlib
+
     casas: dict[str, list[str]] = {}
-    for paquete in sorted(p for p in PAQUETE.iterdir() if (p / "__init__.py").exists()):
-        modulo = __import__(f"curso_gpu.{paquete.name}", fromlist=["__all__"])
-        publicos = set()
-        for ruta in paquete.glob("*.py"):
-            if ruta.name != "__init__.py":
-                publicos |= {n for n in _definidos(ast.parse(ruta.read_text(encoding="utf-8")))
-                             if not n.startswith("_") and n != "main"}
-        assert set(modulo.__all__) == publicos, f"{paquete.name}: {set(modulo.__all__) ^ publicos}"
-        for n in modulo.__all__:
+    for paquete in _subpaquetes():
+        subpaquete = importlib.import_module(f"curso_gpu.{paquete.name}")
+        esperado = {}
+        for ruta in sorted(paquete.glob("*.py")):
+            if ruta.name.startswith("_"):
+                continue
+            modulo = f"{paquete.name}.{ruta.stem}"
+            publico = _all_literal(_archivos()[modulo][1])
+            if publico is None:
+                publico = sorted(n for n in _definidos(_archivos()[modulo][1]) if not n.startswith("_") and n != "main")
+            elif paquete.name not in LECCIONES_NUEVAS:  # lo leído sin importar es lo que Python ve al importar
+                assert importlib.import_module(f"curso_gpu.{modulo}").__all__ == publico, modulo
+            esperado |= {n: ruta.stem for n in publico}
+            assert ruta.stem not in publico, f"{modulo}: un nombre igual a su módulo se taparía al importarlo"
+        assert subpaquete.CASAS == esperado, paquete.name
+        assert subpaquete.__all__ == sorted(esperado)
+        for n in subpaquete.__all__:
             casas.setdefault(n, []).append(paquete.name)
     repetidos = {n: c for n, c in casas.items() if len(c) > 1}
     assert not repetidos
+
+
+def test_los_editores_ven_los_nombres_de_cada_subpaquete():
+    """Cada ``__init__.py`` importa, solo para los comprobadores de tipos, todo módulo público con ``*``."""
+    faltan = []
+    for paquete in _subpaquetes():
+        arbol = _archivos()[paquete.name][1]
+        bloques = [n for n in arbol.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"]
+        vistos = {n.module for b in bloques for n in b.body
+                  if isinstance(n, ast.ImportFrom) and n.level == 1 and [a.name for a in n.names] == ["*"]}
+        modulos = {r.stem for r in paquete.glob("*.py") if not r.name.startswith("_")}
+        if vistos != modulos:
+            faltan.append(f"{paquete.name}: {sorted(vistos ^ modulos)}")
+    assert not faltan
+
+
+def test_un_editor_completa_e_infiere_los_nombres_perezosos():
+    """Lo que ve Jupyter al completar (jedi): los nombres perezosos y los atajos, con su casa."""
+    jedi = __import__("pytest").importorskip("jedi")
+    proyecto = jedi.Project(str(RAIZ), sys_path=[str(RAIZ)], added_sys_path=[])
+
+    def completar(codigo: str) -> set[str]:
+        return {c.name for c in jedi.Script(codigo, path=str(RAIZ / "x.py"), project=proyecto).complete()}
+
+    assert {"cronometrar", "cronometrar_con_presupuesto"} <= completar("from curso_gpu.medicion import cronom")
+    assert "tabla_vram" in completar("from curso_gpu.memoria import tabla_v")
+    assert "describir_entorno" in completar("import curso_gpu\ncurso_gpu.describir_en")
+    script = jedi.Script("from curso_gpu.memoria import tabla_vram\ntabla_vram", path=str(RAIZ / "x.py"), project=proyecto)
+    assert [d.full_name for d in script.infer(2, 5)] == ["curso_gpu.memoria.regla.tabla_vram"]
+
+
+def test_arriba_solo_los_atajos_de_lo_primero_que_se_busca():
+    """``curso_gpu`` ofrece solo los atajos; cada uno es el mismo objeto que en su subpaquete (una casa,
+    una puerta más), y ``help(curso_gpu)`` los nombra con la lección que los enseña."""
+    import importlib
+    import pydoc
+    import re
+
+    assert curso_gpu.__all__ == ["__version__", *ATAJOS]
+    assert list(curso_gpu.ATAJOS) == ATAJOS
+    for nombre, paquete in curso_gpu.ATAJOS.items():
+        assert getattr(curso_gpu, nombre) is getattr(importlib.import_module(f"curso_gpu.{paquete}"), nombre)
+        assert re.search(rf"``{nombre}\(.*lección 0\d", pydoc.render_doc(curso_gpu, renderer=pydoc.plaintext)), nombre
+    assert set(ATAJOS) <= set(dir(curso_gpu))
+
+
+def test_import_curso_gpu_no_carga_torch_ni_con_los_atajos_a_la_vista():
+    codigo = ("import sys, curso_gpu\n"
+              "nombres = dir(curso_gpu)\n"
+              "print('torch' in sys.modules, 'describir_entorno' in nombres)\n"
+              "from curso_gpu import describir_entorno\n"
+              "print('torch' in sys.modules)")
+    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=120, cwd=RAIZ)
+    assert salida.returncode == 0, salida.stderr
+    assert salida.stdout.split() == ["False", "True", "True"]
 
 
 def test_no_hay_reexportaciones_fuera_de_los_init():

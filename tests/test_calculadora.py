@@ -11,13 +11,8 @@ import pytest  # noqa: E402
 
 from curso_gpu.base import catalogo
 from curso_gpu import graficos  # noqa: E402
-from curso_gpu.interactivo import (
-    CLASES_CSS,
-    OPCION_A_MANO,
-    OPCION_ESCRIBIR,
-    CalculadoraVRAM,
-    calculadora_vram,
-)
+from curso_gpu.interactivo import CalculadoraVRAM, calculadora_vram
+from curso_gpu.interactivo.calculadora import _CLASES_CSS, _OPCION_A_MANO, _OPCION_ESCRIBIR
 from curso_gpu.memoria import BYTES_POR_PARAMETRO, tabla_vram  # noqa: E402
 
 VERDE, ROJO = matplotlib.colors.to_rgba("#2da44e"), matplotlib.colors.to_rgba("#cf222e")
@@ -79,13 +74,13 @@ def test_escribir_la_vram_a_mano_suelta_la_gpu_elegida():
     calc.fijar_vram(16.0)
     assert calc.gpu == "NVIDIA T4"
     calc.fijar_vram(12.0)
-    assert calc.gpu == OPCION_A_MANO
+    assert calc.gpu == _OPCION_A_MANO
     assert calc.actualizar().tabla.vram_gb == 12.0
 
 
 def test_elegir_un_modelo_del_catalogo_lo_pone_en_parametros():
     calc = CalculadoraVRAM("8B")
-    assert calc.modelo_elegido() == OPCION_ESCRIBIR
+    assert calc.modelo_elegido() == _OPCION_ESCRIBIR
     calc.elegir_modelo("Mistral 7B")
     assert calc.parametros == "Mistral 7B" and calc.modelo_elegido() == "Mistral 7B"
     assert calc.actualizar().tabla.parametros == catalogo.MODELOS["Mistral 7B"].parametros
@@ -142,11 +137,11 @@ def caja():
 
 
 def test_cada_control_lleva_su_clase_css(caja):
-    for clave, clase in CLASES_CSS.items():
+    for clave, clase in _CLASES_CSS.items():
         assert clase in caja.controles[clave]._dom_classes, clave
     for clase in ("curso-vram-parametros", "curso-vram-gpu", "curso-vram-vram", "curso-vram-precision",
                   "curso-vram-margen", "curso-vram-tabla", "curso-vram-veredicto"):
-        assert clase in CLASES_CSS.values()
+        assert clase in _CLASES_CSS.values()
 
 
 def test_el_widget_arranca_con_la_tabla_y_el_grafico(caja):
@@ -159,7 +154,7 @@ def test_el_widget_arranca_con_la_tabla_y_el_grafico(caja):
 def test_escribir_8b_actualiza_el_veredicto_y_suelta_el_modelo(caja):
     c = caja.controles
     c["parametros"].value = "8B"
-    assert c["modelo"].value == OPCION_ESCRIBIR
+    assert c["modelo"].value == _OPCION_ESCRIBIR
     assert "Un modelo de 8B parámetros en fp16 necesita 19.2 GB: NO cabe en 16 GB" in c["veredicto"].value
 
 
@@ -176,7 +171,7 @@ def test_elegir_gpu_cambia_la_vram_y_escribir_vram_suelta_la_gpu(caja):
     assert c["vram"].value == 40.0
     assert "cabe en 40 GB" in c["veredicto"].value
     c["vram"].value = 18.0
-    assert c["gpu"].value == OPCION_A_MANO
+    assert c["gpu"].value == _OPCION_A_MANO
     assert "NO cabe en 18 GB" in c["veredicto"].value
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from curso_gpu import colab
+from curso_gpu import dispositivo as colab  # montar_drive se toma de la puerta de dispositivo
 from curso_gpu.checkpoints import carpeta as modulo_carpeta  # donde se usa copiar_atomico
 from curso_gpu.checkpoints import (
     AvisoCheckpoint,

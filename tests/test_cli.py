@@ -202,7 +202,8 @@ def test_cada_subpaquete_se_carga_al_usarlo_y_sus_nombres_tambien():
     from curso_gpu.dispositivo import elegir_dispositivo
 
     assert elegir_dispositivo is importlib.import_module("curso_gpu.dispositivo.primitivas").elegir_dispositivo
-    assert curso_gpu.__all__ == ["__version__"]  # arriba no hay atajos: cada nombre, en su subpaquete
+    assert curso_gpu.elegir_dispositivo is elegir_dispositivo  # arriba, solo atajos: el mismo objeto
+    assert "tabla_vram" not in curso_gpu.__all__  # lo demás, en su subpaquete
     assert curso_gpu.memoria.GB == 10**9  # un subpaquete, sin importarlo antes
     assert "elegir_dispositivo" in dir(curso_gpu.dispositivo)
     with pytest.raises(AttributeError, match="no_existe"):

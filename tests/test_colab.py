@@ -11,8 +11,7 @@ import types
 import pytest
 import torch
 
-from curso_gpu import colab
-from curso_gpu.colab import InformeColab, comprobar_entorno_colab, montar_drive
+from curso_gpu.dispositivo import InformeColab, colab, comprobar_entorno_colab, montar_drive
 from curso_gpu.dispositivo import en_colab
 from curso_gpu.dispositivo import MENU_COLAB
 

@@ -451,7 +451,7 @@ def test_info_gpu_da_nombre_memoria_y_capacidad_de_la_gpu(maquina, monkeypatch):
 def test_la_memoria_de_la_cpu_es_la_ram(monkeypatch, tmp_path):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       16000000 kB\nMemAvailable:    8000000 kB\n")
-    monkeypatch.setattr(modulo, "RUTA_MEMINFO", str(meminfo))
+    monkeypatch.setattr(modulo, "_RUTA_MEMINFO", str(meminfo))
     memoria = modulo.memoria_dispositivo("cpu")
     assert (memoria.total_bytes, memoria.libre_bytes) == (16_384_000_000, 8_192_000_000)
 

@@ -11,7 +11,7 @@ import torch
 from curso_gpu.medicion import cronometro
 from curso_gpu.dispositivo import primitivas as dispositivo  # se parchea en el módulo que lo usa
 from curso_gpu.medicion import cpu_gpu as medicion
-from curso_gpu.interactivo import resumen_velocidad
+from curso_gpu.interactivo.cli import _resumen_velocidad
 from curso_gpu.medicion import (
     MemoriaInsuficiente,
     Medicion,
@@ -377,7 +377,7 @@ def test_aceleracion_con_y_sin_transferencia():
 
 
 def test_resumen_para_cli_mide_5_veces_y_se_guarda_en_json():
-    datos, texto = resumen_velocidad(CPU, rapido=True)
+    datos, texto = _resumen_velocidad(CPU, rapido=True)
     datos = json.loads(json.dumps(datos))
     assert len(datos["cpu"]["medicion"]["muestras"]) >= 5
     assert datos["acelerador"] is None
@@ -386,7 +386,7 @@ def test_resumen_para_cli_mide_5_veces_y_se_guarda_en_json():
 
 def test_resumen_para_cli_cuenta_la_falta_de_memoria(monkeypatch):
     monkeypatch.setattr(dispositivo, "memoria_ram", lambda: ram_falsa(1000))
-    datos, texto = resumen_velocidad(CPU, rapido=True)
+    datos, texto = _resumen_velocidad(CPU, rapido=True)
     assert "error" in datos and "No se pudo medir" in texto and "no cabe" in texto
 
 

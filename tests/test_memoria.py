@@ -278,7 +278,7 @@ def test_mps_sin_maximo_recomendado_usa_la_memoria_unificada(monkeypatch, tmp_pa
     monkeypatch.delattr(torch.mps, "recommended_max_memory", raising=False)
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       16777216 kB\nMemFree:  1000 kB\nMemAvailable:    8388608 kB\n")
-    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
+    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(meminfo))
     info = memoria_dispositivo("mps")
     assert info.total_bytes == 16 * GIB and info.libre_bytes == 8 * GIB
     assert "memoria unificada" in info.fuente
@@ -292,13 +292,13 @@ def test_dispositivo_ilegible_da_error_en_espanol():
 def test_la_ram_se_lee_de_proc_meminfo(monkeypatch, tmp_path):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       8000000 kB\nMemAvailable:   6000000 kB\n")
-    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
+    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(meminfo))
     ram = dispositivo.memoria_ram()
     assert (ram.total_bytes, ram.libre_bytes) == (8_000_000 * 1024, 6_000_000 * 1024)
 
 
 def test_sin_proc_meminfo_la_ram_sale_de_sysconf(monkeypatch, tmp_path):
-    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(tmp_path / "no_existe"))
+    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(tmp_path / "no_existe"))
     valores = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 1_000_000}
     monkeypatch.setattr(dispositivo.os, "sysconf", lambda nombre: valores[nombre])
     ram = dispositivo.memoria_ram()
@@ -310,7 +310,7 @@ def test_sin_proc_meminfo_la_ram_sale_de_sysconf(monkeypatch, tmp_path):
 def test_resumen_sin_gpu_usa_la_ram_y_lo_dice(monkeypatch, tmp_path):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text(f"MemTotal: {16 * GB // 1024} kB\nMemAvailable: {8 * GB // 1024} kB\n")
-    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
+    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(meminfo))
     datos, texto = resumen_memoria(torch.device("cpu"))
     assert datos["memoria"] == "ram" and datos["total_gb"] == 16.0
     assert datos["modelo_mas_grande"]["fp16"] == modelo_mas_grande(16, "fp16")
@@ -344,7 +344,7 @@ def test_resumen_con_driver_roto_cae_en_la_ram_y_avisa(monkeypatch):
 
 
 def test_resumen_sin_forma_de_saber_la_memoria(monkeypatch, tmp_path):
-    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(tmp_path / "no_existe"))
+    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(tmp_path / "no_existe"))
     monkeypatch.setattr(dispositivo.os, "sysconf", lambda nombre: -1)
     datos, texto = resumen_memoria(torch.device("cpu"))
     assert datos["total_gb"] is None and "No pude saber" in texto

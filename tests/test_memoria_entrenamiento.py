@@ -10,7 +10,8 @@ from curso_gpu import memoria
 from curso_gpu.memoria import DesgloseMemoria, lote_maximo, medir_memoria_entrenamiento
 from curso_gpu.memoria.lote import _buscar_lote
 from curso_gpu.memoria import ESTADOS_OPTIMIZADOR
-from curso_gpu.base import MENSAJE_OOM_CUDA, formato_pytorch, mensaje_sin_memoria
+from curso_gpu.base import MENSAJE_OOM_CUDA, mensaje_sin_memoria
+from curso_gpu.base.mensajes_torch import _formato_pytorch
 from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
 
 ENTRADAS, OCULTAS, SALIDAS = 10, 20, 3
@@ -188,7 +189,7 @@ def test_mensaje_de_cuda_sin_memoria_como_el_de_pytorch():
     assert texto.startswith("CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 14.75 GiB")
     assert "expandable_segments:True" in texto and "102.40 MiB is reserved by PyTorch but unallocated" in texto
     assert "{" not in texto and MENSAJE_OOM_CUDA.count("{") == 7
-    assert formato_pytorch(512) == "512 bytes" and formato_pytorch(1536) == "1.50 KiB"
+    assert _formato_pytorch(512) == "512 bytes" and _formato_pytorch(1536) == "1.50 KiB"
 
 
 # --- lote_maximo ---------------------------------------------------------------------------------

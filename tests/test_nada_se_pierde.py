@@ -24,7 +24,7 @@ import torch
 
 from curso_gpu.base import formatear_bytes
 from curso_gpu import checkpoints as ck
-from curso_gpu import colab
+from curso_gpu.dispositivo import colab
 from curso_gpu.checkpoints import (
     AvisoCheckpoint,
     CarpetaCheckpoints,

@@ -6,7 +6,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from curso_gpu.nube import (
+from curso_gpu.base import (
     HORAS_FIN_DE_SEMANA,
     PRECIO_HORA_MAXIMO,
     PRECIO_HORA_MINIMO,
@@ -72,7 +72,7 @@ def test_lo_que_no_es_un_numero_finito_es_un_error_claro(valor):
 
 
 def test_cada_clase_de_gpu_tiene_un_rango_con_su_fuente():
-    from curso_gpu.nube import PRECIOS_2026
+    from curso_gpu.base import PRECIOS_2026
     assert len(PRECIOS_2026) >= 4
     for rango in PRECIOS_2026:
         assert 0 < rango.minimo < rango.maximo, rango

@@ -11,14 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from curso_gpu.dispositivo import (
-    LIMITE_SALIDA,
-    SALIDA_EJEMPLO_T4,
-    analizar_cabecera,
-    analizar_consulta,
-    consultar_nvidia_smi,
-    consultar_nvidia_smi_con_problema,
-)
+from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, consultar_nvidia_smi, consultar_nvidia_smi_con_problema
+from curso_gpu.dispositivo.nvidia_smi import _LIMITE_SALIDA, _analizar_cabecera, _analizar_consulta
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="los nvidia-smi falsos son scripts de bash")
 
@@ -149,13 +143,13 @@ def test_salida_con_bytes_que_no_son_utf8_no_lanza(nvidia_smi_falso, tmp_path, m
 # --- los analizadores, sin programa ---------------------------------------------------------
 
 def test_memoria_no_disponible_queda_en_none():
-    driver, gpus = analizar_consulta("0, NVIDIA GH200 480GB, 580.65.06, [N/A], [N/A], [N/A]\n")
+    driver, gpus = _analizar_consulta("0, NVIDIA GH200 480GB, 580.65.06, [N/A], [N/A], [N/A]\n")
     assert driver == "580.65.06"
     assert gpus[0].memoria_total_mib is None
 
 
 def test_un_nombre_con_coma_no_descoloca_los_campos():
-    _, gpus = analizar_consulta("0, GPU rara, edición 2, 560.35.03, 8192, 10, 8182\n")
+    _, gpus = _analizar_consulta("0, GPU rara, edición 2, 560.35.03, 8192, 10, 8182\n")
     assert gpus[0].nombre == "GPU rara, edición 2"
     assert gpus[0].memoria_total_mib == 8192
 
@@ -167,15 +161,15 @@ def test_un_nombre_con_coma_no_descoloca_los_campos():
     ("", None),
 ])
 def test_analizar_cabecera(texto, esperado):
-    assert analizar_cabecera(texto) == esperado
+    assert _analizar_cabecera(texto) == esperado
 
 
 def test_capacidades_de_computo_una_por_gpu():
-    from curso_gpu.dispositivo import analizar_capacidades
-    assert analizar_capacidades("7.5\n12.0\n") == [(7, 5), (12, 0)]
-    assert analizar_capacidades("") == []
+    from curso_gpu.dispositivo.nvidia_smi import _analizar_capacidades
+    assert _analizar_capacidades("7.5\n12.0\n") == [(7, 5), (12, 0)]
+    assert _analizar_capacidades("") == []
     # Un nvidia-smi antiguo que no conoce el campo: mejor no saber que adivinar.
-    assert analizar_capacidades("Field \"compute_cap\" is not a valid field to query.\n") == []
+    assert _analizar_capacidades("Field \"compute_cap\" is not a valid field to query.\n") == []
 
 
 # --- respuestas hostiles: basura, enormes, un nieto que no suelta la salida --------------------
@@ -185,7 +179,7 @@ def test_capacidades_de_computo_una_por_gpu():
     "0, Tesla T4, driver, 15360, 0, 15101\n", "²,Tesla T4, 580.82.07, 15360, 0, 15101\n",
 ])
 def test_una_fila_sin_driver_ni_memorias_que_se_entiendan_no_cuenta(basura):
-    assert analizar_consulta(basura) is None
+    assert _analizar_consulta(basura) is None
 
 
 def test_basura_devuelve_none_y_dice_que_no_se_entiende(nvidia_smi_falso):
@@ -229,12 +223,12 @@ def test_una_respuesta_de_200_mb_se_corta_en_1_mib_sin_gastar_memoria(nvidia_smi
         pico = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert pico < 10 * LIMITE_SALIDA, f"pico de memoria de {pico / 2**20:.0f} MiB"
+    assert pico < 10 * _LIMITE_SALIDA, f"pico de memoria de {pico / 2**20:.0f} MiB"
     assert duracion < 5
     assert informe is not None and [g.nombre for g in informe.gpus] == ["Tesla T4"]
     assert "más de 1 MiB" in problema
 
 
 def test_la_memoria_con_unidades_tambien_se_lee():
-    _, gpus = analizar_consulta("0, Tesla T4, 580.82.07, 15360 MiB, 0 MiB, 15101 MiB\n")
+    _, gpus = _analizar_consulta("0, Tesla T4, 580.82.07, 15360 MiB, 0 MiB, 15101 MiB\n")
     assert (gpus[0].memoria_total_mib, gpus[0].memoria_usada_mib, gpus[0].memoria_libre_mib) == (15360, 0, 15101)

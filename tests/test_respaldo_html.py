@@ -91,12 +91,12 @@ def test_la_foto_de_la_pizarra_se_rehace_al_dibujar_y_al_predecir(monkeypatch):
 def test_la_copia_fija_aparte_nace_oculta_y_lleva_la_misma_foto():
     """La segunda salida: oculta en Jupyter, Colab y VS Code; solo una regla CSS la enseña en una
     página de nbconvert cuya vista de widget no se dibujó (tests/test_widgets_exportados.py)."""
-    from curso_gpu.interactivo import CLASE_COPIA_FIJA
+    from curso_gpu.interactivo.widgets import _CLASE_COPIA_FIJA
 
     caja = calculadora_vram("Llama 3 8B", "NVIDIA T4", grafico=False)
     copia = caja.copia_fija()
     assert VISTA_WIDGET not in copia and copia["text/plain"] == ""
-    assert f"<div class='{CLASE_COPIA_FIJA}' hidden style='display:none'>" in copia["text/html"]
+    assert f"<div class='{_CLASE_COPIA_FIJA}' hidden style='display:none'>" in copia["text/html"]
     assert caja.mimebundle_estatico()["text/html"] in copia["text/html"]
     assert "widget-view+json" in copia["text/html"] and ":not(:has(.widget-subarea))" in copia["text/html"]
 

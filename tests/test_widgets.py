@@ -13,7 +13,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # comprobar_widgets.py vive al lado
 import comprobar_widgets as cw  # noqa: E402
 from curso_gpu.entrenamiento import lineas_dibujadas
-from curso_gpu.interactivo import AVISO_INACTIVA, AVISO_VACIA, LogicaPizarra
+from curso_gpu.interactivo import LogicaPizarra
+from curso_gpu.interactivo.widgets import _AVISO_INACTIVA, _AVISO_VACIA
 from ipywidgets_colab import RAIZ, instalar_ipywidgets7
 
 
@@ -28,7 +29,7 @@ def test_logica_empieza_vacia_e_inactiva():
     logica = LogicaPizarra()
     assert logica.vacia and not logica.activa
     assert logica.como_tensor().shape == (8, 8)
-    assert logica.predecir() == AVISO_INACTIVA
+    assert logica.predecir() == _AVISO_INACTIVA
 
 
 def test_pintar_alternar_y_limpiar():
@@ -54,7 +55,7 @@ def test_cuadricula_vacia_avisa_en_vez_de_predecir(modelo):
     logica = LogicaPizarra()
     logica.habilitar(modelo, "cpu")
     assert logica.activa
-    assert logica.predecir() == AVISO_VACIA
+    assert logica.predecir() == _AVISO_VACIA
 
 
 @pytest.mark.parametrize("clase, celdas", [

@@ -21,7 +21,7 @@ import pytest
 from chromium import chromium_sin_pantalla
 
 from curso_gpu.base import VISTA_WIDGET
-from curso_gpu.interactivo import CLASE_COPIA_FIJA
+from curso_gpu.interactivo.widgets import _CLASE_COPIA_FIJA
 
 pytestmark = pytest.mark.lento
 
@@ -110,7 +110,7 @@ def pagina(falta, tmp_path_factory):
 
 
 def _copias_visibles(pestana) -> list[str]:
-    return [c.inner_text() for c in pestana.locator(f".{CLASE_COPIA_FIJA}").all() if c.is_visible()]
+    return [c.inner_text() for c in pestana.locator(f".{_CLASE_COPIA_FIJA}").all() if c.is_visible()]
 
 
 def test_nbconvert_guarda_el_estado_y_elige_la_vista_del_widget(ejecutado):
@@ -121,7 +121,7 @@ def test_nbconvert_guarda_el_estado_y_elige_la_vista_del_widget(ejecutado):
     assert len(vistas) == 3 and all(v in estado for v in vistas)
     html = _exportar(ejecutado, "lab")
     assert html.count('<script type="application/vnd.jupyter.widget-view+json">') == 3
-    assert "curso-vram-estatica" not in html.split(CLASE_COPIA_FIJA, 1)[0], \
+    assert "curso-vram-estatica" not in html.split(_CLASE_COPIA_FIJA, 1)[0], \
         "nbconvert no debería usar el HTML de la salida del widget: por eso hace falta la copia aparte"
 
 
@@ -132,7 +132,7 @@ def test_sin_red_cada_widget_se_lee_como_su_copia_fija_una_sola_vez(ejecutado, p
     assert len(visibles) == len(TEXTOS), visibles
     for texto, esperados in zip(visibles, TEXTOS):
         assert all(e in texto for e in esperados), (esperados, texto)
-    negras = pestana.locator(f".{CLASE_COPIA_FIJA} .curso-pizarra-estatica div[style*='background:black']")
+    negras = pestana.locator(f".{_CLASE_COPIA_FIJA} .curso-pizarra-estatica div[style*='background:black']")
     assert negras.count() == 8  # la vertical dibujada antes de predecir
     assert pestana.locator(".curso-vram-estatica").filter(visible=True).count() == 1
     assert "VBox(children" not in pestana.locator("body").inner_text()

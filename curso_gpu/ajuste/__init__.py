@@ -16,45 +16,18 @@
 subpaquete no los carga.
 """
 
-from ..base import cargar_perezoso
+from typing import TYPE_CHECKING
 
-# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
-CASAS = {
-    "ARQUITECTURAS": "arquitecturas",
-    "config_de": "arquitecturas",
-    "modelo_en_meta": "arquitecturas",
-    "CuantizacionNoDisponible": "cuantizacion",
-    "bitsandbytes_instalado": "cuantizacion",
-    "comprobar_4_bits": "cuantizacion",
-    "config_4_bits": "cuantizacion",
-    "ALFABETO": "diminuto",
-    "TEXTO_ENTRENAMIENTO": "diminuto",
-    "modelo_diminuto": "diminuto",
-    "tokenizador_diminuto": "diminuto",
-    "ResultadoAjuste": "entrenar_lora",
-    "ajustar": "entrenar_lora",
-    "estado_adaptador": "entrenar_lora",
-    "guardar_adaptador": "entrenar_lora",
-    "trozos_de_texto": "entrenar_lora",
-    "LoRALineal": "lora",
-    "aplicar_lora": "lora",
-    "capas_lineales": "lora",
-    "elegir_capas": "lora",
-    "parametros_lora": "lora",
-    "validar_r": "lora",
-    "BYTES_NF4": "memoria_metodos",
-    "DesgloseAjuste": "memoria_metodos",
-    "METODOS": "memoria_metodos",
-    "memoria_ajuste": "memoria_metodos",
-    "tabla_metodos": "memoria_metodos",
-}
+from ..base._puerta import abrir
 
-__all__ = sorted(CASAS)
+# CASAS (cada nombre y su módulo) y __all__ salen de los __all__ de los módulos; cada nombre
+# se importa al usarlo por primera vez.
+abrir(globals())
 
-
-def __getattr__(nombre: str):
-    return cargar_perezoso(__name__, CASAS, nombre, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CASAS))
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .arquitecturas import *  # noqa: F403
+    from .cuantizacion import *  # noqa: F403
+    from .diminuto import *  # noqa: F403
+    from .entrenar_lora import *  # noqa: F403
+    from .lora import *  # noqa: F403
+    from .memoria_metodos import *  # noqa: F403

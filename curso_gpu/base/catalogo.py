@@ -29,6 +29,11 @@ from dataclasses import dataclass
 
 from .precisiones import normalizar_precision
 
+__all__ = [
+    "GPU", "GPUS", "MODELOS", "MODOS_PICO", "Modelo", "PicoGPU", "RANGOS_PORCENTAJE", "buscar_gpu",
+    "buscar_modelo", "picos_de", "tabla_picos",
+]
+
 MODOS_PICO = ("fp32", "tf32", "fp16", "bf16")
 """Las precisiones con pico teórico en la tabla."""
 

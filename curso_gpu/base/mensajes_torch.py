@@ -21,6 +21,12 @@ Fuentes (leídas el 3 de diciembre de 2026 en torch 2.13.0):
 
 from __future__ import annotations
 
+__all__ = [
+    "MENSAJE_OOM_CPU", "MENSAJE_OOM_CUDA", "MEZCLA_CONVOLUCION", "MEZCLA_CONVOLUCION_MODELO_EN_CPU",
+    "MEZCLA_LINEAL", "MEZCLA_SUMA", "SIN_CUDA_COMPILADA", "SIN_DRIVER", "UNSCALE_FP16", "coincide",
+    "mensaje_sin_memoria",
+]
+
 # nn.Linear en cuda:0 con una entrada en la CPU: addmm comprueba los dispositivos.
 MEZCLA_LINEAL = (
     "Expected all tensors to be on the same device, but got mat1 is on cpu, different from "
@@ -75,7 +81,7 @@ MENSAJE_OOM_CUDA = (
 MENSAJE_OOM_CPU = "DefaultCPUAllocator: can't allocate memory: you tried to allocate {pedido} bytes."
 
 
-def formato_pytorch(n_bytes: int) -> str:
+def _formato_pytorch(n_bytes: int) -> str:
     """Un tamaño escrito como en los mensajes de PyTorch: «20.00 MiB», «14.75 GiB». Lección 07."""
     if n_bytes <= 1024:
         return f"{n_bytes} bytes"
@@ -93,9 +99,9 @@ def mensaje_sin_memoria(pedido: int, total: int, libre: int, asignada: int, rese
     asignador de PyTorch tiene pedido a CUDA (``memory_reserved``), siempre ≥ ``asignada``.
     """
     return MENSAJE_OOM_CUDA.format(
-        pedido=formato_pytorch(pedido), gpu=gpu, total=formato_pytorch(total), libre=formato_pytorch(libre),
-        proceso=formato_pytorch(total - libre), asignada=formato_pytorch(asignada),
-        reservada_libre=formato_pytorch(reservada - asignada))
+        pedido=_formato_pytorch(pedido), gpu=gpu, total=_formato_pytorch(total), libre=_formato_pytorch(libre),
+        proceso=_formato_pytorch(total - libre), asignada=_formato_pytorch(asignada),
+        reservada_libre=_formato_pytorch(reservada - asignada))
 
 
 # --- Precisión mixta con LoRA (lección 09) ------------------------------------------------------

@@ -34,12 +34,12 @@ import torch
 from .catalogo import MODOS_PICO, RANGOS_PORCENTAJE, picos_de
 from .precisiones import normalizar_precision
 
-MODOS = MODOS_PICO
+__all__ = ["pico_teorico", "rango_porcentaje"]
 
 
-def normalizar_modo(modo) -> str:
+def _normalizar_modo(modo) -> str:
     """``torch.float16``, ``"half"``, ``"fp16"``... → ``"fp16"``. Un modo desconocido da ``ValueError``."""
-    return normalizar_precision(modo, MODOS)
+    return normalizar_precision(modo, MODOS_PICO)
 
 
 def pico_teorico(nombre_gpu: str, dtype=torch.float32) -> float | None:
@@ -50,7 +50,7 @@ def pico_teorico(nombre_gpu: str, dtype=torch.float32) -> float | None:
     ese modo (``pico_teorico("Tesla T4", torch.bfloat16)`` es ``None``: la T4 no tiene bf16 en
     Tensor Cores). Un tipo de dato desconocido da ``ValueError``.
     """
-    modo = normalizar_modo(dtype)
+    modo = _normalizar_modo(dtype)
     fila = picos_de(nombre_gpu)
     return None if fila is None else fila.pico(modo)
 
@@ -61,6 +61,6 @@ def rango_porcentaje(nombre_gpu: str, dtype=torch.float32) -> tuple[float, float
     Por ejemplo, ``rango_porcentaje("Tesla T4", "fp16")`` es ``(30.0, 40.0)``: una T4
     sostiene 20–25 de sus 65 TFLOP/s teóricos. None si no hay una medida publicada.
     """
-    modo = normalizar_modo(dtype)
+    modo = _normalizar_modo(dtype)
     fila = picos_de(nombre_gpu)
     return None if fila is None else RANGOS_PORCENTAJE.get((fila.nombre, modo))

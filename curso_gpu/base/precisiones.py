@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
+__all__ = ["PRECISIONES", "PRECISIONES_ENTRENAR", "Precision", "dtype_de", "normalizar_precision"]
+
 
 @dataclass(frozen=True)
 class Precision:

@@ -21,6 +21,11 @@ from dataclasses import dataclass, field
 
 from .numeros import leer_numero
 
+__all__ = [
+    "Celda", "ComoTabla", "Tabla", "formatear_bytes", "formatear_numero", "formatear_tiempo",
+    "informe_html", "informe_texto", "tabla_html", "tabla_texto",
+]
+
 
 def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "",
                      cifras: int | None = None) -> str:
@@ -75,7 +80,7 @@ def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "
     return f"{texto} {unidad}" if unidad else texto
 
 
-UNIDADES_BYTES = (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
+_UNIDADES_BYTES = (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
 """Potencias de 10, como los fabricantes de GPU y de discos (1 GB = 10⁹ bytes; nvidia-smi usa MiB)."""
 
 
@@ -91,7 +96,7 @@ def formatear_bytes(n_bytes) -> str:
     lo infinito y lo que no es un número.
     """
     numero = leer_numero(n_bytes, "n_bytes", minimo=0, ejemplo="n_bytes=19.2e9")
-    for unidad, tamano in UNIDADES_BYTES:
+    for unidad, tamano in _UNIDADES_BYTES:
         valor = numero / tamano
         if round(valor, 1) >= 1:  # 999 960 bytes son «1.0 MB», no «1000.0 kB»
             return formatear_numero(valor, 1 if unidad == "GB" or round(valor, 1) < 100 else 0, unidad)

@@ -17,10 +17,12 @@ import html
 import re
 import sys
 
+__all__ = ["BarraEpocas", "VISTA_WIDGET", "barra"]
+
 # El tipo MIME con el que Jupyter y Colab dibujan un widget vivo (el mismo en ipywidgets 7 y 8).
 VISTA_WIDGET = "application/vnd.jupyter.widget-view+json"
 # Colores de la barra de tqdm.notebook: en curso, terminada y cortada (bar_style de ipywidgets).
-COLORES_BARRA = {"en curso": "#2196f3", "terminada": "#5cb85c", "cortada": "#d9534f"}
+_COLORES_BARRA = {"en curso": "#2196f3", "terminada": "#5cb85c", "cortada": "#d9534f"}
 
 
 def barra(total: int, descripcion: str = "", silenciosa: bool = False, inicial: int = 0):
@@ -61,7 +63,7 @@ class BarraEpocas:
             self._barra.close()
 
 
-def html_barra(izquierda: str, hechos: int, total: int, derecha: str, estado: str = "en curso") -> str:
+def _html_barra(izquierda: str, hechos: int, total: int, derecha: str, estado: str = "en curso") -> str:
     """La barra en HTML fijo: texto, una franja rellena y más texto, como el widget de tqdm. Lección 05."""
     fraccion = min(max(hechos / total, 0.0), 1.0) if total else 0.0
     return (
@@ -70,7 +72,7 @@ def html_barra(izquierda: str, hechos: int, total: int, derecha: str, estado: st
         f"<span>{html.escape(izquierda)}</span>"
         f"<span role='progressbar' aria-valuenow='{hechos}' aria-valuemax='{total}' "
         "style='flex:2;min-width:6em;height:1.4em;background:#eeeeee'>"
-        f"<span style='display:block;height:100%;width:{fraccion:.1%};background:{COLORES_BARRA[estado]}'></span>"
+        f"<span style='display:block;height:100%;width:{fraccion:.1%};background:{_COLORES_BARRA[estado]}'></span>"
         "</span>"
         f"<span>{html.escape(derecha)}</span></div>"
     )
@@ -104,7 +106,7 @@ def _barra_notebook(base):
             formato["bar_format"] = (formato["bar_format"] or "{l_bar}<bar/>{r_bar}").replace("{bar}", "<bar/>")
             partes = re.split(r"\|?<bar/>\|?", self.format_meter(**formato), maxsplit=1)
             izquierda, derecha = partes if len(partes) == 2 else ("", partes[0])
-            return {"text/plain": texto, "text/html": html_barra(izquierda, self.n, self.total, derecha, estado)}
+            return {"text/plain": texto, "text/html": _html_barra(izquierda, self.n, self.total, derecha, estado)}
 
         def close(self):
             if self.disable:  # ya cerrada (tqdm pone disable=True al cerrar)

@@ -47,6 +47,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "DRIVER_MINIMO_TORCH_PYPI", "INDICE_RUEDAS", "VERSIONES_CUDA", "VersionCUDA", "admite_arquitectura",
+    "comando_instalacion", "cuda_maxima_del_driver", "motivo_sin_rueda", "rueda_para",
+]
+
 INDICE_RUEDAS = "https://download.pytorch.org/whl"
 
 # Arquitecturas con kernels en cada familia de ruedas (RELEASE.md, «PyTorch CUDA Support

@@ -19,14 +19,16 @@ import unicodedata
 
 from .numeros import leer_numero
 
+__all__ = ["AnalizadorArgumentos", "ejecutar_orden", "sabe_escribir", "salida_rota", "tipo_entero"]
 
-CODIGO_TUBERIA_CERRADA = 141
+
+_CODIGO_TUBERIA_CERRADA = 141
 """Código de salida cuando quien leía la salida la cerró (128 + SIGPIPE, como ``yes | head``)."""
 
-CODIGO_SALIDA_ROTA = 1
+_CODIGO_SALIDA_ROTA = 1
 """Código de salida cuando la salida no admite más texto (``> /dev/full``, disco lleno)."""
 
-DEGRADAR = "curso_gpu.degradar"
+_DEGRADAR = "curso_gpu.degradar"
 """Nombre del manejador de errores de codificación que cambia cada carácter por el más parecido."""
 
 _PARECIDOS = {
@@ -59,7 +61,7 @@ def _degradar(error: UnicodeError) -> tuple[str, int]:
     return "".join(partes), error.end
 
 
-codecs.register_error(DEGRADAR, _degradar)
+codecs.register_error(_DEGRADAR, _degradar)
 
 
 def sabe_escribir(texto: str, flujo=None) -> bool:
@@ -72,14 +74,14 @@ def sabe_escribir(texto: str, flujo=None) -> bool:
     return True
 
 
-def preparar_salida(*flujos) -> None:
+def _preparar_salida(*flujos) -> None:
     """Si la consola no sabe escribir «á» o «›» (ascii, latin-1, cp850...), los cambia por lo más
     parecido («a», «>») en vez de fallar con ``UnicodeEncodeError``. Por defecto, stdout y stderr."""
     for flujo in flujos or (sys.stdout, sys.stderr):
         if flujo is None or sabe_escribir(_PRUEBA, flujo):
             continue
         try:
-            flujo.reconfigure(errors=DEGRADAR)
+            flujo.reconfigure(errors=_DEGRADAR)
         except (AttributeError, ValueError, OSError):  # un flujo que no es de texto normal
             pass
 
@@ -115,12 +117,12 @@ def salida_rota() -> bool:
 def ejecutar_orden(funcion, argv=None) -> int:
     """Ejecuta ``funcion(argv)`` (el cuerpo de una orden) con una salida que no se rompe.
 
-    Prepara la consola (``preparar_salida``); si quien leía la salida la cierra
-    (``python -m curso_gpu | head -1``), termina en silencio con ``CODIGO_TUBERIA_CERRADA``; si la
+    Prepara la consola (``_preparar_salida``); si quien leía la salida la cierra
+    (``python -m curso_gpu | head -1``), termina en silencio con ``_CODIGO_TUBERIA_CERRADA``; si la
     salida no admite más texto (``> /dev/full``, disco lleno), lo dice en español por stderr y
-    termina con ``CODIGO_SALIDA_ROTA``, sin traza.
+    termina con ``_CODIGO_SALIDA_ROTA``, sin traza.
     """
-    preparar_salida()
+    _preparar_salida()
     try:
         try:
             return funcion(argv)
@@ -129,7 +131,7 @@ def ejecutar_orden(funcion, argv=None) -> int:
                 sys.stdout.flush()
     except BrokenPipeError:
         _tapar_salida()
-        return CODIGO_TUBERIA_CERRADA
+        return _CODIGO_TUBERIA_CERRADA
     except OSError as error:
         if error.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG) or not salida_rota():
             raise
@@ -140,7 +142,7 @@ def ejecutar_orden(funcion, argv=None) -> int:
                   "archivo al que la rediriges? Prueba sin redirigir o con otro destino.", file=sys.stderr, flush=True)
         except (OSError, ValueError):
             pass
-        return CODIGO_SALIDA_ROTA
+        return _CODIGO_SALIDA_ROTA
 
 
 def tipo_entero(minimo: int | None, maximo: int | None):
@@ -158,14 +160,14 @@ def tipo_entero(minimo: int | None, maximo: int | None):
     return leer
 
 
-class FormatoAyuda(argparse.RawDescriptionHelpFormatter):
+class _FormatoAyuda(argparse.RawDescriptionHelpFormatter):
     """La ayuda de argparse con «uso:» en vez de «usage:»."""
 
     def add_usage(self, usage, actions, groups, prefix=None):
         return super().add_usage(usage, actions, groups, prefix="uso: ")
 
 
-TRADUCCIONES = (  # los mensajes de argparse (Python 3.9-3.13) que puede ver quien usa el curso
+_TRADUCCIONES = (  # los mensajes de argparse (Python 3.9-3.13) que puede ver quien usa el curso
     ("unrecognized arguments:", "argumentos que no conozco:"),
     ("expected one argument", "falta su valor"),
     ("expected at least one argument", "falta al menos un valor"),
@@ -191,7 +193,7 @@ class AnalizadorArgumentos(argparse.ArgumentParser):
     """
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", FormatoAyuda)
+        kwargs.setdefault("formatter_class", _FormatoAyuda)
         kwargs["add_help"] = False
         super().__init__(*args, **kwargs)
         self._optionals.title = "opciones"
@@ -199,7 +201,7 @@ class AnalizadorArgumentos(argparse.ArgumentParser):
         self.add_argument("-h", "--help", action="help", help="muestra esta ayuda y termina")
 
     def error(self, message):  # argparse habla inglés: lo decimos en español
-        for ingles, espanol in TRADUCCIONES:
+        for ingles, espanol in _TRADUCCIONES:
             message = message.replace(ingles, espanol)
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error en los argumentos ({message}). Usa --help para ver las opciones.\n")

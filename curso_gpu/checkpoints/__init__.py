@@ -7,61 +7,16 @@
 - ``reanudacion``: una sola política para seguir desde el último checkpoint o empezar de cero.
 """
 
-from ..base import cargar_perezoso
+from typing import TYPE_CHECKING
 
-# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
-CASAS = {
-    "AvisoCheckpoint": "escritura_segura",
-    "CANDADO": "escritura_segura",
-    "Candado": "escritura_segura",
-    "CarpetaDesaparecida": "escritura_segura",
-    "CarpetaOcupada": "escritura_segura",
-    "CheckpointNoGuardado": "escritura_segura",
-    "ERRORES_DE_DISCO": "escritura_segura",
-    "copiar_atomico": "escritura_segura",
-    "crear_exclusivo": "escritura_segura",
-    "escribir_atomico": "escritura_segura",
-    "fsync_carpeta": "escritura_segura",
-    "ANTERIORES": "formato",
-    "CLAVE_SUMA": "formato",
-    "CheckpointDanado": "formato",
-    "DATOS_ENTEROS": "formato",
-    "ENTRENADORES": "formato",
-    "MUESTRA": "formato",
-    "FORMATO": "formato",
-    "PATRON": "formato",
-    "PRUEBA": "formato",
-    "RESTOS": "formato",
-    "TEMPORAL": "formato",
-    "cargar_checkpoint": "formato",
-    "cargar_pesos": "formato",
-    "epoca_de": "formato",
-    "estado_aleatorio": "formato",
-    "formas_distintas": "formato",
-    "guardar_atomico": "formato",
-    "guardar_pesos": "formato",
-    "huella_de_datos": "formato",
-    "nombre_archivo": "formato",
-    "nuevo_checkpoint": "formato",
-    "quien_lo_escribio": "formato",
-    "restaurar_estado_aleatorio": "formato",
-    "tamano_en_disco": "formato",
-    "CarpetaCheckpoints": "carpeta",
-    "CarpetaNoEscribible": "carpeta",
-    "carpeta_checkpoints": "carpeta",
-    "como_carpeta": "carpeta",
-    "cambio_de_datos": "reanudacion",
-    "configuracion_de": "reanudacion",
-    "describir_datos": "reanudacion",
-    "preparar_reanudacion": "reanudacion",
-}
+from ..base._puerta import abrir
 
-__all__ = sorted(CASAS)
+# CASAS (cada nombre y su módulo) y __all__ salen de los __all__ de los módulos; cada nombre
+# se importa al usarlo por primera vez.
+abrir(globals())
 
-
-def __getattr__(nombre: str):
-    return cargar_perezoso(__name__, CASAS, nombre, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CASAS))
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .carpeta import *  # noqa: F403
+    from .escritura_segura import *  # noqa: F403
+    from .formato import *  # noqa: F403
+    from .reanudacion import *  # noqa: F403

@@ -389,9 +389,9 @@ def carpeta_checkpoints(
             raise ValueError(
                 "drive=True solo funciona dentro de Google Colab: aquí no hay Google Drive que montar. "
                 "Usa drive=False (carpeta local) o abre el notebook en Colab.")
-        from .. import colab
+        from ..dispositivo import montar_drive
 
-        montado = colab.montar_drive(local=local)
+        montado = montar_drive(local=local)
         if montado is None:
             warnings.warn(
                 "No se pudo montar Google Drive: los checkpoints se guardarán solo en local "

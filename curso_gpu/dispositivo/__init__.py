@@ -1,61 +1,21 @@
-"""El dispositivo: elegir CPU, CUDA, MPS o XPU y conocer la máquina. Lección 01.
+"""El dispositivo: elegir CPU, CUDA, MPS o XPU y conocer la máquina. Lecciones 01 y 02.
 
 - ``primitivas``: ``elegir_dispositivo``, ``como_dispositivo``, ``sincronizar``, nombre y memoria de la GPU.
 - ``nvidia_smi``: preguntar a ``nvidia-smi`` por el driver y las GPU.
 - ``entorno``: ``describir_entorno()``, sus avisos en español y ``en_colab()``.
+- ``colab``: Google Colab: montar Google Drive y comprobar el entorno (lección 02).
 """
 
-from ..base import cargar_perezoso
+from typing import TYPE_CHECKING
 
-# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
-CASAS = {
-    "InformeEntorno": "entorno",
-    "avisos_del_entorno": "entorno",
-    "describir_entorno": "entorno",
-    "en_colab": "entorno",
-    "CAMPOS": "nvidia_smi",
-    "GPUNvidiaSmi": "nvidia_smi",
-    "GRACIA_S": "nvidia_smi",
-    "InformeNvidiaSmi": "nvidia_smi",
-    "LIMITE_SALIDA": "nvidia_smi",
-    "SALIDA_EJEMPLO_T4": "nvidia_smi",
-    "analizar_cabecera": "nvidia_smi",
-    "analizar_capacidades": "nvidia_smi",
-    "analizar_consulta": "nvidia_smi",
-    "consultar_capacidades": "nvidia_smi",
-    "consultar_nvidia_smi": "nvidia_smi",
-    "consultar_nvidia_smi_con_problema": "nvidia_smi",
-    "DispositivoNoDisponible": "primitivas",
-    "InfoGPU": "primitivas",
-    "MENU_COLAB": "primitivas",
-    "MemoriaDispositivo": "primitivas",
-    "OPCIONES_VALIDAS": "primitivas",
-    "RUTA_MEMINFO": "primitivas",
-    "TIPOS_CONOCIDOS": "primitivas",
-    "VARIABLE_ENTORNO": "primitivas",
-    "cantidad_gpus": "primitivas",
-    "como_conseguir_gpu": "primitivas",
-    "como_dispositivo": "primitivas",
-    "cuda_disponible": "primitivas",
-    "dispositivo_del_modelo": "primitivas",
-    "dispositivos_disponibles": "primitivas",
-    "elegir_dispositivo": "primitivas",
-    "gpus_cuda": "primitivas",
-    "info_gpu": "primitivas",
-    "memoria_dispositivo": "primitivas",
-    "memoria_ram": "primitivas",
-    "mps_disponible": "primitivas",
-    "nombre_dispositivo": "primitivas",
-    "sincronizar": "primitivas",
-    "xpu_disponible": "primitivas",
-}
+from ..base._puerta import abrir
 
-__all__ = sorted(CASAS)
+# CASAS (cada nombre y su módulo) y __all__ salen de los __all__ de los módulos; cada nombre
+# se importa al usarlo por primera vez.
+abrir(globals())
 
-
-def __getattr__(nombre: str):
-    return cargar_perezoso(__name__, CASAS, nombre, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CASAS))
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .colab import *  # noqa: F403
+    from .entorno import *  # noqa: F403
+    from .nvidia_smi import *  # noqa: F403
+    from .primitivas import *  # noqa: F403

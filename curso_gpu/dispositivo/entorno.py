@@ -30,6 +30,8 @@ from .primitivas import (
 from .nvidia_smi import InformeNvidiaSmi, consultar_capacidades, consultar_nvidia_smi_con_problema
 from ..base import informe_html, informe_texto
 
+__all__ = ["InformeEntorno", "avisos_del_entorno", "describir_entorno", "en_colab"]
+
 
 def en_colab() -> bool:
     """True solo dentro de Google Colab. Lección 02.

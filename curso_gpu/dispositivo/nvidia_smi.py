@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 
 from ..base import cuda_maxima_del_driver
 
-CAMPOS = "index,name,driver_version,memory.total,memory.used,memory.free"
+__all__ = [
+    "GPUNvidiaSmi", "InformeNvidiaSmi", "SALIDA_EJEMPLO_T4", "consultar_capacidades",
+    "consultar_nvidia_smi", "consultar_nvidia_smi_con_problema",
+]
+
+_CAMPOS = "index,name,driver_version,memory.total,memory.used,memory.free"
 
 # Lo que imprime ``nvidia-smi`` en una T4 recién abierta, con un driver de la rama 580 (lección 01
 # lo explica línea a línea cuando tu máquina no tiene nvidia-smi). Es un ejemplo, no el driver de
@@ -67,10 +72,10 @@ class InformeNvidiaSmi:
     gpus: list[GPUNvidiaSmi] = field(default_factory=list)
 
 
-LIMITE_SALIDA = 2**20
+_LIMITE_SALIDA = 2**20
 """Bytes que leemos como mucho de ``nvidia-smi`` (1 MiB): su respuesta normal ocupa unos pocos KB."""
 
-GRACIA_S = 0.2
+_GRACIA_S = 0.2
 """Lo que esperamos a la salida cuando ``nvidia-smi`` ya terminó pero un proceso hijo suyo la
 mantiene abierta: después lo matamos y nos quedamos con lo leído."""
 
@@ -97,9 +102,9 @@ def _ejecutar(argumentos: list[str], timeout_s: float) -> str | None:
 
 
 def _leer_salida(argumentos: list[str], timeout_s: float) -> _Respuesta:
-    """Ejecuta un programa sin shell y lee como mucho ``LIMITE_SALIDA`` bytes de su salida.
+    """Ejecuta un programa sin shell y lee como mucho ``_LIMITE_SALIDA`` bytes de su salida.
 
-    Espera a que el programa termine (o a ``timeout_s``), da ``GRACIA_S`` a la lectura y
+    Espera a que el programa termine (o a ``timeout_s``), da ``_GRACIA_S`` a la lectura y
     mata a todo su grupo de procesos: un nieto que deje la salida abierta no nos cuelga.
     """
     try:
@@ -115,8 +120,8 @@ def _leer_salida(argumentos: list[str], timeout_s: float) -> _Respuesta:
     def leer() -> None:
         leidos = 0
         try:
-            while leidos < LIMITE_SALIDA:
-                trozo = proceso.stdout.read1(LIMITE_SALIDA - leidos)
+            while leidos < _LIMITE_SALIDA:
+                trozo = proceso.stdout.read1(_LIMITE_SALIDA - leidos)
                 if not trozo:
                     return
                 trozos.append(trozo)
@@ -137,7 +142,7 @@ def _leer_salida(argumentos: list[str], timeout_s: float) -> _Respuesta:
                 pass
         terminado = proceso.poll() is not None
         if terminado:  # terminó: lo que quede en la tubería llega enseguida
-            lector.join(GRACIA_S)
+            lector.join(_GRACIA_S)
     finally:
         _matar_grupo(proceso)
         lector.join(2)
@@ -176,7 +181,7 @@ def _fila(linea: str) -> GPUNvidiaSmi | None:
     return GPUNvidiaSmi(int(partes[0]), ", ".join(partes[1:-4]), *(_mib(m) for m in partes[-3:]))
 
 
-def analizar_consulta(texto: str) -> tuple[str, list[GPUNvidiaSmi]] | None:
+def _analizar_consulta(texto: str) -> tuple[str, list[GPUNvidiaSmi]] | None:
     """Lee la salida CSV de ``nvidia-smi --query-gpu=... --format=csv,noheader,nounits``.
 
     Devuelve (driver, GPU) o None si no hay ninguna fila válida. Una fila es válida si
@@ -194,7 +199,7 @@ def analizar_consulta(texto: str) -> tuple[str, list[GPUNvidiaSmi]] | None:
     return driver, gpus
 
 
-def analizar_cabecera(texto: str) -> tuple[int, int] | None:
+def _analizar_cabecera(texto: str) -> tuple[int, int] | None:
     """La «CUDA Version: 12.4» de la cabecera de ``nvidia-smi`` (None si no aparece)."""
     encontrado = re.search(r"CUDA Version\s*:\s*(\d+)\.(\d+)", texto or "")
     return (int(encontrado.group(1)), int(encontrado.group(2))) if encontrado else None
@@ -216,7 +221,7 @@ def consultar_nvidia_smi_con_problema(timeout_s: float = 5) -> tuple[InformeNvid
 
     La frase (vacía si todo fue normal) dice si ``nvidia-smi`` respondió algo que no se
     entiende (entonces el informe es None: no sacamos conclusiones de ello) o una respuesta
-    enorme que se cortó en ``LIMITE_SALIDA`` bytes.
+    enorme que se cortó en ``_LIMITE_SALIDA`` bytes.
     """
     try:
         return _consultar(float(timeout_s))
@@ -229,10 +234,10 @@ def _consultar(timeout_s: float) -> tuple[InformeNvidiaSmi | None, str]:
     if programa is None:
         return None, ""
     limite = time.monotonic() + timeout_s
-    respuesta = _leer_salida([programa, f"--query-gpu={CAMPOS}", "--format=csv,noheader,nounits"], timeout_s)
-    cortada = (f"nvidia-smi respondió más de {LIMITE_SALIDA // 2**20} MiB; leí solo el primero."
+    respuesta = _leer_salida([programa, f"--query-gpu={_CAMPOS}", "--format=csv,noheader,nounits"], timeout_s)
+    cortada = (f"nvidia-smi respondió más de {_LIMITE_SALIDA // 2**20} MiB; leí solo el primero."
                if respuesta.truncada else "")
-    analizado = analizar_consulta(respuesta.texto) if respuesta.texto else None
+    analizado = _analizar_consulta(respuesta.texto) if respuesta.texto else None
     if analizado is None:
         if not (respuesta.texto or "").strip():
             return None, cortada
@@ -241,14 +246,14 @@ def _consultar(timeout_s: float) -> tuple[InformeNvidiaSmi | None, str]:
     driver, gpus = analizado
     restante = limite - time.monotonic()
     cabecera = _ejecutar([programa], restante) if restante > 0 else None
-    cuda = analizar_cabecera(cabecera or "")
+    cuda = _analizar_cabecera(cabecera or "")
     de_cabecera = cuda is not None
     if cuda is None:
         cuda = cuda_maxima_del_driver(driver, platform.system())
     return InformeNvidiaSmi(driver=driver, cuda_del_driver=cuda, cuda_de_cabecera=de_cabecera, gpus=gpus), cortada
 
 
-def analizar_capacidades(texto: str) -> list[tuple[int, int]]:
+def _analizar_capacidades(texto: str) -> list[tuple[int, int]]:
     """Lee la salida de ``nvidia-smi --query-gpu=compute_cap --format=csv,noheader``: «7.5» por GPU.
 
     Devuelve [] si alguna línea no es una capacidad (mejor no saber que adivinar mal).
@@ -276,4 +281,4 @@ def consultar_capacidades(timeout_s: float = 3) -> list[tuple[int, int]]:
         salida = _ejecutar([programa, "--query-gpu=compute_cap", "--format=csv,noheader"], float(timeout_s))
     except Exception:
         return []
-    return analizar_capacidades(salida or "")
+    return _analizar_capacidades(salida or "")

@@ -18,9 +18,16 @@ import torch
 from ..base import ruedas_cuda
 from .nvidia_smi import consultar_capacidades, consultar_nvidia_smi
 
+__all__ = [
+    "DispositivoNoDisponible", "InfoGPU", "MENU_COLAB", "MemoriaDispositivo", "VARIABLE_ENTORNO",
+    "cantidad_gpus", "como_dispositivo", "cuda_disponible", "dispositivo_del_modelo",
+    "dispositivos_disponibles", "elegir_dispositivo", "gpus_cuda", "info_gpu", "memoria_dispositivo",
+    "memoria_ram", "mps_disponible", "nombre_dispositivo", "sincronizar", "xpu_disponible",
+]
+
 VARIABLE_ENTORNO = "CURSO_GPU_DISPOSITIVO"
 MENU_COLAB = "Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4"
-OPCIONES_VALIDAS = ("auto", "cpu", "cuda", "cuda:N", "mps", "xpu", "xpu:N")
+_OPCIONES_VALIDAS = ("auto", "cpu", "cuda", "cuda:N", "mps", "xpu", "xpu:N")
 _PATRON = re.compile(r"^(cpu|cuda|mps|xpu)(?::([0-9]+))?$")  # solo cifras ASCII: «cpu:٠» no
 
 
@@ -80,7 +87,7 @@ def dispositivos_disponibles() -> list[str]:
     return lista
 
 
-def como_conseguir_gpu(tipo: str = "cuda") -> str:
+def _como_conseguir_gpu(tipo: str = "cuda") -> str:
     """Cómo conseguir una GPU, en español, para el mensaje de ``DispositivoNoDisponible``."""
     if tipo == "mps":
         return (
@@ -126,7 +133,7 @@ def _normalizar(preferencia, origen: str) -> str:
     if not isinstance(preferencia, str) or not preferencia.strip():
         raise ValueError(
             f"{origen} no válido: {preferencia!r}. "
-            f"Usa uno de: {', '.join(OPCIONES_VALIDAS)} (N es el número de GPU, p. ej. 'cuda:0')."
+            f"Usa uno de: {', '.join(_OPCIONES_VALIDAS)} (N es el número de GPU, p. ej. 'cuda:0')."
         )
     texto = preferencia.strip().lower()
     if texto != "auto" and not _PATRON.match(texto):
@@ -135,7 +142,7 @@ def _normalizar(preferencia, origen: str) -> str:
             pista = " Escribe el nombre y el número con letras y cifras normales (0-9), p. ej. 'cuda:0'."
         raise ValueError(
             f"{origen} no válido: {preferencia!r}. "
-            f"Usa uno de: {', '.join(OPCIONES_VALIDAS)}.{pista}"
+            f"Usa uno de: {', '.join(_OPCIONES_VALIDAS)}.{pista}"
         )
     return texto
 
@@ -177,7 +184,7 @@ def elegir_dispositivo(preferencia: str | torch.device = "auto") -> torch.device
     if tipo != "cpu" and not hay():
         raise DispositivoNoDisponible(
             f"Pediste el dispositivo '{texto}'{origen}, pero no está disponible en esta máquina. "
-            f"Disponibles: {', '.join(dispositivos_disponibles())}.\n" + como_conseguir_gpu(tipo)
+            f"Disponibles: {', '.join(dispositivos_disponibles())}.\n" + _como_conseguir_gpu(tipo)
         )
     if numero and tipo in ("cuda", "xpu"):
         cantidad = max(cantidad_gpus(tipo), 1)  # disponible implica al menos una
@@ -195,7 +202,7 @@ def elegir_dispositivo(preferencia: str | torch.device = "auto") -> torch.device
     return torch.device(texto)
 
 
-TIPOS_CONOCIDOS = ("cpu", "cuda", "mps", "xpu")
+_TIPOS_CONOCIDOS = ("cpu", "cuda", "mps", "xpu")
 
 
 def como_dispositivo(dispositivo, *, nombre: str = "dispositivo", auto: bool = True,
@@ -231,7 +238,7 @@ def como_dispositivo(dispositivo, *, nombre: str = "dispositivo", auto: bool = T
             return torch.device("meta")
         raise ValueError(f"{nombre} no puede ser 'meta' aquí: en 'meta' los tensores no tienen datos (sirve para "
                          "estimar memoria, no para calcular ni entrenar). Usa 'cpu', 'cuda' o elegir_dispositivo().")
-    if isinstance(dispositivo, torch.device) and tipo not in TIPOS_CONOCIDOS:
+    if isinstance(dispositivo, torch.device) and tipo not in _TIPOS_CONOCIDOS:
         raise DispositivoNoDisponible(
             f"{nombre} '{texto}': el curso no sabe usar dispositivos de tipo '{tipo}'. "
             f"Disponibles: {', '.join(dispositivos_disponibles())}.")
@@ -346,13 +353,13 @@ class MemoriaDispositivo:
                 f"dato de {self.fuente}")
 
 
-RUTA_MEMINFO = "/proc/meminfo"
+_RUTA_MEMINFO = "/proc/meminfo"
 
 
 def memoria_ram() -> MemoriaDispositivo | None:
     """La RAM del equipo (total y disponible), leída de /proc/meminfo o de os.sysconf. Lección 04."""
     try:
-        with open(RUTA_MEMINFO, encoding="ascii", errors="replace") as archivo:
+        with open(_RUTA_MEMINFO, encoding="ascii", errors="replace") as archivo:
             valores = {}
             for linea in archivo:
                 clave, _, resto = linea.partition(":")
@@ -361,7 +368,7 @@ def memoria_ram() -> MemoriaDispositivo | None:
                     valores[clave.strip()] = int(partes[0]) * 1024  # vienen en kB (KiB)
         if valores.get("MemTotal"):
             return MemoriaDispositivo("cpu", valores["MemTotal"], valores.get("MemAvailable"),
-                                      RUTA_MEMINFO, "RAM del equipo")
+                                      _RUTA_MEMINFO, "RAM del equipo")
     except OSError:
         pass
     try:

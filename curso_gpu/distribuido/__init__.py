@@ -5,51 +5,15 @@
 - ``padre``: que cada trabajador pare si ``torchrun`` muere (``vigilar_padre``).
 """
 
-from ..base import cargar_perezoso
+from typing import TYPE_CHECKING
 
-# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
-CASAS = {
-    "ANCHOS_DE_BANDA_GB_S": "grupo",
-    "BACKENDS": "grupo",
-    "EFICIENCIA_PUBLICADA": "grupo",
-    "ESPERA_S": "grupo",
-    "ErrorDistribuido": "grupo",
-    "Proceso": "grupo",
-    "TiempoAllReduce": "grupo",
-    "bajo_torchrun": "grupo",
-    "elegir_backend": "grupo",
-    "es_principal": "grupo",
-    "huella_de_pesos": "grupo",
-    "iniciar": "grupo",
-    "proceso_actual": "grupo",
-    "promediar": "grupo",
-    "terminar": "grupo",
-    "tiempo_allreduce": "grupo",
-    "ANFITRION": "lanzador",
-    "Ejecucion": "lanzador",
-    "PUERTO_MAXIMO": "lanzador",
-    "PuertoOcupado": "lanzador",
-    "descendientes": "lanzador",
-    "ejecutar": "lanzador",
-    "orden_torchrun": "lanzador",
-    "puerto_en_uso": "lanzador",
-    "puerto_libre": "lanzador",
-    "sigue_vivo": "lanzador",
-    "CADA_S": "padre",
-    "CODIGO_HUERFANO": "padre",
-    "PR_SET_PDEATHSIG": "padre",
-    "GRACIA_PADRE_S": "padre",
-    "padre_muerto": "padre",
-    "terminar_lanzador": "padre",
-    "vigilar_padre": "padre",
-}
+from ..base._puerta import abrir
 
-__all__ = sorted(CASAS)
+# CASAS (cada nombre y su módulo) y __all__ salen de los __all__ de los módulos; cada nombre
+# se importa al usarlo por primera vez.
+abrir(globals())
 
-
-def __getattr__(nombre: str):
-    return cargar_perezoso(__name__, CASAS, nombre, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CASAS))
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .grupo import *  # noqa: F403
+    from .lanzador import *  # noqa: F403
+    from .padre import *  # noqa: F403

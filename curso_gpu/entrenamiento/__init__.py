@@ -7,49 +7,17 @@
 - ``bucle``: ``entrenar``, ``evaluar`` y ``predecir``.
 """
 
-from ..base import cargar_perezoso
+from typing import TYPE_CHECKING
 
-# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
-CASAS = {
-    "CADA_REGISTRO": "bucle",
-    "PerdidaNoFinita": "bucle",
-    "calcular_accuracy": "bucle",
-    "entrenar": "bucle",
-    "evaluar": "bucle",
-    "fijar_semilla": "bucle",
-    "predecir": "bucle",
-    "LADO": "datos",
-    "NOMBRES_CLASES": "datos",
-    "RECETAS": "datos",
-    "RUIDO": "datos",
-    "generar_dataset": "datos",
-    "generar_datos_tabulares": "datos",
-    "lineas_dibujadas": "datos",
-    "DispositivosDistintos": "entradas",
-    "PERDIDAS_DE_REGRESION": "entradas",
-    "SEMILLA_MAXIMA": "entradas",
-    "comprobar_con_modelo": "entradas",
-    "comprobar_mismo_dispositivo": "entradas",
-    "modo_evaluacion": "entradas",
-    "validar_datos": "entradas",
-    "validar_modelo": "entradas",
-    "validar_positivo": "entradas",
-    "validar_semilla": "entradas",
-    "CNNPequena": "modelos",
-    "GPT2Pequeno": "modelos",
-    "MLPTabular": "modelos",
-    "contar_parametros_entrenables": "modelos",
-    "Historial": "resultados",
-    "Prediccion": "resultados",
-    "Registro": "resultados",
-}
+from ..base._puerta import abrir
 
-__all__ = sorted(CASAS)
+# CASAS (cada nombre y su módulo) y __all__ salen de los __all__ de los módulos; cada nombre
+# se importa al usarlo por primera vez.
+abrir(globals())
 
-
-def __getattr__(nombre: str):
-    return cargar_perezoso(__name__, CASAS, nombre, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CASAS))
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .bucle import *  # noqa: F403
+    from .datos import *  # noqa: F403
+    from .entradas import *  # noqa: F403
+    from .modelos import *  # noqa: F403
+    from .resultados import *  # noqa: F403

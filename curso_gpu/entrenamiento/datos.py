@@ -11,10 +11,12 @@ import torch
 
 from ..base import leer_numero
 
+__all__ = ["LADO", "NOMBRES_CLASES", "generar_dataset", "generar_datos_tabulares", "lineas_dibujadas"]
+
 NOMBRES_CLASES = ("vertical", "horizontal", "oblicua")
-RECETAS = ("variada", "semilla")
+_RECETAS = ("variada", "semilla")
 LADO = 8
-RUIDO = 0.10  # imagen + 0.10·U(0, 1), recortada a [0, 1]
+_RUIDO = 0.10  # imagen + 0.10·U(0, 1), recortada a [0, 1]
 
 
 def _validar_n(n, nombre: str) -> int:
@@ -35,7 +37,7 @@ def _entero(bajo: int, alto: int, g) -> int:
 
 
 def _con_ruido(matriz: torch.Tensor, g) -> torch.Tensor:
-    return (matriz + RUIDO * torch.rand(LADO, LADO, generator=g)).clamp(0.0, 1.0)
+    return (matriz + _RUIDO * torch.rand(LADO, LADO, generator=g)).clamp(0.0, 1.0)
 
 
 # ---------------------------------------------------------------------------
@@ -113,8 +115,8 @@ def generar_dataset(n_por_clase: int, semilla: int | None = None, receta: str = 
     es siempre el mismo y no toca el generador global de torch.
     """
     _validar_n(n_por_clase, "n_por_clase")
-    if receta not in RECETAS:
-        raise ValueError(f"Receta desconocida {receta!r}; usa una de: {', '.join(RECETAS)}.")
+    if receta not in _RECETAS:
+        raise ValueError(f"Receta desconocida {receta!r}; usa una de: {', '.join(_RECETAS)}.")
     g = _generador(semilla)
     dibujar = _semilla if receta == "semilla" else _variada
     imagenes, etiquetas = [], []

@@ -18,7 +18,12 @@ from ..dispositivo import como_dispositivo
 from ..dispositivo import dispositivo_del_modelo
 from ..base import leer_numero, mostrar_valor
 
-PERDIDAS_DE_REGRESION = (nn.MSELoss, nn.L1Loss, nn.SmoothL1Loss, nn.HuberLoss)
+__all__ = [
+    "DispositivosDistintos", "SEMILLA_MAXIMA", "comprobar_con_modelo", "comprobar_mismo_dispositivo",
+    "modo_evaluacion", "validar_datos", "validar_modelo", "validar_positivo", "validar_semilla",
+]
+
+_PERDIDAS_DE_REGRESION = (nn.MSELoss, nn.L1Loss, nn.SmoothL1Loss, nn.HuberLoss)
 
 
 class DispositivosDistintos(ValueError):
@@ -149,7 +154,7 @@ def comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch.
             raise ValueError(f"{nombre}: el modelo da {por_ejemplo} valor(es) por ejemplo y y tiene forma "
                              f"{list(y.shape)}: hace falta una etiqueta 0/1 por cada uno.")
         y, rango = y.to(salida.dtype).reshape(X.shape[0], *salida.shape[1:]), (0, 1)
-    elif isinstance(criterio, PERDIDAS_DE_REGRESION):
+    elif isinstance(criterio, _PERDIDAS_DE_REGRESION):
         if not y.is_floating_point() or list(y.shape[1:]) != list(salida.shape[1:]):
             raise ValueError(
                 f"{nombre}: el criterio {type(criterio).__name__} compara la salida del modelo (forma "

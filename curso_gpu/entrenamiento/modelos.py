@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+__all__ = ["CNNPequena", "GPT2Pequeno", "MLPTabular", "contar_parametros_entrenables"]
+
 
 class CNNPequena(nn.Module):
     """Una CNN pequeña para imágenes de 8×8 con 3 clases. Lección 05.

@@ -9,29 +9,16 @@
 no lo carga.
 """
 
-from ..base import cargar_perezoso
+from typing import TYPE_CHECKING
 
-# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
-CASAS = {
-    "avisos_de_transformers": "avisos",
-    "bytes_cache_kv": "cache_kv",
-    "bytes_de_cache": "cache_kv",
-    "cache_de": "cache_kv",
-    "forma_de_atencion": "cache_kv",
-    "MedicionGeneracion": "medir",
-    "medir_generacion": "medir",
-    "preparar_lote": "medir",
-    "ancho_de_banda_de": "techo",
-    "medir_ancho_de_banda": "techo",
-    "techo_tokens_por_segundo": "techo",
-}
+from ..base._puerta import abrir
 
-__all__ = sorted(CASAS)
+# CASAS (cada nombre y su módulo) y __all__ salen de los __all__ de los módulos; cada nombre
+# se importa al usarlo por primera vez.
+abrir(globals())
 
-
-def __getattr__(nombre: str):
-    return cargar_perezoso(__name__, CASAS, nombre, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CASAS))
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .avisos import *  # noqa: F403
+    from .cache_kv import *  # noqa: F403
+    from .medir import *  # noqa: F403
+    from .techo import *  # noqa: F403

@@ -5,39 +5,15 @@
 - ``curvas``: entrenar: curvas, reanudación, memoria, cargadores (lecciones 05 a 07).
 """
 
-from ..base import cargar_perezoso
+from typing import TYPE_CHECKING
 
-# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
-CASAS = {
-    "curvas_entrenamiento": "curvas",
-    "dibujos_fallados": "curvas",
-    "grafico_cargadores": "curvas",
-    "grafico_memoria_entrenamiento": "curvas",
-    "grafico_reanudacion": "curvas",
-    "grafico_tiempos_epoca": "curvas",
-    "muestras_por_clase": "curvas",
-    "COLORES": "estilo",
-    "TAMANO": "estilo",
-    "dar_estilo": "estilo",
-    "figura_a_png": "estilo",
-    "leyenda_fuera": "estilo",
-    "nueva_figura": "estilo",
-    "pyplot": "estilo",
-    "curva_referencia": "velocidad_memoria",
-    "grafico_barrido": "velocidad_memoria",
-    "grafico_entrenamiento_gpus": "velocidad_memoria",
-    "grafico_modelos_vram": "velocidad_memoria",
-    "grafico_muestras": "velocidad_memoria",
-    "grafico_picos": "velocidad_memoria",
-    "grafico_vram": "velocidad_memoria",
-}
+from ..base._puerta import abrir
 
-__all__ = sorted(CASAS)
+# CASAS (cada nombre y su módulo) y __all__ salen de los __all__ de los módulos; cada nombre
+# se importa al usarlo por primera vez.
+abrir(globals())
 
-
-def __getattr__(nombre: str):
-    return cargar_perezoso(__name__, CASAS, nombre, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CASAS))
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .curvas import *  # noqa: F403
+    from .estilo import *  # noqa: F403
+    from .velocidad_memoria import *  # noqa: F403

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from .estilo import COLORES, dar_estilo, leyenda_fuera, nueva_figura, pyplot
 
+__all__ = [
+    "curvas_entrenamiento", "dibujos_fallados", "grafico_cargadores", "grafico_memoria_entrenamiento",
+    "grafico_reanudacion", "grafico_tiempos_epoca", "muestras_por_clase",
+]
+
 
 # --- Lección 05: entrenamiento ---------------------------------------------------------------
 

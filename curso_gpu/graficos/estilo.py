@@ -6,6 +6,8 @@ matplotlib se importa solo al dibujar (``pyplot()``). Las figuras de cada lecciÃ
 
 from __future__ import annotations
 
+__all__ = ["COLORES", "dar_estilo", "figura_a_png", "leyenda_fuera", "nueva_figura", "pyplot"]
+
 
 def pyplot():
     """``matplotlib.pyplot``, importado solo cuando hace falta (``import curso_gpu`` sigue siendo ligero)."""
@@ -37,7 +39,7 @@ def _hay_pantalla_o_notebook() -> bool:
 
 # --- El estilo del curso: todas las figuras se parecen -------------------------------------
 
-TAMANO = (7.5, 4.0)
+_TAMANO = (7.5, 4.0)
 """Ancho y alto (pulgadas) de una figura de un panel; las de dos paneles, el doble de ancho."""
 
 COLORES = {
@@ -55,8 +57,8 @@ def nueva_figura(columnas: int = 1, filas: int = 1, ancho: float | None = None, 
     de los ejes (``leyenda_fuera``) sin recortarlas.
     """
     plt = pyplot()
-    ancho = ancho or TAMANO[0] * (1 if columnas == 1 else 0.7 * columnas)
-    alto = alto or TAMANO[1] * (1 if filas == 1 else 0.75 * filas)
+    ancho = ancho or _TAMANO[0] * (1 if columnas == 1 else 0.7 * columnas)
+    alto = alto or _TAMANO[1] * (1 if filas == 1 else 0.75 * filas)
     return plt.subplots(filas, columnas, figsize=(ancho, alto), layout="constrained")
 
 

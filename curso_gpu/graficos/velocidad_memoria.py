@@ -13,6 +13,11 @@ from __future__ import annotations
 
 from .estilo import COLORES, dar_estilo, leyenda_fuera, nueva_figura
 
+__all__ = [
+    "grafico_barrido", "grafico_entrenamiento_gpus", "grafico_modelos_vram", "grafico_muestras",
+    "grafico_picos", "grafico_vram",
+]
+
 
 def _etiquetas_de_tamano(ejes, tamanos) -> None:
     """Marcas del eje x en los tamaños medidos, escritos tal cual (32, 64... y no 2⁵, 2⁶...)."""
@@ -41,7 +46,7 @@ def _sostenido(nombre_gpu: str, modo: str) -> tuple[float | None, tuple[float, f
     return (pico * sum(rango) / 200 if rango else pico), rango
 
 
-def curva_referencia(tamanos, nombre_gpu: str = "Tesla T4", modo: str = "fp32") -> list[tuple[int, float]]:
+def _curva_referencia(tamanos, nombre_gpu: str = "Tesla T4", modo: str = "fp32") -> list[tuple[int, float]]:
     """GFLOP/s que daría esa GPU para cada n: ``2·n³ / (10 µs + 2·n³ / R)``. Lección 03.
 
     R sale de la tabla del curso (``picos``): lo que esa GPU sostiene de verdad según cifras
@@ -62,7 +67,7 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
 
     Recibe el ``ResultadoBarrido`` de ``medicion.barrido``. Se ve dónde empieza a ganar la
     GPU: con matrices pequeñas apenas gana; con grandes, mucho. Si solo se midió la CPU, dibuja
-    además (a trazos) la cota de ``referencia`` según su pico publicado (``curva_referencia``),
+    además (a trazos) la cota de ``referencia`` según su pico publicado (``_curva_referencia``),
     para ver dónde se cruzarían. ``referencia=None`` la quita.
     """
     from ..base import picos_de
@@ -85,7 +90,7 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
             ejes.axhline(pico * 1000, linestyle=":", linewidth=1, color=color,
                          label=f"pico teórico {puntos[0].modo}: {pico:g} TFLOP/s")
     if referencia and not hay_acelerador:
-        puntos = curva_referencia(resultado.tamanos, referencia, "fp32")
+        puntos = _curva_referencia(resultado.tamanos, referencia, "fp32")
         fila = picos_de(referencia)
         if puntos and fila is not None:
             sostenido, rango = _sostenido(referencia, "fp32")

@@ -18,13 +18,15 @@ from dataclasses import dataclass
 from ..base import catalogo
 from ..memoria import BYTES_POR_PARAMETRO, MARGEN_INFERENCIA, TablaVRAM, precision_de_modelo, tabla_vram
 
-OPCION_ESCRIBIR = "(escribe los parámetros)"
+__all__ = ["CalculadoraVRAM", "EstadoCalculadora", "calculadora_vram"]
+
+_OPCION_ESCRIBIR = "(escribe los parámetros)"
 """Opción del desplegable de modelos cuando el texto no es un modelo del catálogo."""
 
-OPCION_A_MANO = "(memoria a mano)"
+_OPCION_A_MANO = "(memoria a mano)"
 """Opción del desplegable de GPU cuando la VRAM no coincide con ninguna del catálogo."""
 
-CLASES_CSS = {
+_CLASES_CSS = {
     "parametros": "curso-vram-parametros",
     "modelo": "curso-vram-modelo",
     "gpu": "curso-vram-gpu",
@@ -69,9 +71,9 @@ class CalculadoraVRAM:
     def __init__(self, parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vram_gb: float | None = None,
                  precision: str = "fp16", margen: float = MARGEN_INFERENCIA):
         self.parametros = parametros
-        self.gpu = OPCION_A_MANO
+        self.gpu = _OPCION_A_MANO
         self.vram_gb = 16.0
-        if gpu is not None and gpu != OPCION_A_MANO:
+        if gpu is not None and gpu != _OPCION_A_MANO:
             self.elegir_gpu(catalogo.buscar_gpu(gpu).nombre)
         if vram_gb is not None:
             self.fijar_vram(vram_gb)
@@ -83,29 +85,29 @@ class CalculadoraVRAM:
     # -- cambios que hacen los controles ------------------------------------------------
 
     def modelo_elegido(self) -> str:
-        """El nombre del catálogo si ``parametros`` es uno de sus modelos; si no, OPCION_ESCRIBIR."""
+        """El nombre del catálogo si ``parametros`` es uno de sus modelos; si no, _OPCION_ESCRIBIR."""
         modelo = catalogo.buscar_modelo(self.parametros) if isinstance(self.parametros, str) else None
-        return modelo.nombre if modelo else OPCION_ESCRIBIR
+        return modelo.nombre if modelo else _OPCION_ESCRIBIR
 
     def elegir_modelo(self, nombre: str) -> None:
-        """Pone en ``parametros`` un modelo del catálogo (OPCION_ESCRIBIR no cambia nada)."""
-        if nombre != OPCION_ESCRIBIR:
+        """Pone en ``parametros`` un modelo del catálogo (_OPCION_ESCRIBIR no cambia nada)."""
+        if nombre != _OPCION_ESCRIBIR:
             self.parametros = nombre
 
     def elegir_gpu(self, nombre: str) -> None:
         """Elige una GPU del catálogo: su memoria pasa a ``vram_gb``."""
-        if nombre == OPCION_A_MANO:
-            self.gpu = OPCION_A_MANO
+        if nombre == _OPCION_A_MANO:
+            self.gpu = _OPCION_A_MANO
             return
         gpu = catalogo.buscar_gpu(nombre)
         self.gpu = gpu.nombre
         self.vram_gb = float(gpu.memoria_gb)
 
     def fijar_vram(self, vram_gb: float) -> None:
-        """Escribe la VRAM a mano; si ya no coincide con la GPU elegida, pasa a OPCION_A_MANO."""
+        """Escribe la VRAM a mano; si ya no coincide con la GPU elegida, pasa a _OPCION_A_MANO."""
         self.vram_gb = vram_gb
         if self.gpu in catalogo.GPUS and catalogo.GPUS[self.gpu].memoria_gb != vram_gb:
-            self.gpu = OPCION_A_MANO
+            self.gpu = _OPCION_A_MANO
 
     # -- el cálculo ---------------------------------------------------------------------
 
@@ -155,9 +157,9 @@ def calculadora_vram(parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vra
     controles = {
         "parametros": widgets.Text(value=str(logica.parametros), description="Parámetros",
                                    placeholder="p. ej. 8B, 124M o Llama 3 8B", style=estilo, layout=ancho),
-        "modelo": widgets.Dropdown(options=[OPCION_ESCRIBIR, *catalogo.MODELOS], value=logica.modelo_elegido(),
+        "modelo": widgets.Dropdown(options=[_OPCION_ESCRIBIR, *catalogo.MODELOS], value=logica.modelo_elegido(),
                                    description="Modelo", style=estilo, layout=ancho),
-        "gpu": widgets.Dropdown(options=[OPCION_A_MANO, *catalogo.GPUS], value=logica.gpu,
+        "gpu": widgets.Dropdown(options=[_OPCION_A_MANO, *catalogo.GPUS], value=logica.gpu,
                                 description="GPU", style=estilo, layout=ancho),
         "vram": widgets.FloatText(value=float(logica.vram_gb), description="VRAM (GB)", step=1.0,
                                   style=estilo, layout=ancho),
@@ -170,7 +172,7 @@ def calculadora_vram(parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vra
         "grafico": widgets.Image(value=b"", format="png", layout=widgets.Layout(width="560px")),
     }
     for clave, control in controles.items():
-        control.add_class(CLASES_CSS[clave])
+        control.add_class(_CLASES_CSS[clave])
     ocupado = {"si": False}  # mientras se sincronizan dos controles, los observadores esperan
 
     def refrescar() -> None:
@@ -198,7 +200,7 @@ def calculadora_vram(parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vra
                 logica.parametros = nuevo
                 poner_valor("modelo", logica.modelo_elegido())
             elif clave == "modelo":
-                if nuevo == OPCION_ESCRIBIR:
+                if nuevo == _OPCION_ESCRIBIR:
                     return
                 logica.elegir_modelo(nuevo)
                 poner_valor("parametros", nuevo)

@@ -12,7 +12,9 @@ import sys
 from ..base import Tabla
 from ..base import AnalizadorArgumentos, ejecutar_orden, sabe_escribir
 
-DESCRIPCION = (
+__all__ = ["crear_analizador", "resumen_memoria"]
+
+_DESCRIPCION = (
     "Comprueba tu GPU para el curso: qué dispositivo tienes (NVIDIA, AMD, Apple o solo CPU), "
     "qué dicen PyTorch y nvidia-smi, cuánto más rápida es que la CPU y qué modelo te cabe."
 )
@@ -21,7 +23,7 @@ DESCRIPCION = (
 def crear_analizador() -> argparse.ArgumentParser:
     """Las opciones de la línea de órdenes, con la ayuda en español."""
     analizador = AnalizadorArgumentos(
-        prog="python -m curso_gpu", description=DESCRIPCION,
+        prog="python -m curso_gpu", description=_DESCRIPCION,
         epilog="Ejemplos:\n  python -m curso_gpu\n  python -m curso_gpu --rapido --json\n"
                "  python -m curso_gpu --dispositivo cpu",
     )
@@ -36,7 +38,7 @@ def crear_analizador() -> argparse.ArgumentParser:
 
 # --- Secciones del informe: cada una devuelve (datos para JSON, texto para la terminal) ------
 
-def seccion_entorno(args) -> tuple[dict, str]:
+def _seccion_entorno(args) -> tuple[dict, str]:
     """Lección 01: el informe del entorno y su diagnóstico."""
     from ..dispositivo import describir_entorno
 
@@ -47,17 +49,17 @@ def seccion_entorno(args) -> tuple[dict, str]:
     return informe.a_dict(), str(informe)
 
 
-def seccion_velocidad(args) -> tuple[dict, str]:
+def _seccion_velocidad(args) -> tuple[dict, str]:
     """Lección 03: cuánto más rápido que la CPU es el dispositivo (mediana tras calentar)."""
-    return resumen_velocidad(args.dispositivo, rapido=args.rapido)
+    return _resumen_velocidad(args.dispositivo, rapido=args.rapido)
 
 
-def seccion_memoria(args) -> tuple[dict, str]:
+def _seccion_memoria(args) -> tuple[dict, str]:
     """Lección 04: el modelo más grande que cabe en la memoria del dispositivo, por precisión."""
     return resumen_memoria(args.dispositivo)
 
 
-def resumen_velocidad(dispositivo, rapido: bool) -> tuple[dict, str]:
+def _resumen_velocidad(dispositivo, rapido: bool) -> tuple[dict, str]:
     """La línea de aceleración medida para ``python -m curso_gpu``: (datos JSON, texto). Lección 03.
 
     Mediana de 5 medidas tras calentar, con matrices 2048×2048 (1024×1024 con ``rapido``). Sin
@@ -151,7 +153,7 @@ def resumen_memoria(dispositivo) -> tuple[dict, str]:
     return datos, "\n".join(lineas)
 
 
-SECCIONES = [("entorno", seccion_entorno), ("velocidad", seccion_velocidad), ("memoria", seccion_memoria)]
+_SECCIONES = [("entorno", _seccion_entorno), ("velocidad", _seccion_velocidad), ("memoria", _seccion_memoria)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,7 +175,7 @@ def _informe(argv: list[str] | None) -> int:
         print(f"Error: {error}", file=sys.stderr)
         return 2
     datos: dict = {"dispositivo": str(args.dispositivo)}
-    for nombre, seccion in SECCIONES:
+    for nombre, seccion in _SECCIONES:
         valor, texto = seccion(args)
         datos[nombre] = valor
         if not args.json:

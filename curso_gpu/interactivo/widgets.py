@@ -19,11 +19,16 @@ from ..base import VISTA_WIDGET, leer_numero
 from ..entrenamiento import LADO
 from ..dispositivo import dispositivos_disponibles, elegir_dispositivo
 
-AVISO_VACIA = "Debes dibujar algo antes de predecir."
-AVISO_INACTIVA = "La cuadrícula se activará al terminar el entrenamiento."
-LISTA = "Modelo listo: dibuja una línea (haz clic en las celdas) y pulsa «Predecir»."
-COLOR_PINTADA = "black"
-COLOR_VACIA = "white"
+__all__ = [
+    "LogicaPizarra", "Pizarra", "SelectorDispositivo", "con_respaldo_html", "pizarra",
+    "selector_dispositivo",
+]
+
+_AVISO_VACIA = "Debes dibujar algo antes de predecir."
+_AVISO_INACTIVA = "La cuadrícula se activará al terminar el entrenamiento."
+_LISTA = "Modelo listo: dibuja una línea (haz clic en las celdas) y pulsa «Predecir»."
+_COLOR_PINTADA = "black"
+_COLOR_VACIA = "white"
 
 
 def _widgets():
@@ -42,7 +47,7 @@ def _mostrar(widget) -> None:
 # Una foto HTML para las copias exportadas (nbconvert, una web del curso)
 # ---------------------------------------------------------------------------
 
-CLASE_COPIA_FIJA = "curso-copia-fija"
+_CLASE_COPIA_FIJA = "curso-copia-fija"
 
 # La segunda salida (la copia fija suelta) nace oculta: en Jupyter, Colab o VS Code nunca se ve.
 # Solo se muestra justo detrás de una vista de widget que ninguna biblioteca dibujó: el
@@ -53,9 +58,9 @@ _VISTA_SIN_DIBUJAR = (
     "{salida}:has(> {area} > script[type='application/vnd.jupyter.widget-view+json'])"
     ":not(:has(.widget-subarea)) + {salida}")
 _CSS_COPIA_FIJA = "".join(
-    f"{_VISTA_SIN_DIBUJAR.format(salida=salida, area=area)} .{CLASE_COPIA_FIJA}{{display:block !important}}"
-    f"{salida}:has(.{CLASE_COPIA_FIJA}){{display:none}}"
-    f"{_VISTA_SIN_DIBUJAR.format(salida=salida, area=area)}:has(.{CLASE_COPIA_FIJA}){{display:flex}}"
+    f"{_VISTA_SIN_DIBUJAR.format(salida=salida, area=area)} .{_CLASE_COPIA_FIJA}{{display:block !important}}"
+    f"{salida}:has(.{_CLASE_COPIA_FIJA}){{display:none}}"
+    f"{_VISTA_SIN_DIBUJAR.format(salida=salida, area=area)}:has(.{_CLASE_COPIA_FIJA}){{display:flex}}"
     for salida, area in ((".jp-OutputArea-child", ".jupyter-widgets"), (".output_area", ".output_widget_view")))
 
 
@@ -91,7 +96,7 @@ def con_respaldo_html(widget, html_actual, texto: str = ""):
     def copia_fija(foto: str | None = None) -> dict:
         foto = html_actual() if foto is None else foto
         return {"text/plain": "",
-                "text/html": (f"<div class='{CLASE_COPIA_FIJA}' hidden style='display:none'>{foto}</div>"
+                "text/html": (f"<div class='{_CLASE_COPIA_FIJA}' hidden style='display:none'>{foto}</div>"
                               f"<style>{_CSS_COPIA_FIJA}</style>")}
 
     def mostrar() -> None:
@@ -253,9 +258,9 @@ class LogicaPizarra:
         from ..entrenamiento import predecir
 
         if not self.activa:
-            return AVISO_INACTIVA
+            return _AVISO_INACTIVA
         if self.vacia:
-            return AVISO_VACIA
+            return _AVISO_VACIA
         return predecir(self.modelo, self.como_tensor(), self.dispositivo)
 
 
@@ -279,7 +284,7 @@ class Pizarra:
             for col in range(LADO):
                 celda = w.Button(description="", layout=w.Layout(width=lado, height=lado, padding="0px", border="1px solid #999"),
                                  tooltip=f"fila {fila}, columna {col}")
-                celda.style.button_color = COLOR_VACIA
+                celda.style.button_color = _COLOR_VACIA
                 celda.add_class("curso-celda")
                 celda.on_click(self._como_clic(lambda f=fila, c=col: self.alternar(f, c)))
                 self.celdas.append(celda)
@@ -291,7 +296,7 @@ class Pizarra:
         self.boton_limpiar = w.Button(description="Limpiar")
         self.boton_limpiar.add_class("curso-limpiar")
         self.boton_limpiar.on_click(self._como_clic(self.limpiar))
-        self.estado = w.HTML(value=html.escape(AVISO_INACTIVA))
+        self.estado = w.HTML(value=html.escape(_AVISO_INACTIVA))
         self.aviso = w.HTML(value="")
         self.aviso.add_class("curso-aviso")
         self.resultado = w.HTML(value="")
@@ -308,7 +313,7 @@ class Pizarra:
         """La pizarra como HTML fijo (para una copia exportada): la cuadrícula, el estado y el resultado."""
         celdas = "".join(
             f"<div style='width:14px;height:14px;border:1px solid #999;"
-            f"background:{COLOR_PINTADA if self.logica.celdas[f][c] else COLOR_VACIA}'></div>"
+            f"background:{_COLOR_PINTADA if self.logica.celdas[f][c] else _COLOR_VACIA}'></div>"
             for f in range(LADO) for c in range(LADO))
         return (f"<div class='curso-pizarra-estatica'><div>{self.estado.value}</div>"
                 f"<div style='display:grid;grid-template-columns:repeat({LADO},16px);gap:1px;margin:4px 0'>{celdas}</div>"
@@ -337,7 +342,7 @@ class Pizarra:
 
     def _pintar_celda(self, fila: int, col: int) -> None:
         pintada = self.logica.celdas[fila][col] == 1
-        self.celdas[fila * LADO + col].style.button_color = COLOR_PINTADA if pintada else COLOR_VACIA
+        self.celdas[fila * LADO + col].style.button_color = _COLOR_PINTADA if pintada else _COLOR_VACIA
 
     @property
     def activa(self) -> bool:
@@ -347,7 +352,7 @@ class Pizarra:
         """Activa la cuadrícula y los botones (llámalo cuando termine el entrenamiento)."""
         self.logica.habilitar(modelo, dispositivo)
         self._activar(True)
-        self.estado.value = html.escape(LISTA)
+        self.estado.value = html.escape(_LISTA)
         self.widget.actualizar_respaldo()
 
     def alternar(self, fila: int, col: int) -> None:
@@ -365,7 +370,7 @@ class Pizarra:
     def limpiar(self) -> None:
         self.logica.limpiar()
         for celda in self.celdas:
-            celda.style.button_color = COLOR_VACIA
+            celda.style.button_color = _COLOR_VACIA
         self.aviso.value = ""
         self.resultado.value = "Cuadrícula limpia."
         self._tras_cambiar()

@@ -7,52 +7,17 @@
 - ``comparar``: ``comparar_tiempos``, dos funciones medidas alternadas con su intervalo y su veredicto.
 """
 
-from ..base import cargar_perezoso
+from typing import TYPE_CHECKING
 
-# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
-CASAS = {
-    "ResultadoBucle": "bucle_python",
-    "bucle_python_vs_numpy": "bucle_python",
-    "BLOQUE_ACELERADOR_S": "comparar",
-    "BLOQUE_CPU_S": "comparar",
-    "Comparacion": "comparar",
-    "MARGEN": "comparar",
-    "NIVEL": "comparar",
-    "PARES_MAXIMOS": "comparar",
-    "PARES_MINIMOS": "comparar",
-    "REMUESTREOS": "comparar",
-    "comparar_muestras": "comparar",
-    "comparar_tiempos": "comparar",
-    "formatear_veces": "comparar",
-    "ComparacionCpuGpu": "cpu_gpu",
-    "ComparacionSincronizacion": "cpu_gpu",
-    "ResultadoBarrido": "cpu_gpu",
-    "ResultadoMatmul": "cpu_gpu",
-    "barrido": "cpu_gpu",
-    "comparar_cpu_gpu": "cpu_gpu",
-    "medir_matmul": "cpu_gpu",
-    "medir_sin_sincronizar": "cpu_gpu",
-    "DISPERSION_MAXIMA": "cronometro",
-    "Medicion": "cronometro",
-    "cronometrar": "cronometro",
-    "cronometrar_con_presupuesto": "cronometro",
-    "hilos_cpu": "cronometro",
-    "entero_positivo": "cronometro",
-    "MemoriaInsuficiente": "memoria_libre",
-    "PRECISIONES_MATMUL": "memoria_libre",
-    "comprobar_que_cabe": "memoria_libre",
-    "es_falta_de_memoria": "memoria_libre",
-    "liberar_memoria": "memoria_libre",
-    "memoria_necesaria": "memoria_libre",
-    "tipo_de_dato": "memoria_libre",
-}
+from ..base._puerta import abrir
 
-__all__ = sorted(CASAS)
+# CASAS (cada nombre y su módulo) y __all__ salen de los __all__ de los módulos; cada nombre
+# se importa al usarlo por primera vez.
+abrir(globals())
 
-
-def __getattr__(nombre: str):
-    return cargar_perezoso(__name__, CASAS, nombre, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CASAS))
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .bucle_python import *  # noqa: F403
+    from .comparar import *  # noqa: F403
+    from .cpu_gpu import *  # noqa: F403
+    from .cronometro import *  # noqa: F403
+    from .memoria_libre import *  # noqa: F403

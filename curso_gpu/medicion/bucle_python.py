@@ -11,6 +11,8 @@ from ..base import ComoTabla, Tabla, formatear_tiempo
 from .comparar import Comparacion, comparar_tiempos, formatear_veces
 from ..base import leer_numero
 
+__all__ = ["ResultadoBucle", "bucle_python_vs_numpy"]
+
 
 @dataclass
 class ResultadoBucle(ComoTabla):

@@ -20,22 +20,22 @@ from ..dispositivo import como_dispositivo, sincronizar
 
 __all__ = ["Comparacion", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
 
-NIVEL = 0.95
+_NIVEL = 0.95
 """El intervalo cubre el 95 % central de las razones remuestreadas."""
 
-MARGEN = 1.05
+_MARGEN = 1.05
 """Una diferencia cuenta si incluso el extremo pesimista del intervalo es de al menos un 5 %."""
 
-PARES_MINIMOS = 5
+_PARES_MINIMOS = 5
 """Con menos pares alternados no se declara ganador: el intervalo no sería de fiar."""
 
-REMUESTREOS = 2000
-BLOQUE_CPU_S = 1e-4
+_REMUESTREOS = 2000
+_BLOQUE_CPU_S = 1e-4
 """Una muestra en la CPU dura al menos esto (0.1 ms): el reloj no pesa, y es mucho más corta que el
 turno de unos 3 ms que el sistema da a cada programa, así que pocas muestras caen en una interrupción."""
-BLOQUE_ACELERADOR_S = 1e-3
+_BLOQUE_ACELERADOR_S = 1e-3
 """En una GPU, 1 ms: sincronizar cuesta decenas de microsegundos y no debe pesar."""
-PARES_MAXIMOS = 500
+_PARES_MAXIMOS = 500
 
 
 def formatear_veces(x: float) -> str:
@@ -100,7 +100,7 @@ class Comparacion(ComoTabla):
 
         Un intervalo ancho que llega a 1 (o a menos de un 5 % de diferencia) no es concluyente.
         """
-        return self.pares >= PARES_MINIMOS and self.intervalo[0] >= MARGEN
+        return self.pares >= _PARES_MINIMOS and self.intervalo[0] >= _MARGEN
 
     @property
     def ganador(self) -> str | None:
@@ -125,7 +125,7 @@ class Comparacion(ComoTabla):
                     f"{pares}).")
         a, b = self.nombres
         rb, ra = self.intervalo_razon
-        pocos = f" Solo hubo {self.pares} pares: pide más repeticiones." if self.pares < PARES_MINIMOS else ""
+        pocos = f" Solo hubo {self.pares} pares: pide más repeticiones." if self.pares < _PARES_MINIMOS else ""
         return (f"Sin diferencia clara en esta máquina: {a} tardó entre {formatear_veces(rb)} y "
                 f"{formatear_veces(ra)} veces lo que {b} (intervalo del 95 %, {pares})."
                 f"{pocos} Repite con la máquina en reposo o con más repeticiones.")
@@ -169,9 +169,9 @@ def _bootstrap(razones: list[float], semilla: int) -> tuple[float, float]:
 
     logs = np.log(np.asarray(razones, dtype=float))
     generador = np.random.default_rng(semilla)
-    indices = generador.integers(0, len(logs), size=(REMUESTREOS, len(logs)))
+    indices = generador.integers(0, len(logs), size=(_REMUESTREOS, len(logs)))
     medianas = np.median(logs[indices], axis=1)
-    cola = (1 - NIVEL) / 2
+    cola = (1 - _NIVEL) / 2
     bajo, alto = np.quantile(medianas, [cola, 1 - cola])
     return float(math.exp(bajo)), float(math.exp(alto))
 
@@ -217,7 +217,7 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
                                     ejemplo="presupuesto_s=2 (segundos, o None)")
     d = como_dispositivo(dispositivo)
     reloj = reloj or time.perf_counter
-    objetivo = BLOQUE_CPU_S if d.type == "cpu" else BLOQUE_ACELERADOR_S
+    objetivo = _BLOQUE_CPU_S if d.type == "cpu" else _BLOQUE_ACELERADOR_S
     if presupuesto_s is not None:
         objetivo = min(objetivo, presupuesto_s / 20)
     k_a, primera_a = _calibrar(a, d, reloj, objetivo)
@@ -235,7 +235,7 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
     muestras_b: list[float] = []
     gastado = 0.0  # la suma de las muestras: el reloj solo se lee con el dispositivo sincronizado
     while len(muestras_a) < repeticiones or (
-            presupuesto_s is not None and gastado < presupuesto_s and len(muestras_a) < PARES_MAXIMOS):
+            presupuesto_s is not None and gastado < presupuesto_s and len(muestras_a) < _PARES_MAXIMOS):
         if len(muestras_a) % 2 == 0:
             ta = muestra(a, k_a)
             tb = muestra(b, k_b)

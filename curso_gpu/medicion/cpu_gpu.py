@@ -36,6 +36,11 @@ from ..base import pico_teorico
 from ..base import normalizar_precision
 from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, tabla_html, tabla_texto
 
+__all__ = [
+    "ComparacionCpuGpu", "ComparacionSincronizacion", "ResultadoBarrido", "ResultadoMatmul", "barrido",
+    "comparar_cpu_gpu", "medir_matmul", "medir_sin_sincronizar",
+]
+
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices
 # ---------------------------------------------------------------------------

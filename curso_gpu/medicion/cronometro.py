@@ -26,6 +26,11 @@ import torch
 from ..dispositivo import como_dispositivo, sincronizar
 from ..base import formatear_tiempo, leer_numero, tabla_html, tabla_texto
 
+__all__ = [
+    "DISPERSION_MAXIMA", "Medicion", "cronometrar", "cronometrar_con_presupuesto", "entero_positivo",
+    "hilos_cpu",
+]
+
 # ---------------------------------------------------------------------------
 # Validar la entrada
 # ---------------------------------------------------------------------------

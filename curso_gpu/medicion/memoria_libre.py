@@ -17,7 +17,12 @@ import torch
 from ..dispositivo import como_dispositivo, memoria_dispositivo
 from ..base import dtype_de, leer_numero, normalizar_precision
 
-PRECISIONES_MATMUL = ("fp32", "tf32", "fp16", "bf16", "fp64")
+__all__ = [
+    "MemoriaInsuficiente", "comprobar_que_cabe", "es_falta_de_memoria", "liberar_memoria",
+    "memoria_necesaria", "tipo_de_dato",
+]
+
+_PRECISIONES_MATMUL = ("fp32", "tf32", "fp16", "bf16", "fp64")
 """Las precisiones en que se puede medir ``a @ b`` en la lección 03."""
 
 
@@ -34,7 +39,7 @@ class MemoriaInsuficiente(ValueError):
 
 def tipo_de_dato(dtype) -> tuple[torch.dtype, bool]:
     """(``torch.dtype`` en que se calcula, se pidió TF32). Un tipo desconocido da ValueError en español."""
-    return dtype_de(dtype, PRECISIONES_MATMUL), normalizar_precision(dtype, PRECISIONES_MATMUL) == "tf32"
+    return dtype_de(dtype, _PRECISIONES_MATMUL), normalizar_precision(dtype, _PRECISIONES_MATMUL) == "tf32"
 
 # ---------------------------------------------------------------------------
 # Memoria: ¿cabe antes de reservar?

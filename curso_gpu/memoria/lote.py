@@ -27,8 +27,10 @@ from .medida import (
 )
 from ..dispositivo import dispositivo_del_modelo
 
+__all__ = ["lote_maximo"]
 
-MEMORIA_MAXIMA = 10**18  # 1 EB: ninguna máquina tiene tanta; 10**400 es un error de quien escribe
+
+_MEMORIA_MAXIMA = 10**18  # 1 EB: ninguna máquina tiene tanta; 10**400 es un error de quien escribe
 
 
 def _lote_de(forma_ejemplo, lote: int, dispositivo: torch.device) -> torch.Tensor:
@@ -53,7 +55,7 @@ def _validar_forma(forma_ejemplo):
 
 
 def _validar_memoria(memoria_bytes) -> int:
-    return int(leer_numero(memoria_bytes, "memoria_bytes", minimo=0, minimo_incluido=False, maximo=MEMORIA_MAXIMA,
+    return int(leer_numero(memoria_bytes, "memoria_bytes", minimo=0, minimo_incluido=False, maximo=_MEMORIA_MAXIMA,
                            ejemplo="memoria_bytes=16 * 10**9 (una T4 de 16 GB)"))
 
 

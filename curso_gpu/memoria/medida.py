@@ -35,6 +35,12 @@ from ..dispositivo import dispositivo_del_modelo
 from ..base import PRECISIONES_ENTRENAR, normalizar_precision
 from ..base import ComoTabla, Tabla, formatear_bytes, formatear_numero
 
+__all__ = [
+    "DesgloseMemoria", "ESTADOS_OPTIMIZADOR", "LOTE_MAXIMO_A_PROBAR", "TIPO_MIXTA",
+    "medir_memoria_entrenamiento", "normalizar_optimizador", "normalizar_precision_entrenamiento",
+    "tensores_de", "validar_entrada_ejemplo", "validar_modelo_entrenable",
+]
+
 ESTADOS_OPTIMIZADOR: dict[str, int] = {"adam": 2, "adamw": 2, "sgd_momento": 1, "sgd": 0}
 """Números que guarda el optimizador por cada parámetro entrenable: Adam y AdamW, la media de
 los gradientes y la de sus cuadrados; SGD con momento, la velocidad; SGD sin momento, nada."""

@@ -21,6 +21,13 @@ import torch
 
 from ..base import PRECISIONES, Celda, ComoTabla, Tabla, catalogo, formatear_bytes, leer_numero, mostrar_valor, precisiones
 
+__all__ = [
+    "BYTES_ENTRENAMIENTO", "BYTES_POR_PARAMETRO", "FilaVRAM", "GB", "GIB", "MARGEN_INFERENCIA",
+    "PRECISIONES_MODELO", "TablaVRAM", "a_gb", "a_gib", "bytes_por_parametro", "contar_parametros",
+    "formatear_parametros", "memoria_entrenamiento", "memoria_inferencia", "memoria_pesos",
+    "modelo_mas_grande", "precision_de_modelo", "tabla_vram",
+]
+
 PRECISIONES_MODELO = ("fp32", "fp16", "bf16", "int8", "int4")
 """Las precisiones en que se guarda un modelo, de la más a la menos precisa."""
 
@@ -41,19 +48,19 @@ GB = 10**9
 GIB = 2**30
 """Un gibibyte: 2³⁰ bytes = 1 073 741 824 (lo que cuentan nvidia-smi y los sistemas operativos)."""
 
-MINIMO_SIN_SUFIJO = 1000
+_MINIMO_SIN_SUFIJO = 1000
 """Un número sin sufijo menor que esto casi siempre es un error («8» en vez de «8B»)."""
 
-PARAMETROS_MAXIMOS = 10**15
+_PARAMETROS_MAXIMOS = 10**15
 """Más parámetros que esto (mil billones) es un error de escritura («1e9999B»), no un modelo."""
 
-VRAM_MAXIMA_GB = 10**6
+_VRAM_MAXIMA_GB = 10**6
 """Más memoria que esto (un millón de GB) es un error de escritura, no una GPU."""
 
-MARGEN_MAXIMO = 100
+_MARGEN_MAXIMO = 100
 """Un margen mayor (×100) es un error de escritura: el habitual es 1.2."""
 
-BYTES_POR_PARAMETRO_MAXIMO = 1000
+_BYTES_POR_PARAMETRO_MAXIMO = 1000
 """Más bytes por parámetro que esto es un error de escritura: entrenar con Adam pide unos 16."""
 
 _SUFIJOS = {"": 0, "k": 3, "m": 6, "b": 9, "t": 12}
@@ -91,9 +98,9 @@ _EJEMPLO_PARAMETROS = "parametros='8B' (8 mil millones), 124_000_000 o 'Llama 3 
 
 def _desde_numero(valor) -> int:
     """Un número de parámetros escrito como número: un entero de 1000 a 10¹⁵ («8» es un error: ¿8B?)."""
-    numero = leer_numero(valor, "parametros", minimo=0, minimo_incluido=False, maximo=PARAMETROS_MAXIMOS,
+    numero = leer_numero(valor, "parametros", minimo=0, minimo_incluido=False, maximo=_PARAMETROS_MAXIMOS,
                          ejemplo=_EJEMPLO_PARAMETROS)
-    if numero < MINIMO_SIN_SUFIJO:
+    if numero < _MINIMO_SIN_SUFIJO:
         raise _error_parametros(
             valor, f"¿querías decir '{numero:g}B'? Un número sin sufijo es la cantidad exacta de parámetros")
     return leer_numero(valor, "parametros", entero=True, ejemplo=_EJEMPLO_PARAMETROS)
@@ -126,7 +133,7 @@ def _desde_texto(texto: str) -> int:
         raise _error_parametros(texto, "debe ser mayor que cero")
     if valor < 1:
         raise _error_parametros(texto, "es menos de un parámetro")
-    if valor > PARAMETROS_MAXIMOS:
+    if valor > _PARAMETROS_MAXIMOS:
         raise _error_parametros(texto, "es demasiado grande: el máximo es 10¹⁵, mil billones de parámetros")
     return int(valor.to_integral_value())
 
@@ -157,7 +164,7 @@ def contar_parametros(parametros) -> int:
     raise _error_parametros(parametros, f"es de tipo {type(parametros).__name__}")
 
 
-def nombre_del_modelo(parametros) -> str:
+def _nombre_del_modelo(parametros) -> str:
     """Cómo llamar a ``parametros`` en un texto: el nombre del catálogo o «8B parámetros». Lección 04."""
     if isinstance(parametros, catalogo.Modelo):
         return parametros.nombre
@@ -169,20 +176,20 @@ def nombre_del_modelo(parametros) -> str:
 
 
 def _validar_margen(margen) -> float:
-    """El factor que multiplica la memoria de los pesos: de 1 (sin margen) a ``MARGEN_MAXIMO``."""
-    return leer_numero(margen, "margen", minimo=1, maximo=MARGEN_MAXIMO, ejemplo="margen=1.2 (+20 %) o 1.0 (sin margen)")
+    """El factor que multiplica la memoria de los pesos: de 1 (sin margen) a ``_MARGEN_MAXIMO``."""
+    return leer_numero(margen, "margen", minimo=1, maximo=_MARGEN_MAXIMO, ejemplo="margen=1.2 (+20 %) o 1.0 (sin margen)")
 
 
 def _validar_vram(vram_gb) -> float:
-    """La memoria de la GPU en GB: mayor que 0 y hasta ``VRAM_MAXIMA_GB``."""
-    return leer_numero(vram_gb, "vram_gb", minimo=0, minimo_incluido=False, maximo=VRAM_MAXIMA_GB,
+    """La memoria de la GPU en GB: mayor que 0 y hasta ``_VRAM_MAXIMA_GB``."""
+    return leer_numero(vram_gb, "vram_gb", minimo=0, minimo_incluido=False, maximo=_VRAM_MAXIMA_GB,
                        ejemplo="vram_gb=16 (una T4) u 80 (una H100)")
 
 
 def _validar_bytes(bytes_por_param) -> float:
-    """Bytes por parámetro: mayor que 0 y hasta ``BYTES_POR_PARAMETRO_MAXIMO``."""
+    """Bytes por parámetro: mayor que 0 y hasta ``_BYTES_POR_PARAMETRO_MAXIMO``."""
     return leer_numero(bytes_por_param, "bytes_por_parametro", minimo=0, minimo_incluido=False,
-                       maximo=BYTES_POR_PARAMETRO_MAXIMO,
+                       maximo=_BYTES_POR_PARAMETRO_MAXIMO,
                        ejemplo="bytes_por_parametro=16 (entrenar con Adam y precisión mixta)")
 
 
@@ -338,7 +345,7 @@ def tabla_vram(parametros, vram_gb: float, margen: float = MARGEN_INFERENCIA) ->
         necesaria = n * b * margen
         filas.append(FilaVRAM(precision, b, necesaria, _cabe(necesaria, vram_gb)))
     entrenar = memoria_entrenamiento(n)
-    nombre = nombre_del_modelo(parametros) if isinstance(parametros, (str, catalogo.Modelo)) else ""
+    nombre = _nombre_del_modelo(parametros) if isinstance(parametros, (str, catalogo.Modelo)) else ""
     if nombre.startswith("un modelo de"):
         nombre = ""
     return TablaVRAM(

@@ -6,39 +6,16 @@
 - ``diagnostico``: ``diagnosticar``: ¿datos, lanzamientos o cálculo?
 """
 
-from ..base import cargar_perezoso
+from typing import TYPE_CHECKING
 
-# Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
-CASAS = {
-    "ComparacionCargadores": "cargadores",
-    "ESPERA_MAXIMA": "cargadores",
-    "PARA_COMPARAR": "cargadores",
-    "MedicionCargador": "cargadores",
-    "cerrar_iterador": "cargadores",
-    "separar_lote": "cargadores",
-    "comparar_cargadores": "cargadores",
-    "ImagenesSinteticas": "conjuntos",
-    "CONSEJOS": "diagnostico",
-    "CUELLOS": "diagnostico",
-    "Diagnostico": "diagnostico",
-    "FIJO_EN_DESPACHOS": "diagnostico",
-    "PasoFallido": "diagnostico",
-    "diagnosticar": "diagnostico",
-    "BANDERAS_BF16": "precision_mixta",
-    "PrecisionNoDisponible": "precision_mixta",
-    "SoporteBF16": "precision_mixta",
-    "TIPOS": "precision_mixta",
-    "comprobar_precision": "precision_mixta",
-    "preparar_precision": "precision_mixta",
-    "soporte_bf16_cpu": "precision_mixta",
-}
+from ..base._puerta import abrir
 
-__all__ = sorted(CASAS)
+# CASAS (cada nombre y su módulo) y __all__ salen de los __all__ de los módulos; cada nombre
+# se importa al usarlo por primera vez.
+abrir(globals())
 
-
-def __getattr__(nombre: str):
-    return cargar_perezoso(__name__, CASAS, nombre, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(CASAS))
+if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .cargadores import *  # noqa: F403
+    from .conjuntos import *  # noqa: F403
+    from .diagnostico import *  # noqa: F403
+    from .precision_mixta import *  # noqa: F403

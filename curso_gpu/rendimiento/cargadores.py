@@ -2,7 +2,7 @@
 
 Prueba ``num_workers`` y ``pin_memory``: cuenta aparte el arranque (crear los procesos y el
 primer lote) y mide unos lotes más. Los procesos se cierran siempre (``finally``) y uno que no
-da un lote en ``ESPERA_MAXIMA`` segundos es un error, no una espera eterna. Se importa también
+da un lote en ``_ESPERA_MAXIMA`` segundos es un error, no una espera eterna. Se importa también
 desde ``rendimiento``.
 """
 
@@ -16,8 +16,12 @@ import torch
 from ..dispositivo import como_dispositivo, sincronizar
 from ..base import ComoTabla, Tabla, formatear_numero, leer_numero
 
-PARA_COMPARAR = "comparar_cargadores mide lotes (xb, yb) de conjunto"
-ESPERA_MAXIMA = 60  # segundos que un proceso del DataLoader puede tardar en dar un lote
+__all__ = [
+    "ComparacionCargadores", "MedicionCargador", "cerrar_iterador", "comparar_cargadores", "separar_lote",
+]
+
+_PARA_COMPARAR = "comparar_cargadores mide lotes (xb, yb) de conjunto"
+_ESPERA_MAXIMA = 60  # segundos que un proceso del DataLoader puede tardar en dar un lote
 
 
 def separar_lote(lote, numero: int, para: str) -> tuple:
@@ -90,12 +94,12 @@ def _lista(valor, nombre: str, convertir) -> tuple:
 def _medir_cargador(conjunto, tamano_lote, num_workers, pin_memory, lotes, dispositivo):
     cargador = torch.utils.data.DataLoader(
         conjunto, batch_size=tamano_lote, shuffle=False, num_workers=num_workers, pin_memory=pin_memory,
-        timeout=ESPERA_MAXIMA if num_workers > 0 else 0)
+        timeout=_ESPERA_MAXIMA if num_workers > 0 else 0)
     iterador = None
     try:
         inicio = time.perf_counter()
         iterador = iter(cargador)
-        xb, _ = separar_lote(next(iterador), 1, PARA_COMPARAR)   # arrancar los procesos y el primer lote
+        xb, _ = separar_lote(next(iterador), 1, _PARA_COMPARAR)   # arrancar los procesos y el primer lote
         if not isinstance(xb, torch.Tensor):
             raise ValueError(f"conjunto: cada ejemplo debe ser un par (x, y) con x un tensor; el DataLoader juntó "
                              f"los x en un {type(xb).__name__}. Convierte x a tensor en el __getitem__ del conjunto "
@@ -105,7 +109,7 @@ def _medir_cargador(conjunto, tamano_lote, num_workers, pin_memory, lotes, dispo
         arranque = time.perf_counter() - inicio
         inicio, muestras, contados = time.perf_counter(), 0, 0
         for numero, lote in enumerate(iterador, 2):
-            xb, _ = separar_lote(lote, numero, PARA_COMPARAR)
+            xb, _ = separar_lote(lote, numero, _PARA_COMPARAR)
             xb.to(dispositivo, non_blocking=pin_memory)
             muestras += xb.shape[0]
             contados += 1
@@ -116,7 +120,7 @@ def _medir_cargador(conjunto, tamano_lote, num_workers, pin_memory, lotes, dispo
     except RuntimeError as error:
         if "timed out" in str(error):
             raise RuntimeError(
-                f"Un proceso del DataLoader (num_workers={num_workers}) tardó más de {ESPERA_MAXIMA} s en "
+                f"Un proceso del DataLoader (num_workers={num_workers}) tardó más de {_ESPERA_MAXIMA} s en "
                 "dar un lote; lo he cerrado. Revisa que el conjunto no se quede esperando.") from error
         raise
     finally:

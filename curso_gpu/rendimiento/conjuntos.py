@@ -16,6 +16,8 @@ from torch.utils.data import Dataset
 
 from ..base import leer_numero
 
+__all__ = ["ImagenesSinteticas"]
+
 
 class ImagenesSinteticas(Dataset):
     """Imágenes RGB inventadas, con el aumento de datos típico hecho en la CPU. Lección 06.

@@ -24,11 +24,13 @@ from .cargadores import cerrar_iterador, separar_lote
 from ..dispositivo import como_dispositivo, sincronizar
 from ..base import ComoTabla, Tabla, formatear_numero, leer_numero
 
-CUELLOS = ("datos", "lanzamientos", "calculo")
-_TIPOS_DISPOSITIVO = ("CUDA", "XPU", "PrivateUse1")  # eventos del perfilador que ocurren en la GPU
-FIJO_EN_DESPACHOS = 4  # una operación diminuta (reservar, copiar un escalar...) cuesta unos 4 despachos
+__all__ = ["Diagnostico", "PasoFallido", "diagnosticar"]
 
-CONSEJOS = {
+_CUELLOS = ("datos", "lanzamientos", "calculo")
+_TIPOS_DISPOSITIVO = ("CUDA", "XPU", "PrivateUse1")  # eventos del perfilador que ocurren en la GPU
+_FIJO_EN_DESPACHOS = 4  # una operación diminuta (reservar, copiar un escalar...) cuesta unos 4 despachos
+
+_CONSEJOS = {
     "datos": (
         "El dispositivo espera a los datos. Sube num_workers en el DataLoader (2, 4... hasta los "
         "núcleos de tu CPU), con persistent_workers=True; en CUDA añade pin_memory=True y "
@@ -76,7 +78,7 @@ class Diagnostico(ComoTabla):
     @property
     def consejo(self) -> str:
         """Qué hacer, en español, según el cuello de botella."""
-        texto = CONSEJOS[self.cuello]
+        texto = _CONSEJOS[self.cuello]
         if self.sincronizaciones_por_paso >= 1 and self.dispositivo != "cpu":
             texto += (f" Ojo: cada paso espera al dispositivo {self.sincronizaciones_por_paso:.0f} vez/veces "
                       "(.item(), print, .cpu()): haz esas lecturas cada N pasos.")
@@ -247,7 +249,7 @@ def _reparto_del_paso(paso, xb, yb, dispositivo: torch.device, numero: int):
         # suyo y el de las que llama por dentro), haga poco o nada; lo que pasa de ahí es calcular.
         # El tiempo entre operaciones es Python (lanzar). Esperar al dispositivo es calcular.
         espera = sum(d for e, d in zip(operaciones, duraciones) if e.name == "esperar_al_dispositivo")
-        calculo = espera + sum(max(0.0, d - FIJO_EN_DESPACHOS * coste * _despachos(e)) for e, d in propias)
+        calculo = espera + sum(max(0.0, d - _FIJO_EN_DESPACHOS * coste * _despachos(e)) for e, d in propias)
     calculo = min(calculo, total)
     return (total - calculo) / total, calculo / total, len(propias), sincronizaciones, coste
 
@@ -321,7 +323,7 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
     fracciones = {"datos": fraccion_datos,
                   "lanzamientos": (1 - fraccion_datos) * lanzar,
                   "calculo": (1 - fraccion_datos) * calcular}
-    cuello = max(CUELLOS, key=fracciones.__getitem__)
+    cuello = max(_CUELLOS, key=fracciones.__getitem__)
     por_paso = [d + p for d, p in zip(tiempos_datos, tiempos_paso)]
     return Diagnostico(
         cuello=cuello, fraccion_datos=fracciones["datos"], fraccion_lanzamientos=fracciones["lanzamientos"],

@@ -29,7 +29,11 @@ import torch
 from ..base import PRECISIONES_ENTRENAR, normalizar_precision
 from ..dispositivo import como_dispositivo
 
-TIPOS = {"fp16": torch.float16, "bf16": torch.bfloat16}
+__all__ = [
+    "PrecisionNoDisponible", "SoporteBF16", "comprobar_precision", "preparar_precision", "soporte_bf16_cpu",
+]
+
+_TIPOS = {"fp16": torch.float16, "bf16": torch.bfloat16}
 
 
 class PrecisionNoDisponible(ValueError):
@@ -83,12 +87,12 @@ def comprobar_precision(precision: str, dispositivo: torch.device) -> torch.dtyp
     # La última palabra la tiene el propio autocast: si no admite el tipo, avisa y se desactiva.
     with warnings.catch_warnings(record=True) as avisos:
         warnings.simplefilter("always")
-        torch.autocast(tipo, dtype=TIPOS[precision])
+        torch.autocast(tipo, dtype=_TIPOS[precision])
     if any("autocast" in str(a.message).lower() for a in avisos):
         raise PrecisionNoDisponible(
             f"autocast en '{tipo}' no admite {precision} con PyTorch {torch.__version__}. "
             f"Usa precision='fp32'{' o ' + repr('bf16') if precision == 'fp16' else ''}.")
-    return TIPOS[precision]
+    return _TIPOS[precision]
 
 
 def preparar_precision(precision: str, dispositivo: torch.device
@@ -121,7 +125,7 @@ def preparar_precision(precision: str, dispositivo: torch.device
 # ¿Acelera bf16 esta CPU?
 # ---------------------------------------------------------------------------
 
-BANDERAS_BF16 = ("avx512_bf16", "amx_bf16", "amx_tile", "bf16")  # x86 (flags) y ARM (Features)
+_BANDERAS_BF16 = ("avx512_bf16", "amx_bf16", "amx_tile", "bf16")  # x86 (flags) y ARM (Features)
 
 
 @dataclass
@@ -154,5 +158,5 @@ def soporte_bf16_cpu(cpuinfo: str | Path = "/proc/cpuinfo") -> SoporteBF16:
     for linea in texto.splitlines():
         if linea.startswith(("flags", "Features")):
             banderas.update(linea.split(":", 1)[-1].split())
-    presentes = [b for b in BANDERAS_BF16 if b in banderas]
+    presentes = [b for b in _BANDERAS_BF16 if b in banderas]
     return SoporteBF16(capacidad, presentes, bool(presentes))

@@ -329,9 +329,9 @@ class Lab:
         entera: en JupyterLab el widget se ve una sola vez y no deja un hueco debajo."""
         from playwright.sync_api import expect
 
-        from curso_gpu.interactivo import CLASE_COPIA_FIJA
+        from curso_gpu.interactivo.widgets import _CLASE_COPIA_FIJA
 
-        copia = self.pagina.locator(f".{CLASE_COPIA_FIJA}")
+        copia = self.pagina.locator(f".{_CLASE_COPIA_FIJA}")
         expect(copia).to_have_count(1)
         assert copia.filter(visible=True).count() == 0
         assert self.pagina.locator(f".{clase_estatica}").filter(visible=True).count() == 0

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from curso_gpu.entrenamiento import LADO, NOMBRES_CLASES
-from curso_gpu.interactivo import AVISO_VACIA
+from curso_gpu.interactivo.widgets import _AVISO_VACIA
 
 pytestmark = pytest.mark.e2e
 
@@ -97,6 +97,6 @@ def test_dibujar_una_vertical_en_la_cuadricula_predice_vertical(lab):
         arg=celdas.element_handles(),
     )
     predecir.click()
-    expect(aviso).to_contain_text(AVISO_VACIA)
+    expect(aviso).to_contain_text(_AVISO_VACIA)
     lab.captura("05_pizarra_vacia.png", pizarra)
     assert not lab.errores_js, f"errores de JavaScript en la página: {lab.errores_js}"

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import leer_numero
-from .base import formatear_numero
+from .numeros import leer_numero
+from .presentacion import formatear_numero
+
+__all__ = [
+    "CosteNube", "HORAS_FIN_DE_SEMANA", "HORAS_TOPE", "PRECIOS_2026", "PRECIO_HORA_MAXIMO",
+    "PRECIO_HORA_MINIMO", "PRECIO_HORA_TOPE", "RangoPrecio", "calcular_coste", "coste_olvido",
+]
 
 HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
 HORAS_TOPE = 100 * 365 * 24  # cien años: más es un error de escritura

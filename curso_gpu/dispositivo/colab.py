@@ -7,8 +7,14 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .dispositivo import MENU_COLAB, en_colab, info_gpu
-from .base import informe_html, informe_texto
+from ..base import informe_html, informe_texto
+from .entorno import en_colab
+from .primitivas import MENU_COLAB, info_gpu
+
+__all__ = [
+    "AVISO_INACTIVIDAD", "AVISO_LIMITES", "CARPETA_CURSO", "CARPETA_LOCAL", "ESPERA_DRIVE", "InformeColab",
+    "PUNTO_DRIVE", "comprobar_entorno_colab", "montar_drive",
+]
 
 PUNTO_DRIVE = "/content/drive"  # donde Colab monta Google Drive
 CARPETA_CURSO = "curso_gpu"  # la carpeta del curso dentro de «Mi unidad» (MyDrive)
