@@ -3,6 +3,7 @@
 - ``escritura_segura``: archivos atómicos y un candado por carpeta.
 - ``formato``: el único formato de checkpoint (el de ``entrenar`` y el de ``entrenar_ddp``), con
   su SHA-256; los pesos sueltos (``guardar_pesos``/``cargar_pesos``) y la huella de los datos.
+- ``destino``: la única comprobación de rutas (``comprobar_destino``) antes de escribir.
 - ``carpeta``: la carpeta de checkpoints con sus opciones (cada cuánto, reanudar, conservar).
 - ``reanudacion``: una sola política para seguir desde el último checkpoint o empezar de cero.
 """
@@ -17,6 +18,7 @@ abrir(globals())
 
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
     from .carpeta import *  # noqa: F403
+    from .destino import *  # noqa: F403
     from .escritura_segura import *  # noqa: F403
     from .formato import *  # noqa: F403
     from .reanudacion import *  # noqa: F403
