@@ -1,4 +1,4 @@
-"""``python -m curso_gpu``: la comprobación completa de tu GPU (ver ``curso_gpu.cli``)."""
+"""``python -m curso_gpu``: la comprobación completa de tu GPU (la orden vive en ``curso_gpu.interactivo.cli``)."""
 
 from .interactivo.cli import main
 

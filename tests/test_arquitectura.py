@@ -185,7 +185,7 @@ SIN_ALL_TODAVIA = {
     "distribuido.grupo", "distribuido.lanzador", "distribuido.padre", "entrenamiento.bucle",
     "entrenamiento.resultados", "entrenar_ddp", "ajuste.arquitecturas", "ajuste.cuantizacion",
     "ajuste.diminuto", "ajuste.entrenar_lora", "ajuste.lora", "ajuste.memoria_metodos", "generacion.avisos",
-    "generacion.cache_kv", "generacion.medir", "generacion.techo",
+    "generacion.cache_kv", "generacion.techo", "generacion.velocidad",
 }
 
 

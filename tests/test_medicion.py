@@ -152,10 +152,10 @@ def test_cronometrar_en_cpu_usa_todos_los_hilos():
 
 def test_sin_sincronizar_el_reloj_se_lee_sin_esperar_a_la_gpu(monkeypatch):
     eventos = []
-    from curso_gpu.medicion import cpu_gpu  # el módulo que define medir_sin_sincronizar
+    from curso_gpu.medicion import sin_sincronizar  # el módulo que define medir_sin_sincronizar
 
-    monkeypatch.setattr(cpu_gpu, "sincronizar", lambda d: eventos.append("sincronizar"))
-    monkeypatch.setattr(cpu_gpu, "_multiplicar", lambda a, b: eventos.append("trabajo"))
+    monkeypatch.setattr(sin_sincronizar, "sincronizar", lambda d: eventos.append("sincronizar"))
+    monkeypatch.setattr(sin_sincronizar, "_multiplicar", lambda a, b: eventos.append("trabajo"))
 
     def reloj():
         eventos.append("reloj")

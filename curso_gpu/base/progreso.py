@@ -16,6 +16,7 @@ import functools
 import html
 import re
 import sys
+import uuid
 
 __all__ = ["BarraEpocas", "VISTA_WIDGET", "barra"]
 
@@ -81,8 +82,6 @@ def _html_barra(izquierda: str, hechos: int, total: int, derecha: str, estado: s
 @functools.cache
 def _barra_notebook(base):
     """La ``tqdm`` de notebook (``base``) que, al cerrarse, deja en la celda una copia fija."""
-    import uuid
-
     from IPython.display import display, update_display
 
     class BarraNotebook(base):

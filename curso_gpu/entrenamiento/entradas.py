@@ -14,9 +14,9 @@ import warnings
 import torch
 from torch import nn
 
-from ..dispositivo import como_dispositivo
-from ..dispositivo import dispositivo_del_modelo
 from ..base import leer_numero, mostrar_valor
+from ..dispositivo import como_dispositivo, dispositivo_del_modelo
+from .modelos import CNNPequena
 
 __all__ = [
     "DispositivosDistintos", "SEMILLA_MAXIMA", "comprobar_con_modelo", "comprobar_mismo_dispositivo",
@@ -90,8 +90,6 @@ def validar_datos(datos, nombre: str):
 
 def _forma_esperada(modelo: nn.Module, X: torch.Tensor) -> str:
     """Qué forma de entrada espera la primera capa del modelo, y cómo llegar a ella."""
-    from .modelos import CNNPequena
-
     for capa in modelo.modules():
         if isinstance(capa, nn.Conv2d):
             forma = "[N, 1, 8, 8]" if isinstance(modelo, CNNPequena) else f"[N, {capa.in_channels}, alto, ancho]"

@@ -2,7 +2,7 @@
 
 - ``cache_kv``: cuánto ocupa la caché KV, calculado (``bytes_cache_kv``) y medido (``bytes_de_cache``).
 - ``techo``: el techo de tokens por segundo que deja la memoria (``techo_tokens_por_segundo``).
-- ``medir``: ``medir_generacion`` con el ``generate`` de ``transformers`` y su ``MedicionGeneracion``.
+- ``velocidad``: ``medir_generacion`` con el ``generate`` de ``transformers`` y su ``MedicionGeneracion``.
 - ``avisos``: recoger los avisos de ``transformers`` para leerlos (``avisos_de_transformers``).
 
 ``transformers`` se importa solo dentro de las funciones que lo usan: importar este subpaquete
@@ -20,5 +20,5 @@ abrir(globals())
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
     from .avisos import *  # noqa: F403
     from .cache_kv import *  # noqa: F403
-    from .medir import *  # noqa: F403
     from .techo import *  # noqa: F403
+    from .velocidad import *  # noqa: F403

@@ -8,6 +8,8 @@ desde ``graficos``.
 from __future__ import annotations
 
 from .estilo import COLORES, dar_estilo, leyenda_fuera, nueva_figura, pyplot
+from ..base import formatear_numero
+from ..entrenamiento import NOMBRES_CLASES
 
 __all__ = [
     "curvas_entrenamiento", "dibujos_fallados", "grafico_cargadores", "grafico_memoria_entrenamiento",
@@ -78,8 +80,6 @@ def grafico_reanudacion(seguido, cortado, reanudado, desconexion: int, reanudado
 
 def muestras_por_clase(X, y, por_clase: int = 5, nombres=None, titulo: str = "Ejemplos de cada clase"):
     """Una fila de imágenes de 8×8 por clase (las primeras ``por_clase`` de cada una). Lección 05."""
-    from ..entrenamiento import NOMBRES_CLASES
-
     nombres = tuple(nombres or NOMBRES_CLASES)
     plt = pyplot()
     figura, ejes = plt.subplots(len(nombres), por_clase, figsize=(1.4 * por_clase, 1.5 * len(nombres)), squeeze=False,
@@ -105,8 +105,6 @@ def dibujos_fallados(X, y, predicciones: dict, nombres=None, maximo: int = 8,
     ``predicciones``: ``{"nombre del modelo": tensor de clases predichas}``, en el orden de
     ``X``. Bajo cada dibujo: la clase real y la que dijo el modelo.
     """
-    from ..entrenamiento import NOMBRES_CLASES
-
     nombres = tuple(nombres or NOMBRES_CLASES)
     plt = pyplot()
     filas = list(predicciones.items())
@@ -149,7 +147,6 @@ def grafico_tiempos_epoca(tiempos: dict, titulo: str = "Milisegundos por época:
         xs = [j + (i - (len(dispositivos) - 1) / 2) * ancho for j in range(len(modelos))]
         ms = [1000 * tiempos.get((m, d), float("nan")) for m in modelos]
         barras = ejes.bar(xs, ms, ancho, label=d, color=COLORES["cpu"] if d.startswith("cpu") else COLORES["gpu"])
-        from ..base import formatear_numero
 
         ejes.bar_label(barras, labels=[formatear_numero(v, 0, "ms") for v in ms], padding=2, fontsize=9)
     ejes.set_xticks(range(len(modelos)), [f"modelo {m}" for m in modelos])

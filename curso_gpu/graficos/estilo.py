@@ -6,6 +6,10 @@ matplotlib se importa solo al dibujar (``pyplot()``). Las figuras de cada lecciÃ
 
 from __future__ import annotations
 
+import io
+import os
+import sys
+
 __all__ = ["COLORES", "dar_estilo", "figura_a_png", "leyenda_fuera", "nueva_figura", "pyplot"]
 
 
@@ -22,8 +26,6 @@ def pyplot():
 
 def figura_a_png(figura, dpi: int = 80) -> bytes:
     """La figura como PNG (bytes), y la cierra para no acumular figuras abiertas."""
-    import io
-
     bufer = io.BytesIO()
     figura.savefig(bufer, format="png", dpi=dpi)
     pyplot().close(figura)
@@ -31,9 +33,6 @@ def figura_a_png(figura, dpi: int = 80) -> bytes:
 
 
 def _hay_pantalla_o_notebook() -> bool:
-    import os
-    import sys
-
     return "ipykernel" in sys.modules or bool(os.environ.get("DISPLAY")) or sys.platform in ("win32", "darwin")
 
 

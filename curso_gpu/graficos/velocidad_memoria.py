@@ -12,6 +12,10 @@ sus datos sin pantalla.
 from __future__ import annotations
 
 from .estilo import COLORES, dar_estilo, leyenda_fuera, nueva_figura
+from ..base import formatear_bytes, picos, picos_de, tabla_picos
+from ..memoria import (
+    BYTES_ENTRENAMIENTO, MARGEN_INFERENCIA, formatear_parametros, memoria_entrenamiento, memoria_inferencia,
+)
 
 __all__ = [
     "grafico_barrido", "grafico_entrenamiento_gpus", "grafico_modelos_vram", "grafico_muestras",
@@ -38,8 +42,6 @@ _LANZAMIENTO_GPU_S = 10e-6
 
 def _sostenido(nombre_gpu: str, modo: str) -> tuple[float | None, tuple[float, float] | None]:
     """(TFLOP/s que sostiene de verdad esa GPU, rango en % del pico) según ``picos``; sin rango, el pico."""
-    from ..base import picos
-
     pico = picos.pico_teorico(nombre_gpu, modo)
     # ``rango_porcentaje`` (el % del pico medido y publicado) vive en ``picos`` junto a los picos.
     rango = getattr(picos, "rango_porcentaje", lambda *_: None)(nombre_gpu, modo) if pico else None
@@ -70,8 +72,6 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
     además (a trazos) la cota de ``referencia`` según su pico publicado (``_curva_referencia``),
     para ver dónde se cruzarían. ``referencia=None`` la quita.
     """
-    from ..base import picos_de
-
     figura, ejes = nueva_figura()
     hay_acelerador = False
     for dispositivo, puntos in resultado.resultados.items():
@@ -138,8 +138,6 @@ def grafico_picos(gpus=None, modos=("fp32", "tf32", "fp16", "bf16"),
     ``gpus``: nombres (como los da PyTorch) o ``None`` para una selección de la tabla de
     ``picos``. Un modo que la GPU no tiene (la T4 en bf16) queda sin barra.
     """
-    from ..base import picos_de, tabla_picos
-
     if gpus is None:
         filas = [f for f in tabla_picos() if f.nombre in _GPUS_PICOS]
     else:
@@ -173,9 +171,6 @@ def grafico_vram(tabla, destacar: str | None = None, incluir_entrenamiento: bool
     ``tabla`` es una ``TablaVRAM`` (de ``curso_gpu.memoria.tabla_vram``). Verde: cabe; rojo:
     no cabe. ``destacar`` ("fp16"...) marca con borde la precisión elegida. Devuelve la Figure.
     """
-    from ..base import formatear_bytes
-    from ..memoria import formatear_parametros
-
     from matplotlib.patches import Patch
 
     if ax is None:
@@ -214,8 +209,6 @@ def grafico_modelos_vram(modelos, vram_gb: float, nombre_gpu: str = "tu GPU",
     ``modelos``: ``catalogo.Modelo`` (o pares ``(nombre, parametros)``). Escala log: del
     GPT-2 (0.1 GB) al Llama de 405B (casi 1000 GB) hay cuatro órdenes de magnitud.
     """
-    from ..memoria import MARGEN_INFERENCIA, memoria_inferencia
-
     margen = MARGEN_INFERENCIA if margen is None else margen
     pares = sorted(((m.nombre, m.parametros) if hasattr(m, "parametros") else tuple(m) for m in modelos),
                    key=lambda par: par[1])
@@ -250,15 +243,12 @@ def grafico_entrenamiento_gpus(modelos, gpus, bytes_por_parametro: float | None 
     ``modelos``: ``catalogo.Modelo`` o pares ``(nombre, parametros)``; ``gpus``: ``catalogo.GPU``
     o pares ``(nombre, memoria_gb)``. Sin contar las activaciones, que suman más.
     """
-    from ..memoria import BYTES_ENTRENAMIENTO, memoria_entrenamiento
-
     por_parametro = BYTES_ENTRENAMIENTO if bytes_por_parametro is None else bytes_por_parametro
     pares = [(m.nombre, m.parametros) if hasattr(m, "parametros") else tuple(m) for m in modelos]
     lineas = [(g.nombre, g.memoria_gb) if hasattr(g, "memoria_gb") else tuple(g) for g in gpus]
     figura, ejes = nueva_figura(ancho=8.5, alto=4.2)
     gb = [memoria_entrenamiento(p, por_parametro) / 1e9 for _, p in pares]
     barras = ejes.bar([n for n, _ in pares], gb, color="#afb8c1")
-    from ..base import formatear_bytes
 
     def donde_cabe(valor: float) -> str:
         cabe = [nombre for nombre, memoria in sorted(lineas, key=lambda x: x[1]) if valor <= memoria]

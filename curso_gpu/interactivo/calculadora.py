@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from ..base import catalogo
 from ..memoria import BYTES_POR_PARAMETRO, MARGEN_INFERENCIA, TablaVRAM, precision_de_modelo, tabla_vram
+from ..graficos import figura_a_png, grafico_vram
+from .widgets import con_respaldo_html
 
 __all__ = ["CalculadoraVRAM", "EstadoCalculadora", "calculadora_vram"]
 
@@ -129,14 +131,11 @@ class CalculadoraVRAM:
         estado = self.estado or self.actualizar()
         if estado.tabla is None:
             return None
-        from ..graficos import grafico_vram
 
         return grafico_vram(estado.tabla, destacar=precision_de_modelo(self.precision))
 
 
 def _png(figura) -> bytes:
-    from ..graficos import figura_a_png
-
     return figura_a_png(figura)
 
 
@@ -240,6 +239,5 @@ def calculadora_vram(parametros="Llama 3 8B", gpu: str | None = "NVIDIA T4", vra
                 f"<i>(copia fija; en Jupyter o Colab puedes cambiar los valores)</i><br>{quien}<br>"
                 f"{estado.html_veredicto()}{estado.html_tabla()}</div>")
 
-    from .widgets import con_respaldo_html
 
     return con_respaldo_html(caja, html_estatico, "Calculadora de VRAM (ábrela en Jupyter o Colab)")

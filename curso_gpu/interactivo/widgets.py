@@ -12,12 +12,13 @@ ipywidgets se importa solo dentro de las funciones que lo usan. Funciona con ipy
 from __future__ import annotations
 
 import html
+import uuid
 
 import torch
 
 from ..base import VISTA_WIDGET, leer_numero
-from ..entrenamiento import LADO
-from ..dispositivo import dispositivos_disponibles, elegir_dispositivo
+from ..dispositivo import dispositivo_del_modelo, dispositivos_disponibles, elegir_dispositivo
+from ..entrenamiento import LADO, predecir
 
 __all__ = [
     "LogicaPizarra", "Pizarra", "SelectorDispositivo", "con_respaldo_html", "pizarra",
@@ -78,8 +79,6 @@ def con_respaldo_html(widget, html_actual, texto: str = ""):
     ``actualizar()`` (si se llama) rehace las dos fotos con el estado de ese momento. Devuelve el
     mismo widget.
     """
-    import uuid
-
     identificador = f"curso-{uuid.uuid4().hex}"
 
     def mimebundle(foto: str | None = None) -> dict:
@@ -240,8 +239,6 @@ class LogicaPizarra:
         ``dispositivo`` acepta lo mismo que ``elegir_dispositivo`` ('cpu', 'cuda:0', 'mps'...);
         un nombre que no existe ('gpu') da un ``ValueError`` con las opciones válidas.
         """
-        from ..dispositivo import dispositivo_del_modelo
-
         if dispositivo is None:
             dispositivo = dispositivo_del_modelo(modelo)
         elif not isinstance(dispositivo, torch.device):
@@ -255,8 +252,6 @@ class LogicaPizarra:
 
     def predecir(self):
         """La ``Prediccion`` del modelo, o un texto de aviso si no hay modelo o la cuadrícula está vacía."""
-        from ..entrenamiento import predecir
-
         if not self.activa:
             return _AVISO_INACTIVA
         if self.vacia:

@@ -21,3 +21,4 @@ if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar
     from .cpu_gpu import *  # noqa: F403
     from .cronometro import *  # noqa: F403
     from .memoria_libre import *  # noqa: F403
+    from .sin_sincronizar import *  # noqa: F403

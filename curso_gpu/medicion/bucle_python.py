@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..base import ComoTabla, Tabla, formatear_tiempo
+import numpy as np
+
+from ..base import ComoTabla, Tabla, formatear_tiempo, leer_numero
 from .comparar import Comparacion, comparar_tiempos, formatear_veces
-from ..base import leer_numero
 
 __all__ = ["ResultadoBucle", "bucle_python_vs_numpy"]
 
@@ -59,8 +60,6 @@ def bucle_python_vs_numpy(n: int = 80, semilla: int = 0, presupuesto_s: float = 
     (alternados, al menos 5 pares y hasta gastar ``presupuesto_s``). Con n=80 el bucle tarda
     unas centésimas de segundo; el tiempo crece con n³.
     """
-    import numpy as np
-
     n = leer_numero(n, "n (el lado de la matriz)", entero=True, minimo=1)
     generador = np.random.default_rng(semilla)
     a = generador.random((n, n))

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero
 from ..dispositivo import como_dispositivo, sincronizar
 
@@ -165,8 +167,6 @@ def _calibrar(funcion: Callable[[], object], d, reloj, objetivo: float) -> tuple
 
 def _bootstrap(razones: list[float], semilla: int) -> tuple[float, float]:
     """Intervalo del 95 % de la mediana de las razones por pares (bootstrap por percentiles)."""
-    import numpy as np
-
     logs = np.log(np.asarray(razones, dtype=float))
     generador = np.random.default_rng(semilla)
     indices = generador.integers(0, len(logs), size=(_REMUESTREOS, len(logs)))

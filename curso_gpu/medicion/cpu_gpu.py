@@ -2,28 +2,24 @@
 
 Usa las tres reglas de ``cronometro`` (sincronizar, calentar, mediana) y la comprobación de
 memoria de ``memoria_libre``. En CPU se usan todos los hilos que PyTorch tiene
-(``torch.get_num_threads()``), para que la comparación con la GPU sea justa.
-
-Las funciones de esos dos módulos también se pueden importar desde aquí
-(``from curso_gpu.medicion import cronometrar``), como hace la lección 03.
+(``torch.get_num_threads()``), para que la comparación con la GPU sea justa. La forma mal
+hecha (sin sincronizar) vive en ``sin_sincronizar``.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 import torch
 
-from .comparar import Comparacion, comparar_muestras
 from .cronometro import (
     Medicion,
     cronometrar,
     cronometrar_con_presupuesto,
     hilos_cpu,
 )
-from ..dispositivo import como_dispositivo, elegir_dispositivo, info_gpu, nombre_dispositivo, sincronizar
+from ..dispositivo import como_dispositivo, elegir_dispositivo, info_gpu, nombre_dispositivo
 from .memoria_libre import (
     MemoriaInsuficiente,
     comprobar_que_cabe,
@@ -32,13 +28,14 @@ from .memoria_libre import (
     memoria_necesaria,
     tipo_de_dato,
 )
-from ..base import pico_teorico
-from ..base import normalizar_precision
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, tabla_html, tabla_texto
+from ..base import (
+    ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, normalizar_precision, pico_teorico, tabla_html,
+    tabla_texto,
+)
+from ..base import barra as barra_progreso
 
 __all__ = [
-    "ComparacionCpuGpu", "ComparacionSincronizacion", "ResultadoBarrido", "ResultadoMatmul", "barrido",
-    "comparar_cpu_gpu", "medir_matmul", "medir_sin_sincronizar",
+    "ComparacionCpuGpu", "ResultadoBarrido", "ResultadoMatmul", "barrido", "comparar_cpu_gpu", "medir_matmul",
 ]
 
 # ---------------------------------------------------------------------------
@@ -373,8 +370,6 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
     los que había; ``None``: los que tenga PyTorch). Con un hilo la curva tiene la misma forma de
     una ejecución a otra aunque la máquina esté ocupada. ``conclusion`` resume lo que salió.
     """
-    from ..base import barra as barra_progreso
-
     try:
         tamanos = list(tamanos)
     except TypeError:
@@ -406,95 +401,3 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
                 barra.set_postfix_str(f"{d}, n={n}", refresh=False)
                 barra.update(1)
     return resultado
-
-
-# ---------------------------------------------------------------------------
-# Sin sincronizar: la forma mal hecha, para verla fallar
-# ---------------------------------------------------------------------------
-
-@dataclass
-class ComparacionSincronizacion(ComoTabla):
-    """La misma multiplicación medida bien (sincronizando) y mal (sin sincronizar), alternadas. Lección 03."""
-
-    n: int
-    dispositivo: str
-    con_sincronizar: Medicion
-    sin_sincronizar: Medicion
-    comparacion: Comparacion  # el juicio de los pares: ¿se distinguen de verdad?
-
-    @property
-    def factor(self) -> float:
-        """Cuántas veces más corto parece el tiempo sin sincronizar (1 = igual)."""
-        return self.con_sincronizar.mediana / self.sin_sincronizar.mediana
-
-    @property
-    def explicacion(self) -> str:
-        """Lo que dicen los datos (el veredicto) y por qué, según el dispositivo."""
-        if self.dispositivo.startswith("cpu"):
-            return (f"{self.comparacion.veredicto} En la CPU, a @ b no vuelve hasta terminar (es síncrona): "
-                    "sincronizar no cambia nada y las dos formas miden lo mismo, así que lo esperado es «sin "
-                    "diferencia clara». En una GPU, sin sincronizar se mide solo lo que tarda Python en "
-                    "encargar el trabajo: en una T4, con n=4096, microsegundos en lugar de decenas de milisegundos.")
-        return (f"{self.comparacion.veredicto} Sin sincronizar se mide lo que tarda Python en encargar el "
-                f"trabajo a {self.dispositivo}, no lo que tarda la GPU en hacerlo.")
-
-    def tabla(self) -> Tabla:
-        """Las dos medianas y, debajo, el veredicto y la explicación."""
-        return Tabla(f"a @ b, {self.n}×{self.n}, en {self.dispositivo} ({self.comparacion.pares} pares alternados):",
-                     ["", "mediana", "mínimo", "máximo"],
-                     [[nombre, formatear_tiempo(m.mediana), formatear_tiempo(m.minimo), formatear_tiempo(m.maximo)]
-                      for nombre, m in (("sincronizando", self.con_sincronizar),
-                                        ("sin sincronizar", self.sin_sincronizar))],
-                     notas=[self.explicacion])
-
-
-def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, repeticiones: int = 9,
-                          calentamiento: int = 1, reloj: Callable[[], float] | None = None) -> ComparacionSincronizacion:
-    """Mide ``a @ b`` bien y MAL (sin sincronizar), a propósito, alternando las dos formas. Lección 03.
-
-    Cada par mide una vez cada forma (cambiando el orden de un par al siguiente). La medida mal
-    hecha lee el reloj sin esperar a la GPU y vacía la cola *después*, fuera del reloj, para que
-    la siguiente medida empiece limpia. El juicio es el de ``comparar_tiempos``.
-    """
-    n = leer_numero(n, "n (el lado de la matriz)", entero=True, minimo=1)
-    leer_numero(repeticiones, "repeticiones", entero=True, minimo=1)
-    leer_numero(calentamiento, "calentamiento", entero=True, minimo=0)
-    tipo, _ = tipo_de_dato(dtype)
-    d = como_dispositivo(dispositivo)
-    comprobar_que_cabe(n, d, tipo)
-    generador = torch.Generator().manual_seed(0)
-    a = torch.randn(n, n, generator=generador).to(device=d, dtype=tipo)
-    b = torch.randn(n, n, generator=generador).to(device=d, dtype=tipo)
-    reloj = reloj or time.perf_counter
-
-    def bien() -> float:
-        sincronizar(d)
-        inicio = reloj()
-        _multiplicar(a, b)
-        sincronizar(d)  # punto de espera: a @ b terminado antes de parar el reloj
-        return reloj() - inicio
-
-    def mal() -> float:
-        inicio = reloj()
-        _multiplicar(a, b)
-        segundos = reloj() - inicio  # sin esperar a la GPU: mal a propósito
-        sincronizar(d)  # fuera del reloj: la cola queda vacía para la siguiente medida
-        return segundos
-
-    for _ in range(1 + calentamiento):
-        _multiplicar(a, b)
-    sincronizar(d)
-    con, sin = [], []
-    for i in range(repeticiones):
-        if i % 2 == 0:
-            con.append(bien())
-            sin.append(mal())
-        else:
-            sin.append(mal())
-            con.append(bien())
-    descripcion = f"a @ b, {n}×{n}, en {d}"
-    hilos = torch.get_num_threads() if d.type == "cpu" else None
-    juicio = comparar_muestras(con, sin, nombres=("sincronizando", "sin sincronizar"), dispositivo=str(d),
-                               descripcion=descripcion)
-    return ComparacionSincronizacion(n, str(d), Medicion(con, None, str(d), calentamiento, True, hilos, descripcion),
-                                     Medicion(sin, None, str(d), calentamiento, False, hilos, descripcion), juicio)

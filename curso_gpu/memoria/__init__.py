@@ -1,7 +1,7 @@
 """Cuánta memoria necesita un modelo. Lecciones 04 y 07.
 
 - ``regla``: la regla rápida (inferencia y los 16 bytes por parámetro de entrenar) y si cabe en tu GPU.
-- ``medida``: la memoria de entrenar medida por partes: pesos, gradientes, optimizador y activaciones.
+- ``desglose``: la memoria de entrenar medida por partes: pesos, gradientes, optimizador y activaciones.
 - ``lote``: ``lote_maximo``, el mayor lote que cabe, probado o calculado.
 """
 
@@ -15,5 +15,5 @@ abrir(globals())
 
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
     from .lote import *  # noqa: F403
-    from .medida import *  # noqa: F403
+    from .desglose import *  # noqa: F403
     from .regla import *  # noqa: F403

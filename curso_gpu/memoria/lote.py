@@ -15,7 +15,7 @@ from torch import nn
 
 from ..base import formatear_bytes, leer_numero
 from ..dispositivo import DispositivoNoDisponible, como_dispositivo, memoria_dispositivo
-from .medida import (
+from .desglose import (
     LOTE_MAXIMO_A_PROBAR,
     TIPO_MIXTA,
     medir_memoria_entrenamiento,

@@ -353,9 +353,3 @@ def tabla_vram(parametros, vram_gb: float, margen: float = MARGEN_INFERENCIA) ->
         entrenamiento=FilaVRAM("entrenamiento", BYTES_ENTRENAMIENTO, entrenar, _cabe(entrenar, vram_gb)),
         nombre=nombre,
     )
-
-
-# ---------------------------------------------------------------------------
-# Lección 07: la memoria al entrenar (vive en memoria_entrenamiento y lote_que_cabe)
-# ---------------------------------------------------------------------------
-
