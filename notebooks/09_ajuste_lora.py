@@ -315,8 +315,8 @@ def desconectar_en_5(epoca, total):
 
 
 try:
-    ajustar(modelo_lora, tokenizador, epocas=10, checkpoints=carpeta, reanudar=False,
-            al_terminar_epoca=desconectar_en_5)
+    ajustar(modelo_lora, tokenizador, epocas=10, checkpoints=carpeta.con(reanudar=False),
+            al_terminar_epoca=desconectar_en_5)  # reanudar=False: empieza de cero (lo viejo va a anteriores/)
 except Desconexion as error:
     print("¡Ay!", error)
 print("Checkpoints:", [p.name for p in carpeta.archivos()])
@@ -460,7 +460,7 @@ if torch.cuda.is_available() and hay_red():
     print(f"Tras cargar en 4 bits: {torch.cuda.memory_allocated() / 1e6:.0f} MB en la GPU")
     modelo_q = aplicar_lora(prepare_model_for_kbit_training(modelo_q), r=16, alpha=32)
     tokenizador_q = AutoTokenizer.from_pretrained(nombre)
-    resultado_q = ajustar(modelo_q, tokenizador_q, epocas=3, lote=2, secuencia=32, lr=2e-4, precision="fp16")
+    resultado_q = ajustar(modelo_q, tokenizador_q, epocas=3, tamano_lote=2, secuencia=32, lr=2e-4, precision="fp16")
     print(resultado_q)
     print(f"Pico de memoria: {torch.cuda.max_memory_allocated() / 1e6:.0f} MB · "
           f"{resultado_q.segundos / max(resultado_q.pasos, 1):.2f} s por paso")

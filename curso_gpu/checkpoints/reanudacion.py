@@ -1,6 +1,6 @@
 """Reanudar un entrenamiento desde su último checkpoint o empezar de cero. Lecciones 05 y 08.
 
-Una sola política para ``entrenar`` y ``entrenar_ddp``: ``preparar_reanudacion`` lo decide (y
+Una sola política para ``entrenar``, ``entrenar_ddp`` y ``ajustar``: ``preparar_reanudacion`` lo decide (y
 lo dice). Otro modelo o menos épocas de las ya hechas se rechazan con el arreglo; cualquier otro
 cambio (lr, lote, dispositivo, datos...) se avisa y manda el valor nuevo. Un checkpoint escrito
 por el otro entrenador se reanuda igual, o se rechaza diciendo quién lo escribió. Nunca se borra
@@ -9,19 +9,19 @@ nada: empezar de cero aparta los checkpoints viejos a ``anteriores/<fecha>/``.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from pathlib import Path
 
 from .carpeta import CarpetaCheckpoints
 from .escritura_segura import AvisoCheckpoint
-from .formato import ENTRENADORES, formas_distintas, quien_lo_escribio
+from .formato import CLAVE_DE_PESOS, ENTRENADORES, formas_distintas, quien_lo_escribio
 
 
 def configuracion_de(estado: dict) -> dict:
-    """La configuración con la que se guardó un checkpoint (los de la versión 1 no la traen entera)."""
-    if isinstance(estado.get("configuracion"), dict):
-        return dict(estado["configuracion"])
-    return {clave: estado[clave] for clave in ("lr", "epocas", "tamano_lote", "acumular", "precision") if clave in estado}
+    """La configuración con la que se guardó un checkpoint (vacía si no trae ninguna)."""
+    configuracion = estado.get("configuracion") if isinstance(estado, dict) else None
+    return dict(configuracion) if isinstance(configuracion, dict) else {}
 
 
 def describir_datos(huella: dict) -> str:
@@ -56,6 +56,29 @@ def _cambio(clave: str, antes, ahora) -> str:
     return f"{clave} {antes!r} → {ahora!r} (uso {ahora!r})"
 
 
+def _comprobar_entradas(carpeta, configuracion, entrenador, avisar, modelo, datos) -> None:
+    """Lo que recibe ``preparar_reanudacion``, comprobado antes de tocar la carpeta."""
+    if not isinstance(carpeta, CarpetaCheckpoints):
+        raise ValueError(f"carpeta debe ser una CarpetaCheckpoints (carpeta_checkpoints('nombre') o "
+                         f"como_carpeta(ruta)); recibí {type(carpeta).__name__}.")
+    if entrenador not in ENTRENADORES:
+        raise ValueError(f"entrenador debe ser uno de: {', '.join(ENTRENADORES)}; recibí {entrenador!r}.")
+    faltan = [c for c in ("epocas", "modelo") if not isinstance(configuracion, dict) or c not in configuracion]
+    if faltan:
+        raise ValueError(f"configuracion debe ser un diccionario con, al menos, {', '.join(faltan)} (por ejemplo "
+                         "{'epocas': 10, 'modelo': 'CNNPequena', 'lr': 0.01}); recibí "
+                         f"{configuracion!r}.")
+    epocas = configuracion["epocas"]
+    if isinstance(epocas, bool) or not isinstance(epocas, numbers.Integral) or epocas < 1:
+        raise ValueError(f"configuracion['epocas'] debe ser un entero mayor o igual que 1; recibí {epocas!r}.")
+    if not callable(avisar):
+        raise ValueError(f"avisar debe ser una función que recibe un texto (print, o lista.append); recibí {avisar!r}.")
+    for nombre, valor in (("modelo", modelo), ("datos", datos)):
+        if valor is not None and not isinstance(valor, dict):
+            raise ValueError(f"{nombre} debe ser un diccionario (un state_dict o huella_de_datos(X, y)) o None; "
+                             f"recibí {type(valor).__name__}.")
+
+
 def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispositivo, *, entrenador: str,
                          avisar=print, modelo: dict | None = None, datos: dict | None = None) -> dict | None:
     """Decide si se sigue desde un checkpoint o se empieza de cero. Lecciones 05 y 08.
@@ -71,9 +94,10 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispo
     - ``carpeta.reanudar`` False: empieza de cero y mueve los checkpoints que hubiera a
       ``anteriores/<fecha>/``. Nunca se borra nada.
 
-    ``entrenador``: quién reanuda (``"entrenar"`` o ``"entrenar_ddp"``). Devuelve el estado
+    ``entrenador``: quién reanuda (``"entrenar"``, ``"entrenar_ddp"`` o ``"ajustar"``). Devuelve el estado
     cargado (con ``ruta``) o ``None`` si se empieza de cero.
     """
+    _comprobar_entradas(carpeta, configuracion, entrenador, avisar, modelo, datos)
     if carpeta.reanudar is False:
         _empezar_de_cero(carpeta, "reanudar=False", avisar)
         return None
@@ -93,7 +117,12 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispo
     if guardada.get("modelo", configuracion.get("modelo")) != configuracion.get("modelo"):
         raise ValueError(f"{de_quien} no corresponde a este modelo: es de un {guardada['modelo']} y ahora "
                          f"{yo} entrena un {configuracion['modelo']}. {arreglo}")
-    distintas = formas_distintas(estado["modelo"], modelo) if modelo is not None else []
+    clave = CLAVE_DE_PESOS[entrenador]
+    if clave not in estado:
+        guarda = "solo un adaptador LoRA" if "adaptador" in estado else "un modelo entero"
+        raise ValueError(f"{de_quien} guarda {guarda} y {yo} necesita {'un adaptador' if clave == 'adaptador' else 'un modelo entero'}. "
+                         f"{arreglo}")
+    distintas = formas_distintas(estado[clave], modelo) if modelo is not None else []
     if distintas:
         raise ValueError(f"{de_quien} no corresponde a este modelo (cambian {len(distintas)} "
                          f"parámetros: {'; '.join(distintas[:3])}). {arreglo}")

@@ -96,14 +96,19 @@ def bajo_torchrun() -> bool:
     return all(v in os.environ for v in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"))
 
 
-def _entero_de_entorno(nombre: str, defecto: int) -> int:
+def _entero_de_entorno(nombre: str, defecto: int, minimo: int = 0) -> int:
     valor = os.environ.get(nombre)
     if valor is None:
         return defecto
     try:
-        return int(valor)
+        numero = int(valor)
     except ValueError:
-        raise ErrorDistribuido(f"La variable de entorno {nombre} debe ser un entero; vale {valor!r}.") from None
+        numero = None
+    if numero is None or numero < minimo:
+        raise ErrorDistribuido(f"La variable de entorno {nombre} debe ser un entero mayor o igual que {minimo}; vale "
+                               f"{valor!r}. La pone torchrun: lanza con torchrun --nproc_per_node=2 ... o bórrala "
+                               f"(unset {nombre}) para un mundo de un proceso.") from None
+    return numero
 
 
 def elegir_backend(backend: str | None = None) -> str:
@@ -172,9 +177,14 @@ def iniciar(backend: str | None = None, *, timeout_s: float = ESPERA_S) -> Proce
     if not dist.is_available():
         raise ErrorDistribuido("Este PyTorch no trae torch.distributed; instala una versión oficial de PyTorch.")
     rango = _entero_de_entorno("RANK", 0)
-    tamano = _entero_de_entorno("WORLD_SIZE", 1)
+    tamano = _entero_de_entorno("WORLD_SIZE", 1, minimo=1)
     rango_local = _entero_de_entorno("LOCAL_RANK", 0)
-    locales = _entero_de_entorno("LOCAL_WORLD_SIZE", tamano)
+    locales = _entero_de_entorno("LOCAL_WORLD_SIZE", tamano, minimo=1)
+    if rango >= tamano or rango_local >= locales:
+        raise ErrorDistribuido(
+            f"RANK={rango} y LOCAL_RANK={rango_local} deben ser menores que WORLD_SIZE={tamano} y "
+            f"LOCAL_WORLD_SIZE={locales}: los rangos van de 0 a procesos − 1. Deja que las ponga torchrun "
+            "(torchrun --nproc_per_node=2 ...) o bórralas para un mundo de un proceso.")
     backend = elegir_backend(backend)
     if bajo_torchrun():
         vigilar_padre()  # si torchrun muere (SIGKILL), este proceso para en segundos
