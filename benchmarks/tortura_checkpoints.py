@@ -41,7 +41,7 @@ from pathlib import Path
 
 import torch
 
-from curso_gpu.checkpoints import (
+from curso_gpu.guardado import (
     ANTERIORES,
     CANDADO,
     AvisoCheckpoint,

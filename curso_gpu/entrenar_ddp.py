@@ -21,7 +21,7 @@ import time
 
 from . import distribuido  # perezoso: torch llega con el primer nombre que se usa
 from .base import ENTERO_MAXIMO, AnalizadorArgumentos, ejecutar_orden, salida_rota, tipo_entero
-from .checkpoints import comprobar_destino
+from .guardado import comprobar_destino
 
 __all__ = ["main"]
 

@@ -294,7 +294,7 @@ modelo_lora.eval();
 # desconexión en la época 5 de 10.
 
 # %%
-from curso_gpu.checkpoints import carpeta_checkpoints
+from curso_gpu.guardado import carpeta_checkpoints
 
 GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para guardar en Google Drive
 carpeta = carpeta_checkpoints("lora_diminuto", drive=GUARDAR_EN_DRIVE)
@@ -329,6 +329,7 @@ print("Checkpoints:", [p.name for p in carpeta.archivos()])
 modelo, tokenizador = modelo_diminuto(semilla=0)
 modelo_lora = aplicar_lora(modelo, r=8, alpha=16)
 resultado = ajustar(modelo_lora, tokenizador, epocas=10, checkpoints=carpeta)
+print(f"reanudado_desde={resultado.reanudado_desde}")
 resultado
 
 # %%

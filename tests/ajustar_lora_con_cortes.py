@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 
 from curso_gpu.ajuste import ajustar, aplicar_lora, estado_adaptador, modelo_diminuto
-from curso_gpu.checkpoints import carpeta_checkpoints
+from curso_gpu.guardado import carpeta_checkpoints
 
 EPOCAS = 6
 

@@ -36,7 +36,7 @@ from curso_gpu.ajuste import (
     tabla_metodos,
 )
 from curso_gpu.base import UNSCALE_FP16
-from curso_gpu.checkpoints import carpeta_checkpoints, como_carpeta
+from curso_gpu.guardado import carpeta_checkpoints, como_carpeta
 from curso_gpu.memoria import DesgloseMemoria, medir_memoria_entrenamiento
 from curso_gpu.rendimiento import PrecisionNoDisponible
 from interrupciones import Desconexion, cortar_en, matar_al_llegar

@@ -17,8 +17,8 @@ import pytest
 import torch
 
 from curso_gpu import colab
-from curso_gpu.checkpoints import carpeta as modulo_carpeta  # donde se usa copiar_atomico
-from curso_gpu.checkpoints import (
+from curso_gpu.guardado import carpeta as modulo_carpeta  # donde se usa copiar_atomico
+from curso_gpu.guardado import (
     FORMATO,
     AvisoCheckpoint,
     CarpetaCheckpoints,
@@ -362,7 +362,7 @@ def test_empezar_de_cero_aparta_los_viejos_sin_borrar_nada(tmp_path, capsys):
 # --- Escribir: ninguna ruta mala deja escapar un error de Python en inglés ---------------------
 
 def test_escribir_guardar_copiar_y_candado_responden_en_espanol(tmp_path):
-    from curso_gpu.checkpoints import Candado, DestinoNoValido, copiar_atomico, escribir_atomico
+    from curso_gpu.guardado import Candado, DestinoNoValido, copiar_atomico, escribir_atomico
 
     archivo = tmp_path / "archivo.txt"
     archivo.write_text("hola")

@@ -20,7 +20,7 @@ from torch import nn
 from torch.utils.data import Dataset, TensorDataset
 
 from curso_gpu.base import formatear_bytes, leer_entero
-from curso_gpu.checkpoints import cargar_checkpoint
+from curso_gpu.guardado import cargar_checkpoint
 from curso_gpu.dispositivo import DispositivoNoDisponible, como_dispositivo
 from curso_gpu.distribuido import ejecutar, orden_torchrun, promediar, puerto_en_uso, tiempo_allreduce
 from curso_gpu.entrenamiento import CNNPequena, entrenar, generar_dataset

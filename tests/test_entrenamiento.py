@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from curso_gpu.checkpoints import CarpetaCheckpoints, CarpetaNoEscribible, como_carpeta
+from curso_gpu.guardado import CarpetaCheckpoints, CarpetaNoEscribible, como_carpeta
 from curso_gpu.entrenamiento import generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.entrenamiento import (
     DispositivosDistintos,

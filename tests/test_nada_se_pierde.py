@@ -23,9 +23,9 @@ import pytest
 import torch
 
 from curso_gpu.base import formatear_bytes
-from curso_gpu import checkpoints as ck
+from curso_gpu import guardado as ck
 from curso_gpu import colab
-from curso_gpu.checkpoints import (
+from curso_gpu.guardado import (
     FORMATO,
     AvisoCheckpoint,
     CarpetaCheckpoints,

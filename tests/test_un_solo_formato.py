@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from curso_gpu.checkpoints import (
+from curso_gpu.guardado import (
     CANDADO,
     AvisoCheckpoint,
     CarpetaCheckpoints,
@@ -34,7 +34,7 @@ from curso_gpu.checkpoints import (
     guardar_pesos,
     huella_de_datos,
 )
-from curso_gpu.checkpoints import carpeta as modulo_carpeta  # donde se mira el espacio libre
+from curso_gpu.guardado import carpeta as modulo_carpeta  # donde se mira el espacio libre
 from curso_gpu.entrenamiento import CNNPequena, MLPTabular, entrenar, generar_dataset, generar_datos_tabulares
 from curso_gpu.entrenamiento import EJEMPLOS_POR_CLASE
 from curso_gpu.entrenar_ddp import main as entrenar_ddp

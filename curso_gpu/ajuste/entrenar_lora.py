@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from ..base import ENTERO_MAXIMO, ComoTabla, Tabla, leer_entero
-from ..checkpoints import CarpetaCheckpoints, copiar_atomico, huella_de_datos
+from ..guardado import CarpetaCheckpoints, copiar_atomico, huella_de_datos
 from ..dispositivo import dispositivo_del_modelo
 from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento, validar_positivo
 from ..rendimiento import preparar_precision

@@ -33,7 +33,7 @@ from .entradas import (
     validar_positivo,
     validar_semilla,
 )
-from ..checkpoints import CheckpointNoGuardado, huella_de_datos
+from ..guardado import CheckpointNoGuardado, huella_de_datos
 from ..memoria import validar_modelo_entrenable
 from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento
 from ..rendimiento import preparar_precision

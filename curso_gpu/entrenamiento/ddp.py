@@ -26,7 +26,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 from .. import distribuido
-from ..checkpoints import AvisoCheckpoint, comprobar_destino, como_carpeta, guardar_pesos, huella_de_datos
+from ..guardado import AvisoCheckpoint, comprobar_destino, como_carpeta, guardar_pesos, huella_de_datos
 from .datos import generar_dataset
 from .entradas import SEMILLA_MAXIMA, modo_evaluacion, validar_positivo, validar_semilla
 from .modelos import CNNPequena

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoints import (
+from ..guardado import (
     CLAVE_DE_PESOS,
     como_carpeta,
     nuevo_checkpoint,

@@ -1,6 +1,6 @@
 """Escribir sin perder nada: archivos atómicos y un solo escritor por carpeta. Lección 05.
 
-Lo que usan los checkpoints (``checkpoints``) para que un corte no deje nada a medias:
+Lo que usa ``guardado`` para que un corte no deje nada a medias:
 
 - ``escribir_atomico`` y ``copiar_atomico``: un temporal con nombre único creado en exclusiva
   junto al destino, flush, fsync y ``os.replace``; nunca se sigue un enlace simbólico. Sin
