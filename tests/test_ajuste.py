@@ -391,7 +391,7 @@ def test_matado_con_sigkill_y_reanudado_da_el_mismo_adaptador_bit_a_bit(tmp_path
     (dict(secuencia=-5), r"secuencia debe ser un entero entre 2 y \d+; recibí -5 .*secuencia=32"),
     (dict(secuencia=1), r"secuencia debe ser un entero entre 2 y \d+; recibí 1 .*ningún siguiente token"),
     (dict(secuencia=10**6), r"secuencia debe ser un entero entre 2 y 512; recibí 1000000"),
-    (dict(lr=-0.01), r"lr debe ser un número mayor que 0; recibí -0\.01\. Prueba, por ejemplo, lr=0\.01"),
+    (dict(lr=-0.01), r"lr debe ser un número mayor que 0; recibí -0\.01 \(es demasiado pequeño\)\. Prueba, por ejemplo, lr=0\.01"),
     (dict(lr=float("inf")), r"lr debe ser un número mayor que 0; recibí inf"),
     (dict(semilla=-1), r"semilla debe ser un entero mayor o igual que 0; recibí -1"),
     (dict(texto=None), r"texto debe ser un texto \(str\) con algo escrito; recibí None\. Por ejemplo, "

@@ -105,7 +105,7 @@ CASOS = [
     ("comprobar_precision con 42", lambda: comprobar_precision("fp16", 42), ValueError, "dispositivo no válido: 42"),
     ("promediar un complejo", lambda: promediar(torch.tensor(1 + 2j)), ValueError, "promediar: el tensor es complejo"),
     ("ejecutar con timeout_s=-1", lambda: ejecutar([sys.executable, "-c", "1"], timeout_s=-1), ValueError,
-     "timeout_s debe ser un número de segundos mayor que 0"),
+     r"timeout_s debe ser un número mayor que 0; recibí -1 .*timeout_s=120 \(segundos\)"),
     ("ejecutar con timeout_s=nan", lambda: ejecutar([sys.executable, "-c", "1"], timeout_s=math.nan), ValueError,
      "timeout_s debe ser .*NaN"),
     ("ejecutar un programa que no existe", lambda: ejecutar(["no_existe"]), ValueError,

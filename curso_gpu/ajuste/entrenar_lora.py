@@ -18,10 +18,10 @@ from pathlib import Path
 
 import torch
 
-from ..base import ENTERO_MAXIMO, ComoTabla, Tabla, leer_entero
+from ..base import ComoTabla, Tabla, leer_numero
 from ..guardado import CarpetaCheckpoints, copiar_atomico, huella_de_datos
 from ..dispositivo import dispositivo_del_modelo
-from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento, validar_positivo
+from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento
 from ..rendimiento import preparar_precision
 from .diminuto import TEXTO_ENTRENAMIENTO
 
@@ -127,13 +127,13 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
     Todo se comprueba antes de empezar: un valor que no vale da un ``ValueError`` que dice qué escribir.
     """
     _comprobar_modelo(modelo)
-    epocas = leer_entero(epocas, "epocas", 1, ejemplo="epocas=8")
-    tamano_lote = leer_entero(tamano_lote, "tamano_lote", 1, ejemplo="tamano_lote=4")
+    epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=8")
+    tamano_lote = leer_numero(tamano_lote, "tamano_lote", entero=True, minimo=1, ejemplo="tamano_lote=4")
     maximo = getattr(getattr(modelo, "config", None), "max_position_embeddings", None)
-    secuencia = leer_entero(secuencia, "secuencia", 2, maximo if isinstance(maximo, int) else ENTERO_MAXIMO,
+    secuencia = leer_numero(secuencia, "secuencia", entero=True, minimo=2, maximo=maximo if isinstance(maximo, int) else None,
                             ejemplo="secuencia=32 (con 1 token no hay ningún siguiente token que predecir)")
-    lr = validar_positivo(lr, "lr", False, "lr=0.01")
-    semilla = leer_entero(semilla, "semilla", 0, ejemplo="semilla=0")
+    lr = leer_numero(lr, "lr", minimo=0, minimo_incluido=False, ejemplo="lr=0.01")
+    semilla = leer_numero(semilla, "semilla", entero=True, minimo=0, ejemplo="semilla=0")
     _comprobar_funcion(avisar, "avisar", "avisar=print")
     _comprobar_funcion(al_terminar_epoca, "al_terminar_epoca", "al_terminar_epoca=lambda epoca, total: None")
     dispositivo = dispositivo_del_modelo(modelo)

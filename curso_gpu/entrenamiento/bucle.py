@@ -23,6 +23,7 @@ from torch import nn
 
 from .datos import NOMBRES_CLASES
 from ..dispositivo import como_dispositivo as _como_dispositivo
+from ..base import leer_numero
 from ..dispositivo import sincronizar
 from .entradas import (
     comprobar_con_modelo,
@@ -30,7 +31,6 @@ from .entradas import (
     modo_evaluacion,
     validar_datos,
     validar_modelo,
-    validar_positivo,
     validar_semilla,
 )
 from ..guardado import CheckpointNoGuardado, huella_de_datos
@@ -38,6 +38,8 @@ from ..memoria import validar_modelo_entrenable
 from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento
 from ..rendimiento import preparar_precision
 from .resultados import Historial, Prediccion, Registro
+
+__all__ = ["CADA_REGISTRO", "PerdidaNoFinita", "calcular_accuracy", "entrenar", "evaluar", "fijar_semilla", "predecir"]
 
 CADA_REGISTRO = 10
 
@@ -96,7 +98,7 @@ def evaluar(modelo: nn.Module, X: torch.Tensor, y: torch.Tensor, dispositivo, *,
     validar_modelo(modelo)
     dispositivo = _como_dispositivo(dispositivo)
     if tamano_lote is not None:
-        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+        tamano_lote = leer_numero(tamano_lote, "tamano_lote", entero=True, minimo=1, ejemplo="tamano_lote=64")
     X, y = validar_datos((X, y), "Los datos a evaluar")
     comprobar_mismo_dispositivo(modelo, dispositivo)
     criterio, y = comprobar_con_modelo(modelo, criterio, X, y, "Los datos a evaluar", dispositivo)
@@ -234,12 +236,12 @@ def _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas
     # 1. Comprobar todo (el modelo del alumno no se toca hasta que todo está bien).
     validar_modelo(modelo)
     validar_modelo_entrenable(modelo)  # congelado entero: nada que entrenar
-    epocas = validar_positivo(epocas, "epocas", True, "epocas=120")
-    lr = validar_positivo(lr, "lr", False, "lr=0.01")
+    epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=120")
+    lr = leer_numero(lr, "lr", minimo=0, minimo_incluido=False, ejemplo="lr=0.01")
     if tamano_lote is not None:
-        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+        tamano_lote = leer_numero(tamano_lote, "tamano_lote", entero=True, minimo=1, ejemplo="tamano_lote=64")
     semilla = validar_semilla(semilla)
-    acumular = validar_positivo(acumular, "acumular", True, "acumular=4")
+    acumular = leer_numero(acumular, "acumular", entero=True, minimo=1, ejemplo="acumular=4")
     if acumular > 1 and tamano_lote is None:
         raise ValueError(f"acumular={acumular} necesita un tamaño de micro-lote: entrenar(..., tamano_lote=8, "
                          f"acumular={acumular}) da pasos con {acumular} × 8 ejemplos.")

@@ -28,7 +28,8 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 from .. import distribuido
 from ..guardado import AvisoCheckpoint, comprobar_destino, como_carpeta, guardar_pesos, huella_de_datos
 from .datos import generar_dataset
-from .entradas import SEMILLA_MAXIMA, modo_evaluacion, validar_positivo, validar_semilla
+from ..base import leer_numero
+from .entradas import SEMILLA_MAXIMA, modo_evaluacion, validar_semilla
 from .modelos import CNNPequena
 from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento
 from .resultados import Historial, Registro
@@ -96,11 +97,11 @@ def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, c
     - ``simular_fallo=E``: en el primer intento (``TORCHELASTIC_RESTART_COUNT`` = 0), el
       proceso de rango 1 muere en la época E, para practicar ``torchrun --max-restarts``.
     """
-    epocas = validar_positivo(epocas, "epocas", True, "epocas=10")
-    tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=16")
+    epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=10")
+    tamano_lote = leer_numero(tamano_lote, "tamano_lote", entero=True, minimo=1, ejemplo="tamano_lote=16")
     semilla = validar_semilla(semilla if semilla is not None else 0)
     if simular_fallo is not None:
-        simular_fallo = validar_positivo(simular_fallo, "simular_fallo", True, "simular_fallo=3")
+        simular_fallo = leer_numero(simular_fallo, "simular_fallo", entero=True, minimo=1, ejemplo="simular_fallo=3")
     # Las rutas, antes de formar el grupo y de tomar el candado.
     carpeta = como_carpeta(checkpoints, cada_por_defecto=1) if checkpoints is not None else None
     if destino_pesos is not None:

@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 from ..dispositivo import como_dispositivo
-from ..base import formatear_bytes, leer_entero
+from ..base import formatear_bytes, leer_numero
 from .destino import comprobar_destino
 from .escritura_segura import (
     AvisoCheckpoint,
@@ -48,6 +48,8 @@ from .formato import (
     guardar_atomico,
     nombre_archivo,
 )
+
+__all__ = ["CarpetaCheckpoints", "CarpetaNoEscribible", "carpeta_checkpoints", "como_carpeta"]
 
 _SIN_ESPACIO = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
@@ -78,9 +80,10 @@ class CarpetaCheckpoints:
 
     def __post_init__(self):
         self.ruta, self.local = Path(self.ruta), Path(self.local)
-        self.conservar = leer_entero(self.conservar, "conservar", 1, ejemplo="conservar=3")
+        self.conservar = leer_numero(self.conservar, "conservar", entero=True, minimo=1, ejemplo="conservar=3")
         if self.cada is not None:
-            self.cada = leer_entero(self.cada, "cada", 0, ejemplo="cada=10 (un checkpoint cada 10 épocas)")
+            self.cada = leer_numero(self.cada, "cada", entero=True, minimo=0,
+                                    ejemplo="cada=10 (un checkpoint cada 10 épocas)")
         if self.reanudar is not None and not isinstance(self.reanudar, bool):
             raise ValueError(f"reanudar debe ser None (sigue si hay checkpoints), True o False (empieza de cero); "
                              f"recibí {self.reanudar!r}.")
@@ -432,5 +435,5 @@ def como_carpeta(checkpoints, *, cada_por_defecto: int = 0, **opciones) -> Carpe
         raise ValueError(f"checkpoints debe ser una carpeta (carpeta_checkpoints('nombre') o una ruta como "
                          f"'checkpoints/mi_modelo'); recibí {checkpoints!r}.")
     if carpeta.cada is None:
-        carpeta = carpeta.con(cada=leer_entero(cada_por_defecto, "cada_por_defecto", 0, ejemplo="1"))
+        carpeta = carpeta.con(cada=leer_numero(cada_por_defecto, "cada_por_defecto", entero=True, minimo=0))
     return carpeta

@@ -28,9 +28,13 @@ from pathlib import Path
 from ..base import formatear_bytes
 from .destino import DestinoNoValido, comprobar_destino
 
+__all__ = ["AvisoCheckpoint", "CANDADO", "Candado", "CarpetaDesaparecida", "CarpetaOcupada", "CheckpointNoGuardado",
+           "comprobar_destino_atomico", "copiar_atomico", "crear_exclusivo", "escribir_atomico",
+           "fsync_carpeta"]
+
 CANDADO = ".entrenando.lock"
 # Sin espacio, sin permiso o en una carpeta de solo lectura: lo que le puede pasar a un disco.
-ERRORES_DE_DISCO = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM}
+_ERRORES_DE_DISCO = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM}
 
 
 class CarpetaOcupada(ValueError):
@@ -174,7 +178,7 @@ def escribir_atomico(destino: Path, escribir, necesario=None) -> Path:
     except (OSError, RuntimeError) as error:
         if not isinstance(error, OSError):
             error = escritor.error if escritor is not None and escritor.error is not None else error
-        if isinstance(error, OSError) and error.errno in ERRORES_DE_DISCO:
+        if isinstance(error, OSError) and error.errno in _ERRORES_DE_DISCO:
             raise _no_guardado(error, destino, necesario) from error
         if isinstance(error, (FileNotFoundError, NotADirectoryError, IsADirectoryError)):
             raise DestinoNoValido(f"No pude escribir {destino}: la carpeta {destino.parent} o el propio destino "

@@ -32,23 +32,28 @@ from ..dispositivo import como_dispositivo
 from .destino import comprobar_destino
 from .escritura_segura import AvisoCheckpoint, comprobar_destino_atomico, escribir_atomico
 
-PATRON = re.compile(r"^checkpoint_epoca_(\d{6})\.pt$")
-TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.pt(\..+)?\.tmp$")  # los que deja un proceso muerto
+__all__ = ["ANTERIORES", "CLAVE_DE_PESOS", "CheckpointDanado", "ENTRENADORES", "FORMATO", "PRUEBA", "RESTOS",
+           "cargar_checkpoint", "cargar_pesos", "epoca_de", "estado_aleatorio", "formas_distintas",
+           "guardar_atomico", "guardar_pesos", "huella_de_datos", "nombre_archivo", "nuevo_checkpoint",
+           "quien_lo_escribio", "restaurar_estado_aleatorio"]
+
+_PATRON = re.compile(r"^checkpoint_epoca_(\d{6})\.pt$")
+_TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.pt(\..+)?\.tmp$")  # los que deja un proceso muerto
 PRUEBA = ".prueba_de_escritura"
 # Lo que se borra al tomar el candado: temporales de checkpoints y pruebas de escritura a medias.
-RESTOS = re.compile(rf"{TEMPORAL.pattern}|^{re.escape(PRUEBA)}\..+")
+RESTOS = re.compile(rf"{_TEMPORAL.pattern}|^{re.escape(PRUEBA)}\..+")
 ANTERIORES = "anteriores"
-CLAVE_SUMA = "sha256"
+_CLAVE_SUMA = "sha256"
 FORMATO = 4  # uno solo para los tres entrenadores; los de antes (1 a 3) no se leen: no hay alumnos con ellos
-CLAVES_DE_PESOS = ("modelo", "adaptador")  # el state_dict entero, o solo el adaptador LoRA (ajustar)
+_CLAVES_DE_PESOS = ("modelo", "adaptador")  # el state_dict entero, o solo el adaptador LoRA (ajustar)
 CLAVE_DE_PESOS = {"entrenar": "modelo", "entrenar_ddp": "modelo", "ajustar": "adaptador"}  # qué guarda cada uno
 ENTRENADORES = {"entrenar": "entrenar (lección 05)", "entrenar_ddp": "entrenar_ddp (lección 08)",
                 "ajustar": "ajustar (lección 09)"}
-DATOS_ENTEROS = 16 * 2**20  # hasta 16 MiB de datos se resume todo; más, una muestra de MUESTRA filas
-MUESTRA = 1024
+_DATOS_ENTEROS = 16 * 2**20  # hasta 16 MiB de datos se resume todo; más, una muestra de _MUESTRA filas
+_MUESTRA = 1024
 # Las claves que solo tiene un archivo del curso: si aparecen pero falta algo, el archivo está dañado.
 _CLAVES_PROPIAS = {"formato", "entrenador", "epoca", "epocas", "modelo", "adaptador", "optimizador", "configuracion",
-                   "aleatorio", "historial", "pesos", CLAVE_SUMA}
+                   "aleatorio", "historial", "pesos", _CLAVE_SUMA}
 
 
 class CheckpointDanado(ValueError):
@@ -62,7 +67,7 @@ def nombre_archivo(epoca: int) -> str:
 
 def epoca_de(ruta: Path) -> int | None:
     """La época de un archivo ``checkpoint_epoca_000040.pt`` (40); None si no es un checkpoint."""
-    coincide = PATRON.match(Path(ruta).name)
+    coincide = _PATRON.match(Path(ruta).name)
     return int(coincide.group(1)) if coincide else None
 
 
@@ -99,7 +104,7 @@ def _suma_de_contenido(estado) -> tuple[str, int]:
         else:
             suma.update(f"{type(valor).__name__}:{valor!r};".encode())
 
-    visitar({k: v for k, v in estado.items() if k != CLAVE_SUMA})
+    visitar({k: v for k, v in estado.items() if k != _CLAVE_SUMA})
     return suma.hexdigest(), total
 
 
@@ -118,7 +123,7 @@ class _Contador:
         pass
 
 
-def tamano_en_disco(estado) -> int:
+def _tamano_en_disco(estado) -> int:
     """Los bytes que ocupa ``torch.save(estado)`` (sin escribir nada en disco)."""
     contador = _Contador()
     torch.save(estado, contador)
@@ -141,9 +146,9 @@ def guardar_atomico(estado: dict, destino: str | os.PathLike) -> Path:
     """
     destino = comprobar_destino_atomico(destino)
     if _lleva_suma(estado):
-        estado = {**estado, CLAVE_SUMA: _suma_de_contenido(estado)[0]}
+        estado = {**estado, _CLAVE_SUMA: _suma_de_contenido(estado)[0]}
     try:
-        return escribir_atomico(destino, lambda archivo: torch.save(estado, archivo), lambda: tamano_en_disco(estado))
+        return escribir_atomico(destino, lambda archivo: torch.save(estado, archivo), lambda: _tamano_en_disco(estado))
     except (pickle.PicklingError, AttributeError, TypeError) as error:
         if "pickle" not in str(error).lower():
             raise
@@ -164,7 +169,7 @@ def nuevo_checkpoint(*, entrenador: str, epoca: int, epocas: int, configuracion:
     """
     if entrenador not in ENTRENADORES:
         raise ValueError(f"entrenador debe ser uno de: {', '.join(ENTRENADORES)}; recibí {entrenador!r}.")
-    if len(pesos) != 1 or next(iter(pesos)) not in CLAVES_DE_PESOS:
+    if len(pesos) != 1 or next(iter(pesos)) not in _CLAVES_DE_PESOS:
         raise ValueError(f"pesos debe ser {{'modelo': state_dict}} o {{'adaptador': state_dict}}; recibí las claves "
                          f"{sorted(pesos)}.")
     return {"formato": FORMATO, "entrenador": entrenador, "epoca": int(epoca), "epocas": int(epocas),
@@ -199,10 +204,10 @@ def _leer(ruta: Path, que: str):
 
 
 def _comprobar_suma(estado: dict, ruta: Path, que: str) -> None:
-    if CLAVE_SUMA not in estado:
+    if _CLAVE_SUMA not in estado:
         raise CheckpointDanado(f"{que} {ruta.name} está dañado: no trae su suma de verificación SHA-256 "
                                "(faltan datos o algún byte cambió), así que no puedo comprobarlo.")
-    if _suma_de_contenido(estado)[0] != estado[CLAVE_SUMA]:
+    if _suma_de_contenido(estado)[0] != estado[_CLAVE_SUMA]:
         raise CheckpointDanado(
             f"{que} {ruta.name} no pasa la suma de verificación SHA-256: algún byte cambió "
             "desde que se guardó (disco, copia o sincronización). Está dañado.")
@@ -221,7 +226,7 @@ def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device =
             f"No existe el checkpoint {ruta}. Mira cuáles hay con carpeta.archivos() "
             "o usa carpeta.cargar_ultimo(dispositivo).")
     estado = _leer(ruta, "El checkpoint")
-    if not isinstance(estado, dict) or "epoca" not in estado or not any(c in estado for c in CLAVES_DE_PESOS):
+    if not isinstance(estado, dict) or "epoca" not in estado or not any(c in estado for c in _CLAVES_DE_PESOS):
         propio = isinstance(estado, dict) and any(isinstance(k, str) and k in _CLAVES_PROPIAS for k in estado)
         if propio or epoca_de(ruta) is not None:  # lo escribió el curso: si le falta algo, está dañado
             raise CheckpointDanado(f"El checkpoint {ruta.name} está dañado: le faltan partes ('epoca' o "
@@ -283,7 +288,7 @@ def cargar_pesos(ruta: str | os.PathLike, modelo: torch.nn.Module | None = None)
     if isinstance(estado, dict) and "pesos" in estado:
         _comprobar_suma(estado, ruta, "El archivo de pesos")
         pesos = estado["pesos"]
-    elif isinstance(estado, dict) and ("epoca" in estado or CLAVE_SUMA in estado or "modelo" in estado):
+    elif isinstance(estado, dict) and ("epoca" in estado or _CLAVE_SUMA in estado or "modelo" in estado):
         checkpoint = cargar_checkpoint(ruta)
         if "modelo" not in checkpoint:
             raise ValueError(f"{ruta.name} es un checkpoint de ajustar (lección 09): guarda solo el adaptador LoRA, "
@@ -316,14 +321,14 @@ def huella_de_datos(X: torch.Tensor, y: torch.Tensor) -> dict:
     """Tamaños, tipos y SHA-256 de ``(X, y)``: de todo si ocupan poco, de una muestra de filas si no.
 
     Se guarda en cada checkpoint para notar al reanudar que los datos cambiaron (más ejemplos,
-    otra semilla). Cuesta poco: como mucho ``MUESTRA`` filas copiadas a la CPU.
+    otra semilla). Cuesta poco: como mucho ``_MUESTRA`` filas copiadas a la CPU.
     """
     n = int(X.shape[0])
     total = X.numel() * X.element_size() + y.numel() * y.element_size()
-    if total <= DATOS_ENTEROS or n <= MUESTRA:
+    if total <= _DATOS_ENTEROS or n <= _MUESTRA:
         filas = None
     else:
-        filas = torch.linspace(0, n - 1, MUESTRA, dtype=torch.float64).round().long()
+        filas = torch.linspace(0, n - 1, _MUESTRA, dtype=torch.float64).round().long()
     suma = hashlib.sha256()
     for tensor in (X, y):
         parte = tensor if filas is None else tensor.index_select(0, filas.to(tensor.device))
@@ -332,7 +337,7 @@ def huella_de_datos(X: torch.Tensor, y: torch.Tensor) -> dict:
         suma.update(plano.view(torch.uint8).numpy().tobytes())
     return {"ejemplos": n, "forma_x": list(X.shape[1:]), "tipo_x": str(X.dtype).replace("torch.", ""),
             "forma_y": list(y.shape[1:]), "tipo_y": str(y.dtype).replace("torch.", ""),
-            "filas_resumidas": n if filas is None else MUESTRA, "sha256": suma.hexdigest()}
+            "filas_resumidas": n if filas is None else _MUESTRA, "sha256": suma.hexdigest()}
 
 
 # ---------------------------------------------------------------------------

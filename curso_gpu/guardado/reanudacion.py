@@ -9,32 +9,34 @@ nada: empezar de cero aparta los checkpoints viejos a ``anteriores/<fecha>/``.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from pathlib import Path
 
+from ..base import leer_numero
 from .carpeta import CarpetaCheckpoints
 from .escritura_segura import AvisoCheckpoint
 from .formato import CLAVE_DE_PESOS, ENTRENADORES, formas_distintas, quien_lo_escribio
 
+__all__ = ["preparar_reanudacion"]
 
-def configuracion_de(estado: dict) -> dict:
+
+def _configuracion_de(estado: dict) -> dict:
     """La configuración con la que se guardó un checkpoint (vacía si no trae ninguna)."""
     configuracion = estado.get("configuracion") if isinstance(estado, dict) else None
     return dict(configuracion) if isinstance(configuracion, dict) else {}
 
 
-def describir_datos(huella: dict) -> str:
+def _describir_datos(huella: dict) -> str:
     """«192 ejemplos [1, 8, 8] float32, etiquetas int64» a partir de ``huella_de_datos``."""
     return (f"{huella['ejemplos']} ejemplos {huella['forma_x']} {huella['tipo_x']}, "
             f"etiquetas {huella['forma_y'] or ''} {huella['tipo_y']}".replace("  ", " "))
 
 
-def cambio_de_datos(guardada: dict | None, actual: dict | None) -> str | None:
+def _cambio_de_datos(guardada: dict | None, actual: dict | None) -> str | None:
     """Qué cambió entre dos ``huella_de_datos`` (None si son iguales o falta alguna)."""
     if not guardada or not actual or guardada.get("sha256") == actual.get("sha256"):
         return None
-    antes, ahora = describir_datos(guardada), describir_datos(actual)
+    antes, ahora = _describir_datos(guardada), _describir_datos(actual)
     if antes != ahora:
         return f"datos de entrenamiento {antes} → {ahora}"
     return f"datos de entrenamiento: mismos tamaños ({ahora}) pero otros valores (¿otra semilla u otro archivo?)"
@@ -68,9 +70,7 @@ def _comprobar_entradas(carpeta, configuracion, entrenador, avisar, modelo, dato
         raise ValueError(f"configuracion debe ser un diccionario con, al menos, {', '.join(faltan)} (por ejemplo "
                          "{'epocas': 10, 'modelo': 'CNNPequena', 'lr': 0.01}); recibí "
                          f"{configuracion!r}.")
-    epocas = configuracion["epocas"]
-    if isinstance(epocas, bool) or not isinstance(epocas, numbers.Integral) or epocas < 1:
-        raise ValueError(f"configuracion['epocas'] debe ser un entero mayor o igual que 1; recibí {epocas!r}.")
+    leer_numero(configuracion["epocas"], "configuracion['epocas']", entero=True, minimo=1)
     if not callable(avisar):
         raise ValueError(f"avisar debe ser una función que recibe un texto (print, o lista.append); recibí {avisar!r}.")
     for nombre, valor in (("modelo", modelo), ("datos", datos)):
@@ -108,7 +108,7 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispo
         elif carpeta.reanudar:
             avisar(f"No hay checkpoints en {carpeta.ruta}: empiezo desde la época 1.")
         return None
-    guardada, epoca, ruta = configuracion_de(estado), int(estado["epoca"]), estado["ruta"]
+    guardada, epoca, ruta = _configuracion_de(estado), int(estado["epoca"]), estado["ruta"]
     quien = quien_lo_escribio(estado)
     yo = ENTRENADORES.get(entrenador, entrenador)
     de_quien = f"El checkpoint {ruta} (escrito por {quien})"
@@ -132,7 +132,7 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispo
                          "para empezar de cero (los checkpoints actuales se guardan en anteriores/).")
     cambios = [_cambio(clave, guardada[clave], valor) for clave, valor in configuracion.items()
                if clave in guardada and guardada[clave] != valor and not (clave == "semilla" and valor is None)]
-    cambio_datos = cambio_de_datos(estado.get("datos"), datos)
+    cambio_datos = _cambio_de_datos(estado.get("datos"), datos)
     if cambio_datos:
         cambios.append(f"{cambio_datos} (sigo con los datos nuevos; si no querías esto, vuelve a los datos de "
                        "antes o empieza de cero con reanudar=False)")
