@@ -54,7 +54,7 @@ class ResultadoDDP:
     epocas: int
     historial: Historial = field(default_factory=Historial)
     accuracy_validacion: float = 0.0
-    huella: str = ""            # huella de los pesos de este proceso (distribuido.huella_de_pesos)
+    huella_de_pesos: str = ""   # la de este proceso (distribuido.huella_de_pesos)
     copias_identicas: bool = False
     segundos: float = 0.0
 
@@ -72,7 +72,7 @@ class ResultadoDDP:
         final = f"{self.perdidas[-1]:.4f}" if self.perdidas else "—"
         return (f"{self.tamano_mundo} proceso(s), {self.epocas} épocas en {self.segundos:.2f} s{reanudado} · "
                 f"pérdida final {final} · acc. val. {self.accuracy_validacion:.3f} · "
-                f"huella {self.huella} · copias idénticas: {'sí' if self.copias_identicas else 'NO'}")
+                f"huella {self.huella_de_pesos} · copias idénticas: {'sí' if self.copias_identicas else 'NO'}")
 
 
 def _decir(proceso: distribuido.Proceso, texto: str, todos: bool = False) -> None:
@@ -228,12 +228,12 @@ def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
     resultado.segundos = time.perf_counter() - comienzo
 
     # ¿Siguen idénticas las copias? Cada proceso calcula su huella y el rango 0 las compara.
-    resultado.huella = distribuido.huella_de_pesos(modelo)
+    resultado.huella_de_pesos = distribuido.huella_de_pesos(modelo)
     huellas = [None] * proceso.tamano_mundo
-    torch.distributed.all_gather_object(huellas, resultado.huella)  # espera: todos
+    torch.distributed.all_gather_object(huellas, resultado.huella_de_pesos)  # espera: todos
     resultado.copias_identicas = len(set(huellas)) == 1
     if not silencioso:
-        _decir(proceso, f"huella de mis pesos: {resultado.huella}", todos=proceso.tamano_mundo > 1)
+        _decir(proceso, f"huella de mis pesos: {resultado.huella_de_pesos}", todos=proceso.tamano_mundo > 1)
     resultado.accuracy_validacion = _medir(modelo, criterio, X_val, y_val, dispositivo)[1]
     if proceso.principal and destino_pesos is not None:
         guardar_pesos(modelo, destino_pesos)  # el modelo sin envolver (sin «module.»), con su SHA-256
