@@ -23,7 +23,7 @@ de abajo (lo comprueba ``tests/test_arquitectura.py``):
    ``nvidia-smi``, ``describir_entorno()`` y Google Colab y Drive (lecciones 01 y 02).
 3. ``medicion``: cronometrar bien, CPU frente a GPU, comparar dos tiempos (lección 03).
    ``memoria``: cuánta memoria necesita un modelo, medida al entrenar y el lote que cabe (lecciones 04 y 07).
-   ``checkpoints``: escribir sin perder nada, checkpoints con SHA-256 y reanudar (lección 05).
+   ``guardado``: escribir sin perder nada, checkpoints con SHA-256 y reanudar (lección 05).
    ``rendimiento``: precisión mixta, ``DataLoader`` y el diagnóstico de la lección 06.
    ``distribuido``: DDP y ``torchrun`` sin procesos huérfanos (lección 08).
 4. ``entrenamiento``: datos, modelos, ``entrenar``, ``evaluar`` y ``predecir`` (lección 05).

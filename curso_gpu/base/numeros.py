@@ -11,7 +11,7 @@ import math
 import numbers
 from decimal import Decimal
 
-__all__ = ["ENTERO_MAXIMO", "NoEsUnNumero", "leer_entero", "leer_numero", "leer_positivo", "mostrar_valor"]
+__all__ = ["ENTERO_MAXIMO", "NoEsUnNumero", "leer_numero", "mostrar_valor"]
 
 ENTERO_MAXIMO = 2**63 - 1
 """El mayor entero que cabe en un ``int64`` de torch y NumPy: más allá, ``OverflowError`` en C."""
@@ -132,23 +132,6 @@ def _texto(numero) -> str:
     if isinstance(numero, float) and numero.is_integer() and abs(numero) < 1e15:
         return str(int(numero)) if abs(numero) >= 1 or numero == 0 else repr(numero)
     return f"{numero:g}" if isinstance(numero, float) else str(numero)
-
-
-def leer_entero(valor, nombre: str, minimo: int | None = None, maximo: int | None = None,
-                ejemplo: str | None = None) -> int:
-    """Lo mismo que ``leer_numero(valor, nombre, entero=True, minimo=..., maximo=..., ejemplo=...)``.
-
-    Se quita en cuanto ningún módulo lo use: escribe ``leer_numero`` en su lugar.
-    """
-    return leer_numero(valor, nombre, entero=True, minimo=minimo, maximo=maximo, ejemplo=ejemplo or None)
-
-
-def leer_positivo(valor, nombre: str, unidad: str = "segundos", ejemplo: float | str = 60) -> float:
-    """``leer_numero(valor, nombre, minimo=0, minimo_incluido=False, ejemplo=...)``, con la unidad en el ejemplo.
-
-    Se quita en cuanto ningún módulo lo use: escribe ``leer_numero`` en su lugar.
-    """
-    return leer_numero(valor, nombre, minimo=0, minimo_incluido=False, ejemplo=f"{nombre}={ejemplo} ({unidad})")
 
 
 def mostrar_valor(valor) -> str:

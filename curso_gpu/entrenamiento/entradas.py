@@ -20,7 +20,7 @@ from .modelos import CNNPequena
 
 __all__ = [
     "DispositivosDistintos", "SEMILLA_MAXIMA", "comprobar_con_modelo", "comprobar_mismo_dispositivo",
-    "modo_evaluacion", "validar_datos", "validar_modelo", "validar_positivo", "validar_semilla",
+    "modo_evaluacion", "validar_datos", "validar_modelo", "validar_semilla",
 ]
 
 _PERDIDAS_DE_REGRESION = (nn.MSELoss, nn.L1Loss, nn.SmoothL1Loss, nn.HuberLoss)
@@ -201,16 +201,6 @@ def _probar_criterio(criterio, salida: torch.Tensor, y: torch.Tensor, nombre: st
     if not isinstance(perdida, torch.Tensor) or perdida.numel() != 1 or not perdida.is_floating_point():
         raise ValueError(f"{nombre}: el criterio debe devolver un solo número real (un tensor de un elemento); "
                          f"devolvió {mostrar_valor(perdida)}. ¿Falta reduction='mean'?")
-
-
-def validar_positivo(valor, nombre: str, entero: bool, ejemplo: str, minimo_cero: bool = False):
-    """``leer_numero`` con la cota de siempre: un entero desde 1 (o 0) o un número mayor que 0.
-
-    Se quita cuando sus llamadas pasen a ``leer_numero(valor, nombre, entero=..., minimo=...)``.
-    """
-    if entero:
-        return leer_numero(valor, nombre, entero=True, minimo=0 if minimo_cero else 1, ejemplo=ejemplo)
-    return leer_numero(valor, nombre, minimo=0, minimo_incluido=minimo_cero, ejemplo=ejemplo)
 
 
 SEMILLA_MAXIMA = 2**63 - 1

@@ -14,6 +14,6 @@ from ..base._puerta import abrir
 abrir(globals())
 
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
-    from .lote import *  # noqa: F403
     from .desglose import *  # noqa: F403
+    from .lote import *  # noqa: F403
     from .regla import *  # noqa: F403
