@@ -364,9 +364,11 @@ if HAY_TRITON and not HAY_GPU:
     comparacion = comparar_tiempos(lambda: suma(x, y), lambda: x + y, nombres=("Triton interpretado", "x + y"),
                                    repeticiones=5, presupuesto_s=None, descripcion="100 000 elementos en la CPU")
     print(comparacion.veredicto)
-    print("Ese número no dice nada de la GPU: compilado en una T4, el mismo kernel va a la par que x + y.")
-else:
+    print("Ese número no dice nada de la GPU: allí el kernel va compilado, y la suma espera a la memoria, no a Python.")
+elif HAY_TRITON:
     print("Con GPU, el kernel está compilado: las medidas de abajo sí significan algo.")
+else:
+    print("Sin Triton no hay kernel que medir (y en la CPU, con el intérprete, la medida no diría nada).")
 
 # %% [markdown]
 # ### 5. Lo que genera `torch.compile`
@@ -494,7 +496,7 @@ else:
 # | `TRITON_INTERPRET=1` después de `import triton` (o de definir el kernel) | los kernels ya definidos siguen compilados y fallan con tensores de la CPU | ponla antes; si no, reinicia el kernel |
 # | Tensores en la CPU con el kernel compilado | error de Triton: el puntero no está en la GPU | `.cuda()`, o el intérprete |
 # | Un tensor no contiguo (una traspuesta) | el kernel lee los elementos en otro orden: resultado mal, sin error | `.contiguous()` o pasar los pasos (`stride`) |
-# | Medir con el intérprete | tiempos de NumPy, miles de veces más lentos | mide en una GPU |
+# | Medir con el intérprete | tiempos de NumPy, un programa tras otro: no dicen nada de la GPU | mide en una GPU |
 # | Acumular en fp16 | la suma se atasca (2048 + 1 = 2048) | `tl.zeros(..., dtype=tl.float32)` |
 #
 # Los lanzadores del curso comprueban lo que el kernel no puede:

@@ -22,6 +22,7 @@ from curso_gpu.kernels import (
     trafico_softmax,
     trafico_suma,
     triton_instalado,
+    version_suficiente,
 )
 
 # Sin importar triton aquí: el primer kernel decide el modo (importarlo antes lo dejaría compilado).
@@ -39,6 +40,11 @@ def test_sin_gpu_los_kernels_van_por_el_interprete():
     if torch.cuda.is_available():
         pytest.skip("con GPU CUDA los kernels se compilan")
     assert modo_triton() == INTERPRETE
+
+
+def test_version_minima_del_interprete():
+    assert version_suficiente("3.9.0") and version_suficiente("3.7.0") and version_suficiente("4.0.0+git1a2b")
+    assert not version_suficiente("3.6.0") and not version_suficiente("3.1.0")
 
 
 # --- suma ------------------------------------------------------------------------------------------

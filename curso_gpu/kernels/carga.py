@@ -28,12 +28,16 @@ import sys
 INTERPRETE = "intérprete"
 COMPILADO = "compilado"
 
-TRITON_MINIMO = "3.2.0"
-"""La versión de triton más antigua con la que se probaron los kernels del curso en el intérprete.
+TRITON_MINIMO = "3.7.0"
+"""La versión de triton más antigua cuyo intérprete ejecuta bien los kernels del curso.
 
-Probado con torch 2.13.0 (CPU): triton 3.2.0, 3.3.1, 3.4.0 y 3.9.0 dan lo mismo que PyTorch en las
-pruebas de ``tests/test_kernels.py``; con triton 3.1.0 el intérprete devuelve ceros (``tl.store`` no
-escribe en los tensores de la CPU). Es la cota de ``pip install "curso_gpu[kernels]"``.
+Probado con torch 2.13.0 (CPU) y NumPy 2.4.6, con ``tests/test_kernels.py`` (3-12-2026): 3.7.0,
+3.8.0 y 3.9.0 dan lo mismo que PyTorch. De 3.2.0 a 3.6.0, los bucles con un límite que llega
+como argumento (``for inicio in range(0, K, BLOQUE_K)``, la matmul y las filas largas del softmax)
+fallan en el intérprete con «only 0-dimensional arrays can be converted to Python scalars»: NumPy
+ya no convierte un vector de un elemento en un número, y triton 3.7.0 lo arregló. Con 3.1.0 falla
+ya la suma. Es la cota de ``pip install "curso_gpu[kernels]"``. Compilados en una GPU, los kernels
+no dependen de esto.
 """
 
 COMO_INSTALAR = (
@@ -48,7 +52,12 @@ _VERDADERO = ("1", "true", "yes", "on", "y")  # lo que triton toma como «sí» 
 
 def triton_instalado() -> bool:
     """¿Se puede importar ``triton`` aquí? No lo importa. Lección 11."""
-    return "triton" in sys.modules or importlib.util.find_spec("triton") is not None
+    if "triton" in sys.modules:
+        return sys.modules["triton"] is not None  # None: alguien bloqueó su importación
+    try:
+        return importlib.util.find_spec("triton") is not None
+    except (ImportError, ValueError):  # un triton roto o a medias cuenta como que no está
+        return False
 
 
 def _hay_cuda() -> bool:
@@ -88,6 +97,14 @@ def modo_triton() -> str:
     """
     programas = cargar_programas()
     return INTERPRETE if type(programas.kernel_suma).__name__ == "InterpretedFunction" else COMPILADO
+
+
+def version_suficiente(version: str) -> bool:
+    """¿Es ``version`` (``"3.9.0"``, ``"3.7.0+git1234"``) al menos :data:`TRITON_MINIMO`? Lección 11."""
+    def numeros(texto):
+        return tuple(int("".join(c for c in parte if c.isdigit()) or 0) for parte in texto.split(".")[:3])
+
+    return numeros(version) >= numeros(TRITON_MINIMO)
 
 
 def interprete_pedido() -> bool:

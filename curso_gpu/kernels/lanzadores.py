@@ -13,9 +13,9 @@ import contextlib
 import torch
 
 from ..base import leer_entero
-from .carga import COMPILADO, cargar_programas, modo_triton
+from .carga import COMPILADO, INTERPRETE, TRITON_MINIMO, cargar_programas, modo_triton, version_suficiente
 
-TIPOS = (torch.float32, torch.float16)
+TIPOS_KERNELS = (torch.float32, torch.float16)
 """Los tipos de dato que aceptan los kernels del curso (el intérprete no tiene bfloat16)."""
 
 BLOQUE_SUMA = 1024
@@ -134,7 +134,7 @@ def _tensores(funcion: str, **tensores) -> None:
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{funcion} necesita tensores de PyTorch; {nombre} es de tipo {type(t).__name__}. "
                             f"Conviértelo con torch.tensor({nombre}, dtype=torch.float32).")
-        if t.dtype not in TIPOS:
+        if t.dtype not in TIPOS_KERNELS:
             raise ValueError(f"{funcion} trabaja con float32 y float16; {nombre} es {t.dtype}. "
                              f"Conviértelo con {nombre}.float() (o {nombre}.half()).")
         if t.device.type not in ("cpu", "cuda"):
@@ -184,6 +184,11 @@ def _programas(tensor: torch.Tensor):
             "o torch.compile, antes que el curso), así que sus kernels solo correrían en una GPU, y aquí no hay. "
             "Reinicia el kernel y, antes de importar nada, ejecuta import os; os.environ['TRITON_INTERPRET'] = '1' "
             "(o lanza antes un kernel del curso: lo pone él).")
+    version = programas.triton.__version__
+    if modo_triton() == INTERPRETE and not version_suficiente(version):
+        raise RuntimeError(
+            f"El intérprete de triton {version} no ejecuta bien estos kernels (los bucles fallan con la NumPy "
+            f"de ahora). Actualízalo: pip install -U \"triton>={TRITON_MINIMO}\" (o \"curso_gpu[kernels]\").")
     return programas
 
 
