@@ -151,10 +151,15 @@ def test_matmul_con_teselas_de_16_y_traspuestas():
 
 
 def test_matmul_en_float16_acumula_en_float32():
-    """Con k = 4096 unos, acumular en fp16 se atascaría en 2048 (2048 + 1 no existe en fp16)."""
-    a = torch.ones(16, 4096, dtype=torch.float16)
-    b = torch.ones(4096, 16, dtype=torch.float16)
-    assert torch.equal(matmul_teselas(a, b), torch.full((16, 16), 4096.0, dtype=torch.float16))
+    """K = 4096 sumas de productos en [0, 1): el resultado ronda 1000, donde fp16 va de 1 en 1.
+    Acumulando en fp32 solo queda el redondeo final (≤ 0.5); acumulando en fp16, unas 3.6."""
+    g = torch.Generator().manual_seed(0)
+    a = torch.rand(16, 4096, generator=g).half()
+    b = torch.rand(4096, 16, generator=g).half()
+    exacto = a.double() @ b.double()
+    resultado = matmul_teselas(a, b)
+    assert resultado.dtype == torch.float16
+    assert (resultado.double() - exacto).abs().max() <= 0.51
     a, b = aleatorio(33, 65, dtype=torch.float16), aleatorio(65, 47, dtype=torch.float16)
     torch.testing.assert_close(matmul_teselas(a, b), (a.float() @ b.float()).half(), rtol=2e-3, atol=2e-3)
 
