@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..base import ComoTabla, Tabla, formatear_bytes, leer_entero
+from ..base import ComoTabla, Tabla, formatear_bytes, leer_numero
 
 
 @dataclass(frozen=True)
@@ -51,9 +51,10 @@ class Trafico(ComoTabla):
 
 
 def _tamano(filas, columnas, bytes_por_elemento) -> tuple[int, int, int]:
-    return (leer_entero(filas, "filas", 0, ejemplo="filas=1823"),
-            leer_entero(columnas, "columnas", 0, ejemplo="columnas=781"),
-            leer_entero(bytes_por_elemento, "bytes_por_elemento", 1, 8, ejemplo="bytes_por_elemento=4"))
+    return (leer_numero(filas, "filas", entero=True, minimo=0, ejemplo="filas=1823"),
+            leer_numero(columnas, "columnas", entero=True, minimo=0, ejemplo="columnas=781"),
+            leer_numero(bytes_por_elemento, "bytes_por_elemento", entero=True, minimo=1, maximo=8,
+                        ejemplo="bytes_por_elemento=4"))
 
 
 def trafico_softmax(filas: int, columnas: int, bytes_por_elemento: int = 4, *, fusionado: bool = True,
@@ -66,7 +67,7 @@ def trafico_softmax(filas: int, columnas: int, bytes_por_elemento: int = 4, *, f
     kernels; el máximo y la suma por fila (``filas`` valores) también van y vuelven.
     """
     f, c, b = _tamano(filas, columnas, bytes_por_elemento)
-    vueltas = leer_entero(vueltas, "vueltas", 1, 2, ejemplo="vueltas=1")
+    vueltas = leer_numero(vueltas, "vueltas", entero=True, minimo=1, maximo=2, ejemplo="vueltas=1")
     matriz, columna = f * c * b, f * b
     if fusionado:
         pasos = (Paso(f"softmax fusionado ({vueltas} lectura{'s' if vueltas > 1 else ''} de x)", vueltas * matriz, matriz),)
@@ -90,7 +91,7 @@ def trafico_suma(n: int, bytes_por_elemento: int = 4) -> Trafico:
 def flops_matmul(m: int, n: int, k: int) -> int:
     """Operaciones de ``(m × k) @ (k × n)``: una multiplicación y una suma por cada uno de los
     ``m·n·k`` productos, ``2·m·n·k``. Lección 11 (y 03)."""
-    m = leer_entero(m, "m", 0, ejemplo="m=1024")
-    n = leer_entero(n, "n", 0, ejemplo="n=1024")
-    k = leer_entero(k, "k", 0, ejemplo="k=1024")
+    m = leer_numero(m, "m", entero=True, minimo=0, ejemplo="m=1024")
+    n = leer_numero(n, "n", entero=True, minimo=0, ejemplo="n=1024")
+    k = leer_numero(k, "k", entero=True, minimo=0, ejemplo="k=1024")
     return 2 * m * n * k

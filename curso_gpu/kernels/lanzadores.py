@@ -12,7 +12,7 @@ import contextlib
 
 import torch
 
-from ..base import leer_entero
+from ..base import leer_numero
 from .carga import COMPILADO, INTERPRETE, TRITON_MINIMO, cargar_programas, modo_triton, version_suficiente
 
 TIPOS_KERNELS = (torch.float32, torch.float16)
@@ -106,7 +106,8 @@ def matmul_teselas(a: torch.Tensor, b: torch.Tensor, *, bloques: tuple[int, int,
         bloques = BLOQUES_MATMUL["cuda" if a.device.type == "cuda" else "cpu"]
     if not isinstance(bloques, (tuple, list)) or len(bloques) != 3:
         raise ValueError(f"bloques debe ser tres potencias de dos (M, N, K), p. ej. (32, 32, 32); recibí {bloques!r}.")
-    bm, bn, bk = (_potencia_de_dos(v, f"bloques[{i}]", 16, 256) for i, v in enumerate(bloques))
+    bm, bn, bk = (_potencia_de_dos(v, f"bloques[{i}]", 16, 256, ejemplo="bloques=(32, 32, 32)")
+                  for i, v in enumerate(bloques))
     programas = _programas(a)
     c = torch.empty((m, n), device=a.device, dtype=a.dtype)
     if m == 0 or n == 0:
@@ -162,11 +163,12 @@ def _contiguos(funcion: str, **tensores) -> None:
                              f"(pasos {t.stride()}, p. ej. una traspuesta o un corte). Usa {nombre}.contiguous().")
 
 
-def _potencia_de_dos(valor, nombre: str, minimo: int, maximo: int) -> int:
-    numero = leer_entero(valor, nombre, minimo, maximo, ejemplo=f"{nombre}={minimo * 4 if minimo * 4 <= maximo else minimo}")
+def _potencia_de_dos(valor, nombre: str, minimo: int, maximo: int, ejemplo: str | None = None) -> int:
+    numero = leer_numero(valor, nombre, entero=True, minimo=minimo, maximo=maximo,
+                         ejemplo=ejemplo or (minimo * 4 if minimo * 4 <= maximo else minimo))
     if numero & (numero - 1):
         raise ValueError(f"{nombre} debe ser una potencia de dos (tl.arange lo exige); recibí {numero}. "
-                         f"Prueba, por ejemplo, {nombre}={siguiente_potencia_de_dos(numero)}.")
+                         f"Prueba, por ejemplo, {ejemplo or f'{nombre}={siguiente_potencia_de_dos(numero)}'}.")
     return numero
 
 
