@@ -8,6 +8,7 @@ instalado, en otro proceso (tests/test_kernels_sin_triton.py).
 
 import math
 import os
+import warnings
 
 import pytest
 import torch
@@ -45,6 +46,28 @@ def test_sin_gpu_los_kernels_van_por_el_interprete():
 def test_version_minima_del_interprete():
     assert version_suficiente("3.9.0") and version_suficiente("3.7.0") and version_suficiente("4.0.0+git1a2b")
     assert not version_suficiente("3.6.0") and not version_suficiente("3.1.0")
+
+
+def test_un_interprete_demasiado_antiguo_para_esta_numpy_se_rechaza_con_el_arreglo(monkeypatch):
+    import numpy
+
+    from curso_gpu.kernels import cargar_programas
+
+    if modo_triton() != INTERPRETE:
+        pytest.skip("compilado en una GPU, la versión del intérprete no importa")
+    monkeypatch.setattr(cargar_programas().triton, "__version__", "3.6.0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            int(numpy.zeros(1))
+            estricta = False
+        except TypeError:
+            estricta = True
+    if not estricta:
+        assert torch.equal(suma(torch.ones(3), torch.ones(3)), torch.full((3,), 2.0))  # una NumPy que solo avisa
+        return
+    with pytest.raises(RuntimeError, match=r'triton 3.6.0 .* pip install -U "triton>=3.7.0"'):
+        suma(torch.ones(3), torch.ones(3))
 
 
 # --- suma ------------------------------------------------------------------------------------------

@@ -35,9 +35,10 @@ Probado con torch 2.13.0 (CPU) y NumPy 2.4.6, con ``tests/test_kernels.py`` (3-1
 3.8.0 y 3.9.0 dan lo mismo que PyTorch. De 3.2.0 a 3.6.0, los bucles con un límite que llega
 como argumento (``for inicio in range(0, K, BLOQUE_K)``, la matmul y las filas largas del softmax)
 fallan en el intérprete con «only 0-dimensional arrays can be converted to Python scalars»: NumPy
-ya no convierte un vector de un elemento en un número, y triton 3.7.0 lo arregló. Con 3.1.0 falla
-ya la suma. Es la cota de ``pip install "curso_gpu[kernels]"``. Compilados en una GPU, los kernels
-no dependen de esto.
+ya no convierte un vector de un elemento en un número (las NumPy anteriores solo avisaban), y
+triton 3.7.0 lo arregló. Con 3.1.0 falla ya la suma. Es la cota de ``pip install
+"curso_gpu[kernels]"``; con una triton más antigua y una NumPy que solo avisa (Colab), los
+lanzadores la aceptan. Compilados en una GPU, los kernels no dependen de esto.
 """
 
 COMO_INSTALAR = (

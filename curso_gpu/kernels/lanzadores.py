@@ -187,11 +187,29 @@ def _programas(tensor: torch.Tensor):
             "Reinicia el kernel y, antes de importar nada, ejecuta import os; os.environ['TRITON_INTERPRET'] = '1' "
             "(o lanza antes un kernel del curso: lo pone él).")
     version = programas.triton.__version__
-    if modo_triton() == INTERPRETE and not version_suficiente(version):
+    if modo_triton() == INTERPRETE and not version_suficiente(version) and _numpy_estricta():
+        import numpy
+
         raise RuntimeError(
-            f"El intérprete de triton {version} no ejecuta bien estos kernels (los bucles fallan con la NumPy "
-            f"de ahora). Actualízalo: pip install -U \"triton>={TRITON_MINIMO}\" (o \"curso_gpu[kernels]\").")
+            f"El intérprete de triton {version} no ejecuta bien estos kernels con NumPy {numpy.__version__}: "
+            f"sus bucles fallan («only 0-dimensional arrays can be converted to Python scalars»). Actualízalo: "
+            f"pip install -U \"triton>={TRITON_MINIMO}\" (o \"curso_gpu[kernels]\").")
     return programas
+
+
+def _numpy_estricta() -> bool:
+    """¿Se niega esta NumPy a convertir un vector de un elemento en un número? (Las antiguas solo avisaban.)"""
+    import warnings
+
+    import numpy
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            int(numpy.zeros(1, dtype=numpy.int64))
+        except TypeError:
+            return True
+    return False
 
 
 def _hilos(tensor: torch.Tensor, hilos: int) -> dict:
