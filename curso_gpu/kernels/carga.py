@@ -25,6 +25,11 @@ import importlib.util
 import os
 import sys
 
+__all__ = [
+    "COMO_INSTALAR", "COMPILADO", "INTERPRETE", "TRITON_MINIMO", "cargar_programas",
+    "interprete_pedido", "modo_triton", "preparar_interprete", "triton_instalado", "version_suficiente"
+]
+
 INTERPRETE = "intérprete"
 COMPILADO = "compilado"
 

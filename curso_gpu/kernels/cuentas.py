@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from ..base import ComoTabla, Tabla, formatear_bytes, leer_numero
 
+__all__ = ["Paso", "Trafico", "flops_matmul", "trafico_softmax", "trafico_suma"]
+
 
 @dataclass(frozen=True)
 class Paso:

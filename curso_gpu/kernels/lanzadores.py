@@ -15,6 +15,11 @@ import torch
 from ..base import leer_numero
 from .carga import COMPILADO, INTERPRETE, TRITON_MINIMO, cargar_programas, modo_triton, version_suficiente
 
+__all__ = [
+    "BLOQUES_MATMUL", "BLOQUE_SOFTMAX_MAXIMO", "BLOQUE_SUMA", "TIPOS_KERNELS", "matmul_teselas",
+    "siguiente_potencia_de_dos", "softmax_filas", "suma"
+]
+
 TIPOS_KERNELS = (torch.float32, torch.float16)
 """Los tipos de dato que aceptan los kernels del curso (el intérprete no tiene bfloat16)."""
 

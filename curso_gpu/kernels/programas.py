@@ -18,6 +18,8 @@ preparar_interprete()  # antes de importar triton: sin CUDA, el intérprete (ver
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
+__all__ = ["kernel_matmul_teselas", "kernel_softmax_filas", "kernel_softmax_filas_largas", "kernel_suma"]
+
 
 @triton.jit
 def kernel_suma(x_ptr, y_ptr, salida_ptr, n, BLOQUE: tl.constexpr):
