@@ -151,8 +151,8 @@ else:
 
 # %% [markdown]
 # **Depurar con `print`.** En el intérprete, el kernel es Python que corre en la CPU: un `print`
-# dentro del kernel escribe lo que ve cada programa (compilado en la GPU habría que usar
-# `tl.device_print`). Con `n = 10` y bloques de 4:
+# dentro del kernel escribe lo que ve cada programa, y un `breakpoint()` lo para para mirar con
+# `pdb` (compilado en la GPU habría que usar `tl.device_print`). Con `n = 10` y bloques de 4:
 
 # %%
 if HAY_TRITON and os.environ.get("TRITON_INTERPRET") == "1":
@@ -422,7 +422,7 @@ else:
 # Compilar tarda segundos la primera vez (en una máquina recién encendida, hasta medio minuto);
 # las siguientes llamadas reutilizan el kernel.
 #
-# En una T4, el código sale en Triton: una función `triton_per_fused__softmax...` o similar con
+# En una T4, el código sale en Triton: una función como `triton_per_fused_div_exp_max_sub_sum_0` con
 # `@triton.jit`, un `xoffset = tl.program_id(0) * XBLOCK`, `tl.arange`, una máscara `xmask` y
 # `tl.load(..., xmask, other=...)`. Ya sabes leerlo.
 #
