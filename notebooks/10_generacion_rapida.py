@@ -94,7 +94,7 @@ print("PyTorch", torch.__version__)
 # `meta`, sin descargar nada:
 
 # %%
-QWEN25_05B = config_de("Qwen2.5-0.5B")  # 24 capas, 896 de ancho, 14 cabezas de consulta y 2 de claves/valores
+QWEN25_05B = config_de("Qwen2.5-0.5B")  # 24 bloques, 896 de ancho, 14 cabezas de consulta y 2 de claves/valores
 qwen = modelo_en_meta(QWEN25_05B)       # la forma de los tensores, sin memoria
 parametros = sum(p.numel() for p in qwen.parameters())
 bytes_fp16 = parametros * 2
@@ -118,7 +118,7 @@ for gpu in ["Tesla T4", "NVIDIA L4", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB 
 #
 # ### 1. El modelo diminuto de la lección 09
 #
-# Arquitectura de Qwen2 con 64 de ancho y 2 capas, pesos aleatorios y un tokenizador de
+# Arquitectura de Qwen2 con 64 de ancho y 2 bloques, pesos aleatorios y un tokenizador de
 # caracteres. El texto que escribe no tiene sentido (no ha aprendido nada), pero es un modelo de
 # `transformers` de verdad, con su `generate`: sirve para medir y comparar.
 
@@ -183,13 +183,13 @@ del con_grafo
 #
 # ### 3. La caché KV: qué guarda y cuánto ocupa
 #
-# En cada paso, la atención de cada capa compara el token nuevo con **todos los anteriores**
+# En cada paso, la atención de cada bloque compara el token nuevo con **todos los anteriores**
 # usando sus **claves** (K) y sus **valores** (V). Sin caché, el modelo recalcularía K y V de todo
 # el texto en cada paso. La caché los guarda: en cada paso solo se calculan los del token nuevo.
 # Ocupa, por token y por texto:
 #
 # ```
-# 2 (K y V) × capas × cabezas de K/V × dimensión de cabeza × bytes por valor
+# 2 (K y V) × bloques × cabezas de K/V × dimensión de cabeza × bytes por valor
 # ```
 #
 # Qwen2.5-0.5B usa **atención agrupada** (GQA): 14 cabezas de consulta comparten solo 2 de claves
@@ -207,7 +207,7 @@ print(f"Los pesos en fp16: {formatear_numero(bytes_fp16 / 2**20, 0)} MiB")
 # %% [markdown]
 # Con 32 768 tokens son 384 MiB: poco al lado de los 942 MiB de pesos. Pero crece con la longitud
 # **y** con el lote: 16 textos de 32 768 tokens son 6 144 MiB (6 GiB). Ahora la medimos en el modelo diminuto: una
-# pasada con `use_cache=True` devuelve la caché, con un tensor de claves y otro de valores por capa
+# pasada con `use_cache=True` devuelve la caché, con un tensor de claves y otro de valores por bloque
 # de forma `[lote, cabezas_kv, tokens, dimensión]`:
 
 # %%
@@ -216,7 +216,7 @@ with torch.inference_mode():
 cache = cache_de(salida)  # salida.cache en transformers 5; salida.past_key_values en las versiones 4
 tokens = texto_largo["input_ids"].shape[1]
 if hasattr(cache, "layers"):  # transformers ≥ 4.54; hasta la 4.55 también cache.key_cache[0] (quitado en la 4.56)
-    print("claves de la capa 0:", tuple(cache.layers[0].keys.shape), "· valores:", tuple(cache.layers[0].values.shape))
+    print("claves del bloque 0:", tuple(cache.layers[0].keys.shape), "· valores:", tuple(cache.layers[0].values.shape))
 medido = bytes_de_cache(cache)
 calculado = bytes_cache_kv(modelo.config, tokens=tokens, bytes_por_valor=4)  # el modelo diminuto está en fp32
 print(f"{tokens} tokens: medido {formatear_numero(medido)} bytes, calculado {formatear_numero(calculado)} bytes →",
@@ -339,9 +339,9 @@ leyenda_fuera(ejes, debajo=True);
 #   mucho menos que 16 veces (entre 1 y 4 veces en nuestras ejecuciones; la frase de arriba dice
 #   cuánto en la tuya), porque lo caro es el coste fijo del paso, no los cálculos.
 # - El modelo diminuto queda **muy lejos** de su techo. Sus pesos (unos cientos de KiB) caben en la
-#   caché del procesador: aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar
+#   memoria caché del procesador (L2 y L3, otra caché distinta de la KV): aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar
 #   decenas de operaciones pequeñas), como con las matrices pequeñas de la lección 03.
-# - Con un modelo de verdad en una GPU, los pesos (0.99 GB) no caben en ninguna caché y la memoria
+# - Con un modelo de verdad en una GPU, los pesos (0.99 GB) no caben en la caché del procesador y la memoria
 #   sí manda: ahí el techo es la cifra que importa, y el lote lo multiplica hasta que manda el cálculo.
 #
 # ### 5. Con el adaptador que entrenaste en la lección 09

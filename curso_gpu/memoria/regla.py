@@ -86,7 +86,7 @@ def _error_parametros(valor, motivo: str) -> ValueError:
     return ValueError(
         f"número de parámetros no válido: {mostrar_valor(valor)} ({motivo}). Escribe un número con sufijo "
         "como '124M', '8B' o '1.5B' (K = mil, M = millón, B = mil millones), un número entero "
-        "de parámetros como 124000000, un modelo de PyTorch o un modelo del catálogo (p. ej. 'Llama 3 8B')."
+        "de parámetros como 124_000_000, un modelo de PyTorch o un modelo del catálogo (p. ej. 'Llama 3 8B')."
     )
 
 
