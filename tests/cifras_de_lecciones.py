@@ -28,8 +28,20 @@ _ETIQUETAS = re.compile(r"<(script|style)\b.*?</\1>|<[^>]+>", re.S | re.I)
 _CODIGO_MARKDOWN = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 
 
+# Lo que es código y no una cifra para leer: una tupla o lista de enteros (la forma de un tensor,
+# ``(1, 16, 50257)``), un valor tras «=» o «:» sin espacio (``n=200000``, ``127.0.0.1:48177``) y un
+# número de puerto o de proceso, también en el registro de torchrun («E1204 18:15:29.876000 17125 …»).
+_CODIGO = re.compile(r"[(\[]\s*-?\d+(?:\s*,\s*-?\d+)+\s*,?\s*[)\]]|[=:]-?\d+|\b(?:puerto|port|pid:?)\s+\d+"
+                     r"|\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+", re.I)
+
+
 def numeros_mal_escritos(texto: str) -> list[str]:
-    """Los números de ``texto`` que no siguen el formato del curso, tal como aparecen."""
+    """Los números de ``texto`` que no siguen el formato del curso, tal como aparecen.
+
+    No cuenta lo que es código (la forma de un tensor, ``n=200000``, un puerto): se escribe como
+    lo escribirías en Python.
+    """
+    texto = _CODIGO.sub(" ", texto)
     malos = [m.group(0) for m in _ENTERO_LARGO.finditer(texto)]
     malos += [m.group(0) for m in _COMA_DECIMAL.finditer(texto)]
     return malos
@@ -88,13 +100,14 @@ class Afirmacion:
     """Una cifra medida que la prosa afirma, y dónde la lección la mide.
 
     ``prosa``: expresión regular sobre el Markdown con los grupos ``minimo`` y/o ``maximo`` (las
-    cotas que afirma el texto). ``salida``: expresión regular sobre las salidas con el grupo
+    cotas que afirma el texto), o ``aprox`` («unos 4 MiB»: vale ± ``tolerancia``). ``salida``: expresión regular sobre las salidas con el grupo
     ``medido``. Se comprueba ``minimo ≤ medido ≤ maximo`` para cada vez que la salida lo mide.
     """
 
     que: str
     prosa: str
     salida: str
+    tolerancia: float = 0.25  # con el grupo ``aprox`` en vez de cotas: medido dentro de aprox ± 25 %
 
 
 def comprobar_afirmaciones(cuaderno, afirmaciones) -> list[str]:
@@ -114,6 +127,9 @@ def comprobar_afirmaciones(cuaderno, afirmaciones) -> list[str]:
         cotas = dicho.groupdict()
         minimo = leer_cifra(cotas["minimo"]) if cotas.get("minimo") else float("-inf")
         maximo = leer_cifra(cotas["maximo"]) if cotas.get("maximo") else float("inf")
+        if cotas.get("aprox"):
+            aprox = leer_cifra(cotas["aprox"])
+            minimo, maximo = aprox * (1 - a.tolerancia), aprox * (1 + a.tolerancia)
         for medido in medidos:
             if not minimo <= medido <= maximo:
                 problemas.append(f"{a.que}: la prosa dice «{dicho.group(0).strip()}» y la salida midió {medido:g}")
