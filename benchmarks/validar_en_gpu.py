@@ -441,7 +441,9 @@ def resultados_de_barrido(barrido) -> list[Resultado]:
 
     Función pura (la prueba ``tests/test_validar_en_gpu.py`` en CPU con un barrido hecho a mano).
     """
-    from curso_gpu.generacion.barrido import CON_CACHE, ESTATICA, SIN_CACHE
+    from curso_gpu.generacion import VARIANTES
+
+    CON_CACHE, SIN_CACHE, ESTATICA = VARIANTES
 
     resultados = []
     uno, dieciseis = barrido.fila(CON_CACHE, 1), barrido.fila(CON_CACHE, 16)

@@ -107,7 +107,7 @@ print("PyTorch", torch.__version__)
 # ### 1. Cuándo cabe el ajuste completo
 #
 # Construimos Qwen2.5-0.5B y Qwen2.5-7B en el dispositivo `meta`: todas sus capas, con su forma y
-# su tipo, pero sin datos. Los valores de su arquitectura (capas, ancho, cabezas, vocabulario) están
+# su tipo, pero sin datos. Los valores de su arquitectura (bloques, ancho, cabezas, vocabulario) están
 # escritos en `curso_gpu.ajuste.arquitecturas`, copiados del `config.json` de cada modelo: nada se descarga.
 
 # %%

@@ -339,10 +339,12 @@ leyenda_fuera(ejes, debajo=True);
 #   mucho menos que 16 veces (entre 1 y 4 veces en nuestras ejecuciones; la frase de arriba dice
 #   cuánto en la tuya), porque lo caro es el coste fijo del paso, no los cálculos.
 # - El modelo diminuto queda **muy lejos** de su techo. Sus pesos (unos cientos de KiB) caben en la
-#   memoria caché del procesador (L2 y L3, otra caché distinta de la KV): aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar
-#   decenas de operaciones pequeñas), como con las matrices pequeñas de la lección 03.
-# - Con un modelo de verdad en una GPU, los pesos (0.99 GB) no caben en la caché del procesador y la memoria
-#   sí manda: ahí el techo es la cifra que importa, y el lote lo multiplica hasta que manda el cálculo.
+#   memoria caché del procesador (sus niveles L2 y L3: otra caché, nada que ver con la caché KV).
+#   Aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar decenas de
+#   operaciones pequeñas), como con las matrices pequeñas de la lección 03.
+# - Con un modelo de verdad en una GPU, los pesos (0.99 GB) no caben en la caché L2 de la GPU (unos
+#   MB) y la memoria sí manda: ahí el techo es la cifra que importa, y el lote lo multiplica hasta
+#   que manda el cálculo.
 #
 # ### 5. Con el adaptador que entrenaste en la lección 09
 #

@@ -11,11 +11,12 @@ from curso_gpu.generacion import (
     ADAPTADOR_DIMINUTO,
     VARIANTES,
     BarridoGeneracion,
+    FilaBarrido,
     buscar_adaptador,
     cargar_para_generar,
     medir_barrido,
 )
-from curso_gpu.generacion.barrido import FilaBarrido
+
 
 FRASES = [f.strip() + "." for f in TEXTO_ENTRENAMIENTO.split(".") if f.strip()]
 

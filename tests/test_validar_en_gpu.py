@@ -108,7 +108,7 @@ def test_las_lineas_de_las_lecciones_07_y_08_se_convierten_en_resultados():
 
 def _barrido_qwen(segundos: dict, nombre="Tesla T4", ancho=320.0):
     from curso_gpu.generacion import BarridoGeneracion
-    from curso_gpu.generacion.barrido import FilaBarrido
+    from curso_gpu.generacion import FilaBarrido
 
     filas = [FilaBarrido(variante, lote, lote * 64, 64, [s]) for (variante, lote), s in segundos.items()]
     return BarridoGeneracion("cuda:0", nombre, ancho, 988_065_536, filas, 3, 12)

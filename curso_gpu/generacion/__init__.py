@@ -23,6 +23,7 @@ CASAS = {
     "cargar_adaptador": "adaptador",
     "cargar_para_generar": "adaptador",
     "BarridoGeneracion": "barrido",
+    "FilaBarrido": "barrido",
     "VARIANTES": "barrido",
     "medir_barrido": "barrido",
     "avisos_de_transformers": "avisos",

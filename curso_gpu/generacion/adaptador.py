@@ -23,14 +23,14 @@ from ..dispositivo import como_dispositivo
 
 ADAPTADOR_DIMINUTO = Path("checkpoints") / "lora_diminuto" / "adaptador"
 ADAPTADOR_QWEN = Path("checkpoints") / "qlora_qwen" / "adaptador"
-ARCHIVOS_ADAPTADOR = ("adapter_config.json", "adapter_model.safetensors")
+_ARCHIVOS_ADAPTADOR = ("adapter_config.json", "adapter_model.safetensors")
 """Lo que escribe ``save_pretrained`` de ``peft``: sin los dos, el adaptador está a medias."""
 
 
 def buscar_adaptador(carpeta: str | os.PathLike = ADAPTADOR_DIMINUTO) -> Path | None:
     """``carpeta`` si guarda un adaptador completo de ``peft`` (sus dos archivos); si no, None. Lección 10."""
     ruta = Path(carpeta)
-    return ruta if all((ruta / archivo).is_file() for archivo in ARCHIVOS_ADAPTADOR) else None
+    return ruta if all((ruta / archivo).is_file() for archivo in _ARCHIVOS_ADAPTADOR) else None
 
 
 def cargar_adaptador(modelo_base, carpeta: str | os.PathLike):

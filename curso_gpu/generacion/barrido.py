@@ -23,10 +23,10 @@ from ..dispositivo import como_dispositivo, sincronizar
 from ..medicion import entero_positivo
 from .medir import preparar_lote
 
-CON_CACHE = "con caché"
-SIN_CACHE = "sin caché"
-ESTATICA = "caché estática + torch.compile"
-VARIANTES = (CON_CACHE, SIN_CACHE, ESTATICA)
+_CON_CACHE = "con caché"
+_SIN_CACHE = "sin caché"
+_ESTATICA = "caché estática + torch.compile"
+VARIANTES = (_CON_CACHE, _SIN_CACHE, _ESTATICA)
 """Las formas de generar que mide ``medir_barrido``. La estática solo se mide con el lote más pequeño."""
 
 
@@ -82,7 +82,7 @@ class BarridoGeneracion(ComoTabla):
     def frases(self) -> list[str]:
         """Lo que dicen los datos, en frases: lote, caché, caché estática y techo."""
         frases = []
-        con = sorted((f for f in self.filas if f.variante == CON_CACHE), key=lambda f: f.lote)
+        con = sorted((f for f in self.filas if f.variante == _CON_CACHE), key=lambda f: f.lote)
         if len(con) >= 2:
             uno, grande = con[0], con[-1]
             veces = grande.tokens_por_segundo / uno.tokens_por_segundo
@@ -95,13 +95,13 @@ class BarridoGeneracion(ComoTabla):
                                   if paso < 0.8 * grande.lote / uno.lote else
                                   f"(casi {grande.lote / uno.lote:.0f} veces: aquí el lote no ayudó)."))
         for f in con:
-            sin = self.fila(SIN_CACHE, f.lote)
+            sin = self.fila(_SIN_CACHE, f.lote)
             if sin is not None:
                 veces = f.tokens_por_segundo / sin.tokens_por_segundo
                 frases.append(f"Con lote {f.lote}, la caché dio {formatear_numero(veces, 2)} veces los tokens/s de "
                               "sin caché" + (" (no hay una diferencia clara)." if 0.95 < veces < 1.05 else "."))
-        estatica = next((f for f in self.filas if f.variante == ESTATICA), None)
-        if estatica is not None and (normal := self.fila(CON_CACHE, estatica.lote)) is not None:
+        estatica = next((f for f in self.filas if f.variante == _ESTATICA), None)
+        if estatica is not None and (normal := self.fila(_CON_CACHE, estatica.lote)) is not None:
             veces = estatica.tokens_por_segundo / normal.tokens_por_segundo
             frases.append(f"Con lote {estatica.lote}, la caché estática con torch.compile dio "
                           f"{formatear_numero(veces, 2)} veces los tokens/s de la caché normal"
@@ -144,7 +144,7 @@ def _textos_del_lote(textos: list[str], lote: int) -> list[str]:
     return [textos[i % len(textos)] for i in range(lote)]
 
 
-def medir_barrido(modelo, tokenizador, textos, *, lotes=(1, 4, 16), variantes=(CON_CACHE,),
+def medir_barrido(modelo, tokenizador, textos, *, lotes=(1, 4, 16), variantes=(_CON_CACHE,),
                   max_tokens_nuevos: int = 32, repeticiones: int = 5, dispositivo=None,
                   nombre_gpu: str | None = None, ancho_de_banda_gb_s: float | None = None,
                   bytes_pesos: int | None = None, compilar=None) -> BarridoGeneracion:
@@ -179,17 +179,17 @@ def medir_barrido(modelo, tokenizador, textos, *, lotes=(1, 4, 16), variantes=(C
         eos[0] if isinstance(eos, (list, tuple)) else eos)
     base = dict(do_sample=False, pad_token_id=relleno, eos_token_id=eos,
                 max_new_tokens=max_tokens_nuevos, min_new_tokens=max_tokens_nuevos)
-    combinaciones = [(v, l) for v in variantes for l in (lotes[:1] if v == ESTATICA else lotes)]
+    combinaciones = [(v, l) for v in variantes for l in (lotes[:1] if v == _ESTATICA else lotes)]
     entradas = {l: preparar_lote(tokenizador, _textos_del_lote(textos, l), d) for l in lotes}
     forward_original = modelo.forward
     compilado = None
-    if ESTATICA in variantes:
+    if _ESTATICA in variantes:
         compilar = compilar or torch.compile
         compilado = compilar(forward_original, mode="reduce-overhead", fullgraph=True)
 
     def generar(variante: str, lote: int) -> float:
-        opciones = dict(base, use_cache=variante != SIN_CACHE)
-        if variante == ESTATICA:
+        opciones = dict(base, use_cache=variante != _SIN_CACHE)
+        if variante == _ESTATICA:
             opciones["cache_implementation"] = "static"
             modelo.forward = compilado
         try:
@@ -206,7 +206,7 @@ def medir_barrido(modelo, tokenizador, textos, *, lotes=(1, 4, 16), variantes=(C
     with torch.inference_mode():
         for c in combinaciones:  # calentamiento (y, en la estática, compilar): no cuenta
             generar(*c)
-            if c[0] == ESTATICA:
+            if c[0] == _ESTATICA:
                 generar(*c)
         for ronda in range(repeticiones):
             for c in (combinaciones if ronda % 2 == 0 else combinaciones[::-1]):
