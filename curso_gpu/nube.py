@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import leer_numero, mostrar_valor
+from .base import leer_real, mostrar_valor
 from .base import formatear_numero
 
 HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
@@ -56,7 +56,7 @@ PRECIO_HORA_MAXIMO = max(rango.maximo for rango in PRECIOS_2026)  # 7,20 $/h: un
 
 def _numero(valor, nombre: str, unidad: str, ejemplo: str, maximo: float, maximo_texto: str) -> float:
     try:
-        numero = leer_numero(valor)
+        numero = leer_real(valor)
     except ValueError as error:
         raise ValueError(
             f"{nombre} no válido: {mostrar_valor(valor)} ({error}). "

@@ -177,7 +177,7 @@ def test_np_int64_vale_donde_se_pide_una_cantidad():
 
 
 def test_leer_entero_es_el_unico_lector_y_rechaza_en_espanol():
-    for malo, motivo in ((True, "booleano"), (3.0, "no es un número entero"), ("3", "tipo str"),
+    for malo, motivo in ((True, "booleano"), (3.5, "no es un número entero"), ("3", "tipo str"),
                          (2**70, "demasiado grande"), (10**400, "unas 401 cifras"), (0, "demasiado pequeño")):
         with pytest.raises(ValueError, match=f"^cantidad debe ser un entero.*{motivo}"):
             leer_entero(malo, "cantidad", 1)

@@ -19,7 +19,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .numeros import leer_numero, mostrar_valor
+from .numeros import leer_real, mostrar_valor
 
 
 def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "",
@@ -91,7 +91,7 @@ def formatear_bytes(n_bytes) -> str:
     lo infinito y lo que no es un número.
     """
     try:
-        numero = leer_numero(n_bytes)
+        numero = leer_real(n_bytes)
         if numero < 0:
             raise ValueError("es negativo")
     except ValueError as error:

@@ -16,7 +16,7 @@ from torch import nn
 
 from ..dispositivo import como_dispositivo
 from ..dispositivo import dispositivo_del_modelo
-from ..base import leer_entero, leer_numero, mostrar_valor
+from ..base import leer_entero, leer_real, mostrar_valor
 
 PERDIDAS_DE_REGRESION = (nn.MSELoss, nn.L1Loss, nn.SmoothL1Loss, nn.HuberLoss)
 
@@ -208,7 +208,7 @@ def _como_numero(valor, entero: bool):
         except ValueError:
             return None
     try:
-        return leer_numero(valor)  # rechaza booleanos, textos, NaN e infinitos
+        return leer_real(valor)  # rechaza booleanos, textos, NaN e infinitos
     except ValueError:
         return None
 

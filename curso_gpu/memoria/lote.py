@@ -13,7 +13,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from ..base import formatear_bytes, formatear_numero, leer_entero, leer_numero, mostrar_valor
+from ..base import formatear_bytes, formatear_numero, leer_entero, leer_real, mostrar_valor
 from ..dispositivo import DispositivoNoDisponible, como_dispositivo, memoria_dispositivo
 from .medida import (
     LOTE_MAXIMO_A_PROBAR,
@@ -54,7 +54,7 @@ def _validar_forma(forma_ejemplo):
 
 def _validar_memoria(memoria_bytes) -> int:
     try:
-        numero = leer_numero(memoria_bytes)
+        numero = leer_real(memoria_bytes)
         if numero <= 0:
             raise ValueError("no es mayor que 0")
         if numero > MEMORIA_MAXIMA:

@@ -21,7 +21,7 @@ import torch
 
 from ..base import catalogo, precisiones
 from ..dispositivo import MemoriaDispositivo, como_dispositivo, memoria_dispositivo
-from ..base import leer_numero, mostrar_valor
+from ..base import leer_real, mostrar_valor
 from ..base import PRECISIONES
 from ..base import Celda, ComoTabla, Tabla, formatear_bytes
 
@@ -92,7 +92,7 @@ def _error_parametros(valor, motivo: str) -> ValueError:
 
 def _desde_numero(valor, original) -> int:
     try:
-        numero = leer_numero(valor)
+        numero = leer_real(valor)
     except ValueError as error:
         raise _error_parametros(original, str(error)) from None
     if numero > PARAMETROS_MAXIMOS:
@@ -180,7 +180,7 @@ def nombre_del_modelo(parametros) -> str:
 
 def _validar_margen(margen) -> float:
     try:
-        valor = leer_numero(margen)
+        valor = leer_real(margen)
     except ValueError as error:
         raise ValueError(f"margen no válido: {mostrar_valor(margen)} ({error}). Usa un número como 1.2 (+20 %) o 1.0 (sin margen).") from None
     if valor > MARGEN_MAXIMO:
@@ -198,7 +198,7 @@ def _validar_margen(margen) -> float:
 
 def _validar_vram(vram_gb) -> float:
     try:
-        valor = leer_numero(vram_gb)
+        valor = leer_real(vram_gb)
     except ValueError as error:
         raise ValueError(
             f"vram_gb no válido: {mostrar_valor(vram_gb)} ({error}). Da la memoria de la GPU en GB, p. ej. 16 para una T4."
@@ -218,7 +218,7 @@ def _validar_vram(vram_gb) -> float:
 
 def _validar_bytes(bytes_por_param) -> float:
     try:
-        valor = leer_numero(bytes_por_param)
+        valor = leer_real(bytes_por_param)
         if not 0 < valor <= BYTES_POR_PARAMETRO_MAXIMO:
             raise ValueError(f"debe estar entre 0 y {BYTES_POR_PARAMETRO_MAXIMO}")
     except ValueError as error:
@@ -274,7 +274,7 @@ def a_gib(n_bytes: float) -> float:
 def _cantidad(valor, nombre: str, ejemplo: str) -> float:
     """Un número mayor o igual que 0 para los formatos, o un ``ValueError`` que lo explica."""
     try:
-        numero = leer_numero(valor)
+        numero = leer_real(valor)
         if numero < 0:
             raise ValueError("es negativo")
     except ValueError as error:
