@@ -144,22 +144,3 @@ def test_los_numeros_de_las_salidas_y_de_la_prosa_siguen_el_formato_del_curso(nu
     assert not problemas, (f"Lección {numero}: escribe los números con formatear_numero (12 288, 0.99):\n"
                            + "\n".join(problemas))
 
-
-# Provisional, hasta que llegue la de todas las pruebas: la lección ejecutada sale de la caché del
-# sitio (la llena nbval) o se ejecuta aquí una vez.
-@pytest.fixture(scope="session")
-def leccion_ejecutada():
-    import sys
-    from pathlib import Path
-
-    raiz = Path(__file__).resolve().parent.parent
-    sys.path.insert(0, str(raiz / "herramientas"))
-    import lecciones_ejecutadas as ejecutadas
-
-    def dar(numero: str):
-        [ruta] = sorted((raiz / "notebooks").glob(f"{numero}_*.ipynb"))
-        if ejecutadas.leer(ruta) is None:
-            ejecutadas.ejecutar([ruta], avisar=lambda *a: None)
-        return ejecutadas.leer(ruta)
-
-    return dar
