@@ -111,6 +111,18 @@ def test_la_cache_estatica_compila_el_forward_y_lo_devuelve_como_estaba(diminuto
     assert any("caché estática con torch.compile" in f for f in barrido.frases())
 
 
+def test_si_compilar_falla_mide_lo_demas_y_lo_dice(diminuto):
+    def compilar(funcion, **opciones):
+        def roto(*args, **kwargs):
+            raise RuntimeError("Dynamo no sabe compilar esto")
+        return roto
+
+    barrido = medir_barrido(*diminuto, FRASES, lotes=(1,), variantes=VARIANTES, max_tokens_nuevos=2,
+                            repeticiones=1, compilar=compilar)
+    assert [f.variante for f in barrido.filas] == ["con caché", "sin caché"]
+    assert any("no funcionó aquí (RuntimeError: Dynamo no sabe compilar esto)" in f for f in barrido.frases())
+
+
 def test_una_variante_desconocida_se_rechaza_en_espanol(diminuto):
     with pytest.raises(ValueError, match="variantes desconocidas.*usa algunas de: con caché"):
         medir_barrido(*diminuto, FRASES, variantes=("turbo",))
@@ -128,6 +140,10 @@ def test_las_frases_salen_de_los_datos():
     assert frases[1] == "Con lote 1, la caché dio 2.44 veces los tokens/s de sin caché."
     igual = _barrido({("con caché", 1): 1.0, ("con caché", 16): 15.5, ("sin caché", 1): 1.01}).frases()
     assert "aquí el lote no ayudó" in igual[0] and "no hay una diferencia clara" in igual[1]
+    assert not any("se movieron mucho" in f for f in frases)  # una sola muestra: nada que decir
+    movido = _barrido({("con caché", 1): 1.0, ("con caché", 16): 1.75})
+    movido.filas[1].segundos = [1.0, 1.75, 2.5]
+    assert any("hasta un 86 % en «con caché, lote 16»" in f for f in movido.frases())
     con_techo = _barrido({("con caché", 1): 1.0}, ancho=320.0).frases()
     assert con_techo[-1] == ("Con lote 1 y caché: 10 tokens/s, el 3.1 % del techo de 320 tokens/s "
                              "(320 GB/s ÷ 1 000 MB de pesos).")

@@ -69,6 +69,7 @@ class BarridoGeneracion(ComoTabla):
     filas: list[FilaBarrido]
     repeticiones: int
     tokens_entrada: int
+    fallos: list[str] = field(default_factory=list)  # variantes que no se pudieron medir, y por qué
 
     def fila(self, variante: str, lote: int) -> FilaBarrido | None:
         return next((f for f in self.filas if f.variante == variante and f.lote == lote), None)
@@ -106,6 +107,13 @@ class BarridoGeneracion(ComoTabla):
             frases.append(f"Con lote {estatica.lote}, la caché estática con torch.compile dio "
                           f"{formatear_numero(veces, 2)} veces los tokens/s de la caché normal"
                           + (" (no hay una diferencia clara)." if 0.95 < veces < 1.05 else "."))
+        for fallo in self.fallos:
+            frases.append(f"La caché estática con torch.compile no funcionó aquí ({fallo}): va sin ella.")
+        movida = max((f for f in self.filas if len(f.segundos) > 1), key=lambda f: f.dispersion, default=None)
+        if movida is not None and movida.dispersion > 0.25:
+            frases.append(f"Ojo: las medidas se movieron mucho (hasta un {100 * movida.dispersion:.0f} % en "
+                          f"«{movida.variante}, lote {movida.lote}»): la máquina estaba ocupada. Las razones entre "
+                          "filas, medidas alternadas, aguantan mejor que las cifras sueltas.")
         quien = self.nombre_gpu or self.dispositivo
         if self.ancho_de_banda_gb_s is None:
             frases.append(f"No conozco su ancho de banda ({quien} no está en la tabla del curso): "
@@ -191,6 +199,9 @@ def medir_barrido(modelo, tokenizador, textos, *, lotes=(1, 4, 16), variantes=(_
         opciones = dict(base, use_cache=variante != _SIN_CACHE)
         if variante == _ESTATICA:
             opciones["cache_implementation"] = "static"
+            # Compilamos nosotros (como en la guía de transformers); desde la 4.5x, generate compilaría
+            # además por su cuenta con la caché estática en una GPU: disable_compile lo evita.
+            opciones["disable_compile"] = True
             modelo.forward = compilado
         try:
             sincronizar(d)
@@ -202,15 +213,23 @@ def medir_barrido(modelo, tokenizador, textos, *, lotes=(1, 4, 16), variantes=(_
             modelo.forward = forward_original
 
     filas = {c: FilaBarrido(c[0], c[1], c[1] * max_tokens_nuevos, max_tokens_nuevos) for c in combinaciones}
+    fallos = []
     modelo.eval()
     with torch.inference_mode():
-        for c in combinaciones:  # calentamiento (y, en la estática, compilar): no cuenta
-            generar(*c)
-            if c[0] == _ESTATICA:
+        for c in list(combinaciones):  # calentamiento (y, en la estática, compilar): no cuenta
+            if c[0] != _ESTATICA:
                 generar(*c)
+                continue
+            try:  # compilar depende de la versión de torch, de transformers y del modelo
+                generar(*c)
+                generar(*c)
+            except Exception as error:  # noqa: BLE001 — se cuenta en las frases y se sigue sin ella
+                fallos.append(f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}")
+                combinaciones.remove(c)
+                del filas[c]
         for ronda in range(repeticiones):
             for c in (combinaciones if ronda % 2 == 0 else combinaciones[::-1]):
                 filas[c].segundos.append(generar(*c))
     return BarridoGeneracion(dispositivo=str(d), nombre_gpu=nombre_gpu, ancho_de_banda_gb_s=ancho_de_banda_gb_s,
                              bytes_pesos=int(bytes_pesos), filas=list(filas.values()), repeticiones=repeticiones,
-                             tokens_entrada=int(entradas[lotes[-1]]["input_ids"].shape[1]))
+                             tokens_entrada=int(entradas[lotes[-1]]["input_ids"].shape[1]), fallos=fallos)
