@@ -21,22 +21,23 @@ de abajo (lo comprueba ``tests/test_arquitectura.py``):
    barras de progreso.
 2. ``dispositivo``: elegir CPU/CUDA/MPS/XPU, ``como_dispositivo``, ``sincronizar``,
    ``nvidia-smi``, ``describir_entorno()`` y Google Colab y Drive (lecciones 01 y 02).
-3. ``medicion``: cronometrar bien, CPU frente a GPU, comparar dos tiempos (lección 03).
+3. ``kernels``: tus primeros kernels de GPU con Triton, también en la CPU con su intérprete (lección 11).
+4. ``medicion``: cronometrar bien, CPU frente a GPU, comparar dos tiempos (lección 03).
    ``memoria``: cuánta memoria necesita un modelo, medida al entrenar y el lote que cabe (lecciones 04 y 07).
    ``guardado``: escribir sin perder nada, checkpoints con SHA-256 y reanudar (lección 05).
    ``rendimiento``: precisión mixta, ``DataLoader`` y el diagnóstico de la lección 06.
    ``distribuido``: DDP y ``torchrun`` sin procesos huérfanos (lección 08).
-4. ``entrenamiento``: datos, modelos, ``entrenar``, ``evaluar`` y ``predecir`` (lección 05).
-5. ``ajuste``: LoRA y QLoRA con ``transformers`` y ``peft`` (lección 09).
+5. ``entrenamiento``: datos, modelos, ``entrenar``, ``evaluar`` y ``predecir`` (lección 05).
+6. ``ajuste``: LoRA y QLoRA con ``transformers`` y ``peft`` (lección 09).
    ``generacion``: generar texto rápido: caché KV, lotes y el techo del ancho de banda (lección 10).
-6. ``graficos``: las figuras del curso (matplotlib se importa al dibujar).
-7. ``interactivo``: la pizarra, la calculadora de VRAM y ``python -m curso_gpu``.
-8. Las órdenes: ``__main__`` (``python -m curso_gpu``), ``app_lineas`` (``python -m
+7. ``graficos``: las figuras del curso (matplotlib se importa al dibujar).
+8. ``interactivo``: la pizarra, la calculadora de VRAM y ``python -m curso_gpu``.
+9. Las órdenes: ``__main__`` (``python -m curso_gpu``), ``app_lineas`` (``python -m
    curso_gpu.app_lineas``, la app de la lección 05) y ``entrenar_ddp`` (``python -m
    curso_gpu.entrenar_ddp``, lección 08).
 
-``import curso_gpu`` no carga torch, matplotlib, ipywidgets ni transformers: cada subpaquete (y cada
-atajo) se carga al usarlo (``curso_gpu.memoria`` funciona sin importarlo antes).
+``import curso_gpu`` no carga torch, matplotlib, ipywidgets, transformers ni triton: cada subpaquete (y
+cada atajo) se carga al usarlo (``curso_gpu.memoria`` funciona sin importarlo antes).
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ from ..base._puerta import abrir
 abrir(globals())
 
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .adaptador import *  # noqa: F403
     from .avisos import *  # noqa: F403
+    from .barrido import *  # noqa: F403
     from .cache_kv import *  # noqa: F403
     from .techo import *  # noqa: F403
     from .velocidad import *  # noqa: F403
