@@ -72,7 +72,7 @@ def epoca_de(ruta: Path) -> int | None:
 
 
 def quien_lo_escribio(estado: dict) -> str:
-    """«entrenar (lección 05)» o «entrenar_ddp (lección 08)», según quién escribió el checkpoint."""
+    """«entrenar (lección 05)», «entrenar_ddp (lección 08)» o «ajustar (lección 09)»: quién escribió el checkpoint."""
     return ENTRENADORES.get(estado.get("entrenador"), f"otro programa ({estado.get('entrenador')!r})")
 
 
