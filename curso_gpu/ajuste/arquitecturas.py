@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from ..base import mostrar_valor
+
 __all__ = ["ARQUITECTURAS", "config_de", "modelo_en_meta"]
 
 ARQUITECTURAS: dict[str, dict] = {
@@ -33,13 +35,23 @@ ARQUITECTURAS: dict[str, dict] = {
 
 
 def config_de(nombre: str):
-    """La ``Qwen2Config`` de ``"Qwen2.5-0.5B"`` o ``"Qwen2.5-7B"``, sin red. Lección 09."""
+    """La ``Qwen2Config`` de ``"Qwen2.5-0.5B"`` o ``"Qwen2.5-7B"``, sin red. Lección 09.
+
+    El nombre se reconoce sin mirar mayúsculas ni espacios alrededor (``"qwen2.5-0.5b"`` vale).
+    """
+    conocidos = ", ".join(repr(n) for n in ARQUITECTURAS)
+    if not isinstance(nombre, str):
+        raise ValueError(f"config_de necesita el nombre de un modelo como texto, uno de: {conocidos}; recibí "
+                         f"{mostrar_valor(nombre)} (de tipo {type(nombre).__name__}). Por ejemplo, "
+                         "config_de('Qwen2.5-0.5B').")
+    claves = {n.lower(): n for n in ARQUITECTURAS}
+    clave = claves.get(nombre.strip().lower())
+    if clave is None:
+        raise ValueError(f"No tengo la arquitectura de {nombre!r}; conozco: {conocidos}. "
+                         "Para otro modelo, AutoConfig.from_pretrained('nombre') la descarga (un archivo pequeño).")
     from transformers import Qwen2Config
 
-    if nombre not in ARQUITECTURAS:
-        raise ValueError(f"No tengo la arquitectura de {nombre!r}; conozco: {', '.join(ARQUITECTURAS)}. "
-                         "Para otro modelo, AutoConfig.from_pretrained('nombre') la descarga (un archivo pequeño).")
-    return Qwen2Config(**ARQUITECTURAS[nombre])
+    return Qwen2Config(**ARQUITECTURAS[clave])
 
 
 def modelo_en_meta(config):
@@ -53,7 +65,8 @@ def modelo_en_meta(config):
     if isinstance(config, str):
         config = config_de(config)
     if not isinstance(config, PretrainedConfig):
-        raise ValueError(f"Necesito una configuración de transformers (p. ej. config_de('Qwen2.5-0.5B') o "
-                         f"AutoConfig.from_pretrained(...)) o un modelo; recibí {type(config).__name__}.")
+        raise ValueError(f"config debe ser una configuración de transformers (p. ej. config_de('Qwen2.5-0.5B') o "
+                         f"AutoConfig.from_pretrained(...)) o el nombre de una de ARQUITECTURAS; recibí "
+                         f"{mostrar_valor(config)} (de tipo {type(config).__name__}).")
     with torch.device("meta"):
         return AutoModelForCausalLM.from_config(config)
