@@ -60,7 +60,9 @@ class LoRALineal(nn.Module):
     def __init__(self, capa: nn.Linear, r: int, alpha: float):
         super().__init__()
         if not isinstance(capa, nn.Linear):
-            raise ValueError(f"LoRALineal envuelve una nn.Linear; recibí {type(capa).__name__}.")
+            raise ValueError(f"capa debe ser una nn.Linear (la capa que LoRALineal envuelve), p. ej. "
+                             f"LoRALineal(nn.Linear(64, 64), r=8, alpha=16); recibí {mostrar_valor(capa)} "
+                             f"(de tipo {type(capa).__name__}).")
         self.r = validar_r(r)
         self.alpha = _validar_alpha(alpha)
         self.escala = self.alpha / self.r
@@ -170,7 +172,7 @@ def parametros_lora(config_o_modelo, r: int, modulos=None) -> int:
     else:
         from .arquitecturas import modelo_en_meta
 
-        modelo = modelo_en_meta(config_o_modelo)
+        modelo = modelo_en_meta(config_o_modelo, argumento="config_o_modelo")
     return sum(r * sum(_dimensiones(capa)) for capa in elegir_capas(modelo, modulos).values())
 
 

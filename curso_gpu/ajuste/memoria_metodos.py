@@ -132,7 +132,7 @@ def memoria_ajuste(config, metodo: str = "completo", precision: str = "fp16", lo
     - ``lote`` × ``secuencia``: los tokens de un paso. ``r`` y ``modulos``: los de LoRA
       (``alpha`` no cambia la memoria). ``optimizador``: los de la lección 07 (``"adamw"``...).
     """
-    from .arquitecturas import config_de, modelo_en_meta
+    from .arquitecturas import modelo_en_meta
     from .lora import parametros_lora
 
     metodo = _leer_metodo(metodo)
@@ -146,8 +146,9 @@ def memoria_ajuste(config, metodo: str = "completo", precision: str = "fp16", lo
         raise ValueError(f"nombre debe ser un texto (el nombre del modelo en la tabla, o ''); recibí "
                          f"{mostrar_valor(nombre)}. Por ejemplo, nombre='Qwen2.5-0.5B'.")
     if isinstance(config, str):
-        nombre, config = nombre or config.strip(), config_de(config)
-    modelo = modelo_en_meta(config)
+        nombre = nombre or config.strip()
+    modelo = modelo_en_meta(config)  # también comprueba config (un nombre que no conoce, otro tipo...)
+    config = modelo.config
     # Más tokens que los que ve el modelo de una vez no se pueden entrenar (sus posiciones no existen).
     contexto = getattr(config.get_text_config(), "max_position_embeddings", None)
     contexto = contexto if isinstance(contexto, int) and contexto > 0 else None
@@ -188,7 +189,7 @@ def tabla_metodos(desgloses: list[DesgloseAjuste], gpu: str = "T4") -> Tabla:
         desgloses = [desgloses]
     if (not isinstance(desgloses, (list, tuple)) or not desgloses
             or not all(isinstance(d, DesgloseAjuste) for d in desgloses)):
-        raise ValueError(f"tabla_metodos necesita una lista de resultados de memoria_ajuste; recibí "
+        raise ValueError(f"desgloses debe ser una lista de resultados de memoria_ajuste; recibí "
                          f"{mostrar_valor(desgloses)}. Por ejemplo, tabla_metodos([memoria_ajuste('Qwen2.5-0.5B', "
                          "'lora')]).")
     ficha = buscar_gpu(gpu)

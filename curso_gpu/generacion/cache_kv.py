@@ -34,13 +34,18 @@ def forma_de_atencion(config_o_modelo) -> tuple[int, int, int]:
     Lee ``num_hidden_layers``, ``num_key_value_heads`` (si no está: ``num_attention_heads``, sin
     atención agrupada) y ``head_dim`` (si no está: ``hidden_size // num_attention_heads``).
     """
+    return _forma(config_o_modelo, "config_o_modelo")
+
+
+def _forma(config_o_modelo, argumento: str) -> tuple[int, int, int]:
+    """``forma_de_atencion`` con el nombre del dato que dan los mensajes."""
     config = _config_de(config_o_modelo)
     faltan = [nombre for nombre in ("num_hidden_layers", "num_attention_heads", "hidden_size")
               if isinstance(getattr(config, nombre, None), bool) or not isinstance(getattr(config, nombre, None), int)
               or getattr(config, nombre) <= 0]
     if faltan:
         raise ValueError(
-            f"config: la configuración no tiene {', '.join(faltan)} (enteros mayores que 0); pasa la configuración de un modelo de lenguaje "
+            f"{argumento}: la configuración no tiene {', '.join(faltan)} (enteros mayores que 0); pasa la configuración de un modelo de lenguaje "
             f"de transformers (por ejemplo, modelo.config). Recibí un {type(config).__name__}."
         )
     cabezas_kv = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
@@ -50,7 +55,10 @@ def forma_de_atencion(config_o_modelo) -> tuple[int, int, int]:
 
 def _bytes_por_valor(bytes_por_valor) -> float:
     if isinstance(bytes_por_valor, (str, torch.dtype)):
-        return PRECISIONES[normalizar_precision(bytes_por_valor)].bytes
+        try:
+            return PRECISIONES[normalizar_precision(bytes_por_valor)].bytes
+        except ValueError as error:
+            raise ValueError(f"bytes_por_valor: {error}; o un número de bytes (2 en fp16, 4 en fp32).") from None
     return leer_numero(bytes_por_valor, "bytes_por_valor (2 en fp16, 4 en fp32, o una precisión: \"fp16\", "
                        "torch.float32...)", minimo=0, minimo_incluido=False, maximo=8,
                        ejemplo="bytes_por_valor=2 (o bytes_por_valor=\"fp16\")")
@@ -73,7 +81,7 @@ def bytes_cache_kv(config, tokens: int, lote: int = 1, bytes_por_valor=2) -> int
                          ejemplo="tokens=1024")
     lote = leer_numero(lote, "lote (cuántas secuencias se generan a la vez)", entero=True, minimo=1, ejemplo="lote=1")
     por_valor = _bytes_por_valor(bytes_por_valor)
-    capas, cabezas_kv, dimension = forma_de_atencion(config)
+    capas, cabezas_kv, dimension = _forma(config, "config")
     return round(2 * capas * cabezas_kv * dimension * tokens * lote * por_valor)
 
 
@@ -115,11 +123,11 @@ def bytes_de_cache(cache) -> int:
             hasattr(cache, "sequences") or "cache" in getattr(cache, "__dataclass_fields__", {})):
         cache = cache_de(cache)  # la salida de generate: su caché
     if cache is None:
-        raise ValueError("bytes_de_cache: no hay caché que medir (recibí None). generate solo la devuelve con "
+        raise ValueError("cache es None: no hay caché KV que medir. generate solo la devuelve con "
                          "return_dict_in_generate=True y sin use_cache=False: salida = modelo.generate(..., "
                          "return_dict_in_generate=True); bytes_de_cache(cache_de(salida)).")
     if isinstance(cache, torch.Tensor):
-        raise ValueError(f"bytes_de_cache necesita la caché KV, no un tensor suelto (recibí uno de forma "
+        raise ValueError(f"cache debe ser la caché KV, no un tensor suelto (recibí uno de forma "
                          f"{list(cache.shape)}: ¿los tokens que da generate sin return_dict_in_generate=True?). "
                          "Usa salida = modelo.generate(..., return_dict_in_generate=True) y "
                          "bytes_de_cache(cache_de(salida)).")

@@ -34,11 +34,15 @@ def ancho_de_banda_de(nombre_gpu: str) -> float:
     Acepta el nombre que da PyTorch (``"Tesla T4"``) o el de la tabla (``"NVIDIA T4"``, ``"T4"``).
     Una GPU que no está en la tabla da ``ValueError`` con los nombres válidos.
     """
+    return _ancho_de_banda(nombre_gpu, "nombre_gpu")
+
+
+def _ancho_de_banda(nombre_gpu, argumento: str) -> float:
     fila = picos_de(nombre_gpu) if isinstance(nombre_gpu, str) and nombre_gpu.strip() else None
     if fila is None or fila.ancho_de_banda_gb_s is None:
         validas = [f.nombre for f in tabla_picos() if f.ancho_de_banda_gb_s]
         raise ValueError(
-            f"GPU desconocida {mostrar_valor(nombre_gpu)}: no está en la tabla de anchos de banda del curso. Usa una de: "
+            f"{argumento}: GPU desconocida {mostrar_valor(nombre_gpu)}: no está en la tabla de anchos de banda del curso. Usa una de: "
             f"{', '.join(validas)}; o da la cifra de su ficha en GB/s (por ejemplo, 320 para una T4)."
         )
     return fila.ancho_de_banda_gb_s
@@ -57,7 +61,7 @@ def techo_tokens_por_segundo(bytes_pesos: float, ancho_de_banda, lote: int = 1, 
     cada paso), y con lotes grandes acaba mandando el cálculo.
     """
     if isinstance(ancho_de_banda, str):
-        gb_s = ancho_de_banda_de(ancho_de_banda)
+        gb_s = _ancho_de_banda(ancho_de_banda, "ancho_de_banda")
     else:
         gb_s = leer_numero(ancho_de_banda, "ancho_de_banda (GB/s de la ficha de tu GPU, o su nombre: \"Tesla T4\")",
                            minimo=0, minimo_incluido=False, ejemplo="ancho_de_banda=320 (una T4)")
