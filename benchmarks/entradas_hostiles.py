@@ -65,6 +65,7 @@ NAN, INF = float("nan"), float("inf")
 ENTERO = [("texto", "3"), ("decimal", 2.5), ("bool", True), ("None", None), ("NaN", NAN), ("inf", INF),
           ("negativo", -1), ("cero", 0), ("enorme", 10**30), ("lista", [3]), ("objeto", _Raro())]
 ENTERO0 = [v for v in ENTERO if v[0] != "cero"]
+SEMILLA = [v for v in ENTERO0 if v[0] != "None"]  # None es «sin semilla» donde se acepta
 REAL = [("texto", "0.1"), ("bool", True), ("None", None), ("NaN", NAN), ("inf", INF), ("-inf", -INF),
         ("negativo", -1.0), ("cero", 0), ("complejo", 1j), ("lista", [1.0]), ("Decimal NaN", Decimal("NaN"))]
 REAL0 = [v for v in REAL if v[0] != "cero"]
@@ -107,21 +108,38 @@ def _rutas(tmp: Path, carpeta: bool) -> list[tuple[str, object]]:
 # Clasificar una respuesta
 # ---------------------------------------------------------------------------
 
-_ESPANOL = re.compile(r"\b(debe|recibí|necesita|usa|prueba|ejemplo|número|entero|texto|carpeta|archivo|ruta|"
-                      r"modelo|función|desconocid[oa]|tiene|puedo|está|vacío|vacía|lista|mayor|menor|"
-                      r"dispositivo|nombre|como mucho|no es|no hay|sin)\b", re.IGNORECASE)
+# Palabras sin tilde: el mensaje se compara sin tildes.
+_ESPANOL = re.compile(r"\b(debe|deben|recibi|necesita|usa|prueba|ejemplo|numero|entero|texto|carpeta|archivo|ruta|"
+                      r"modelo|funcion|desconocid[oa]|tiene|puedo|esta|vacio|vacia|lista|mayor|menor|valido|"
+                      r"dispositivo|nombre|como mucho|no es|no hay|sin|da|escribe|elige)\b", re.IGNORECASE)
 _INGLES = re.compile(r"\b(must|expected|got|should|cannot|invalid|argument|object|unsupported|takes|"
                      r"positional|required|not supported|is not)\b")
 
 
+def _sin_tildes(texto: str) -> str:
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFD", texto) if unicodedata.category(c) != "Mn")
+
+
+# Cómo nombra un mensaje a un argumento cuando no escribe su nombre de Python: la palabra que lee
+# el alumno («dispositivo» por ``preferencia``, «imagen» por ``imagen_8x8``, «hilos» por ``n``).
+ALIAS = {"preferencia": ["dispositivo"], "imagen_8x8": ["imagen"], "nombre_gpu": ["GPU"], "nombre": ["GPU"],
+         "parametros": ["parametros"], "n": ["hilos", "lado", "matriz", "n"], "funcion": ["funcion"],
+         "config_o_modelo": ["config"], "desgloses": ["desgloses"], "programa": ["programa"],
+         "vram_gb": ["vram_gb", "memoria de la GPU"], "n_bytes": ["bytes"], "ancho_de_banda_gb_s": ["enlace", "GB/s"], "X": ["X", "datos"], "y": ["y", "etiquetas"],
+         "datos_entrenamiento": ["datos_entrenamiento", "datos de entrenamiento"]}
+
+
 def _es_clara(mensaje: str, argumento: str) -> bool:
+    mensaje = _sin_tildes(mensaje)
     if not _ESPANOL.search(mensaje):
         return False
     # Un mensaje en español puede citar a torch entre paréntesis: cuenta lo que hay fuera.
     fuera = re.sub(r"\([^()]*\)", "", mensaje)
     if len(_INGLES.findall(fuera)) > len(_ESPANOL.findall(fuera)):
         return False
-    claves = {argumento, argumento.lstrip("_"), argumento.replace("_", " ")}
+    claves = {argumento, argumento.replace("_", " "), *ALIAS.get(argumento, [])}
     return any(re.search(rf"(?<![A-Za-z_]){re.escape(c)}(?![A-Za-z_])", mensaje, re.IGNORECASE) for c in claves)
 
 
@@ -235,24 +253,24 @@ def lecciones_01_08(tmp: Path) -> list[Funcion]:
     X, y = validacion
     origen = tmp / "origen.bin"
     origen.write_bytes(b"datos")
-    guardado = tmp / "valido.pt"
-    guardar_atomico({"a": 1}, guardado)
+    entrenar(CNNPequena(), datos, validacion, "cpu", epocas=1, silencioso=True, checkpoints=str(tmp / "ck"))
+    guardado = sorted((tmp / "ck").glob("*.pt"))[-1]
     pesos = tmp / "pesos_validos.pt"
     guardar_pesos(CNNPequena(), pesos)
     contador = iter(range(10**9))
     nuevo = _Fresco(lambda: str(tmp / f"nuevo_{next(contador)}.pt"))
     return [
         Funcion("elegir_dispositivo", elegir_dispositivo, {}, {"preferencia": DISPOSITIVO}),
-        Funcion("como_dispositivo", como_dispositivo, {0: "cpu"}, {0: DISPOSITIVO + [("None", None)]}),
+        Funcion("como_dispositivo", como_dispositivo, {0: "cpu"}, {0: DISPOSITIVO}),
         Funcion("nombre_dispositivo", nombre_dispositivo, {0: "cpu"}, {0: DISPOSITIVO}),
         Funcion("sincronizar", sincronizar, {0: "cpu"}, {0: DISPOSITIVO}),
         Funcion("cronometrar", cronometrar, {0: lambda: None, 1: "cpu", "repeticiones": 3},
                 {0: FUNCION, 1: DISPOSITIVO, "repeticiones": ENTERO, "calentamiento": ENTERO0}),
         Funcion("medir_matmul", medir_matmul, {0: 32, "dispositivo": "cpu", "repeticiones": 2},
                 {0: ENTERO, "dispositivo": DISPOSITIVO, "repeticiones": ENTERO, "calentamiento": ENTERO0,
-                 "presupuesto_s": REAL}),
+                 "presupuesto_s": [v for v in REAL if v[0] != "None"]}),
         Funcion("bucle_python_vs_numpy", bucle_python_vs_numpy, {"n": 8, "presupuesto_s": 0.05},
-                {"n": ENTERO, "semilla": ENTERO0, "presupuesto_s": REAL}),
+                {"n": ENTERO, "semilla": SEMILLA, "presupuesto_s": [v for v in REAL if v[0] != "None"]}),
         Funcion("comprobar_que_cabe", comprobar_que_cabe, {0: 64, 1: "cpu"}, {0: ENTERO, 1: DISPOSITIVO}),
         Funcion("memoria_necesaria", memoria_necesaria, {0: 64}, {0: ENTERO}),
         Funcion("hilos_cpu", hilos_cpu, {0: 1}, {0: ENTERO}),
@@ -260,26 +278,25 @@ def lecciones_01_08(tmp: Path) -> list[Funcion]:
         Funcion("memoria_inferencia", memoria_inferencia, {0: 7e9}, {0: REAL, "precision": TEXTO, "margen": REAL}),
         Funcion("memoria_entrenamiento", memoria_entrenamiento, {0: 7e9}, {0: REAL, "bytes_por_parametro": REAL}),
         Funcion("modelo_mas_grande", modelo_mas_grande, {0: 16}, {0: REAL, "precision": TEXTO, "margen": REAL}),
-        Funcion("tabla_vram", tabla_vram, {0: [1e9, 7e9], 1: 16}, {0: TEXTO + [("vacía", [])], 1: REAL,
-                                                                   "margen": REAL}),
+        Funcion("tabla_vram", tabla_vram, {0: "7B", 1: 16}, {0: TEXTO + [("vacía", [])], 1: REAL, "margen": REAL}),
         Funcion("bytes_por_parametro", bytes_por_parametro, {0: "fp16"}, {0: TEXTO}),
         Funcion("lote_maximo", lote_maximo, {0: CNNPequena(), 1: (1, 8, 8), 2: "cpu", 3: 10**9, "maximo": 64},
-                {0: MODELO, 1: TEXTO, 2: DISPOSITIVO, 3: ENTERO, "maximo": ENTERO, "optimizador": TEXTO,
+                {0: MODELO, 1: TEXTO, 2: DISPOSITIVO, 3: [v for v in ENTERO if v[0] != "None"], "maximo": ENTERO, "optimizador": TEXTO,
                  "precision": TEXTO}),
         Funcion("medir_memoria_entrenamiento", medir_memoria_entrenamiento, {0: CNNPequena(), 1: X[:2]},
                 {0: MODELO, 1: TENSOR, "optimizador": TEXTO, "precision": TEXTO}),
-        Funcion("generar_dataset", generar_dataset, {0: 2, "semilla": 0}, {0: ENTERO, "semilla": ENTERO0,
+        Funcion("generar_dataset", generar_dataset, {0: 2, "semilla": 0}, {0: ENTERO, "semilla": SEMILLA,
                                                                          "receta": TEXTO}),
         Funcion("generar_datos_tabulares", generar_datos_tabulares, {0: 8, "semilla": 0},
-                {0: ENTERO, "semilla": ENTERO0}),
-        Funcion("fijar_semilla", fijar_semilla, {0: 0}, {0: ENTERO0}),
+                {0: ENTERO, "semilla": SEMILLA}),
+        Funcion("fijar_semilla", fijar_semilla, {0: 0}, {0: SEMILLA}),
         Funcion("entrenar", entrenar, {0: _Fresco(CNNPequena), 1: datos, 2: validacion, 3: "cpu", "epocas": 1,
                                        "silencioso": True},
-                {0: MODELO, 1: TENSOR, 3: DISPOSITIVO, "epocas": ENTERO, "lr": REAL, "tamano_lote": ENTERO,
-                 "semilla": ENTERO0, "al_registrar": FUNCION[:2], "acumular": ENTERO, "precision": TEXTO,
-                 "checkpoints": _rutas(tmp, carpeta=True)}),
+                {0: MODELO, 1: TENSOR, 3: DISPOSITIVO, "epocas": ENTERO, "lr": REAL, "tamano_lote": [v for v in ENTERO if v[0] != "None"],
+                 "semilla": SEMILLA, "al_registrar": FUNCION[:2], "acumular": ENTERO, "precision": TEXTO,
+                 "checkpoints": [v for v in _rutas(tmp, carpeta=True) if v[0] != "None"]}),
         Funcion("evaluar", evaluar, {0: CNNPequena(), 1: X, 2: y, 3: "cpu"},
-                {0: MODELO, 1: TENSOR, 2: TENSOR, 3: DISPOSITIVO, "tamano_lote": ENTERO}),
+                {0: MODELO, 1: TENSOR, 2: TENSOR, 3: DISPOSITIVO, "tamano_lote": [v for v in ENTERO if v[0] != "None"]}),
         Funcion("predecir", predecir, {0: CNNPequena(), 1: X[0, 0], 2: "cpu"},
                 {0: MODELO, 1: TENSOR + [("NaN", torch.full((8, 8), NAN)), ("complejo", torch.ones(8, 8) * 1j)],
                  2: DISPOSITIVO}),
@@ -305,7 +322,7 @@ def lecciones_01_08(tmp: Path) -> list[Funcion]:
                  1: _rutas(tmp, carpeta=False)}),
         Funcion("orden_torchrun", orden_torchrun, {0: "programa.py"},
                 {0: [("None", None), ("número", 42), ("vacío", "")], "procesos": ENTERO, "nodos": ENTERO,
-                 "rango_nodo": ENTERO0, "puerto": ENTERO, "reinicios": ENTERO0}),
+                 "rango_nodo": ENTERO0, "puerto": [v for v in ENTERO if v[0] != "None"], "reinicios": ENTERO0}),
         Funcion("puerto_en_uso", puerto_en_uso, {0: 29500}, {0: ENTERO}),
         Funcion("tiempo_allreduce", tiempo_allreduce, {0: 25_000_000, 1: 2, 2: 300},
                 {0: ENTERO, 1: ENTERO, 2: REAL, "bytes_por_parametro": ENTERO}),
@@ -321,7 +338,7 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
     )
     from curso_gpu.generacion import (
         ancho_de_banda_de, bytes_cache_kv, bytes_de_cache, forma_de_atencion, medir_ancho_de_banda,
-        medir_generacion, preparar_lote, techo_tokens_por_segundo,
+        cache_de, medir_generacion, preparar_lote, techo_tokens_por_segundo,
     )
     from curso_gpu.medicion import comparar_muestras, comparar_tiempos
 
@@ -361,19 +378,19 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
                  "modulos": [("número", 42), ("no existe", ["q_proj"])]}),
         Funcion("tabla_metodos", tabla_metodos, {0: [desglose]}, {0: MODELO, "gpu": TEXTO}),
         Funcion("config_4_bits", config_4_bits, {}, {"precision": TEXTO}),
-        Funcion("modelo_diminuto", modelo_diminuto, {}, {"semilla": ENTERO0}),
+        Funcion("modelo_diminuto", modelo_diminuto, {}, {"semilla": SEMILLA}),
         Funcion("tokenizador_diminuto", tokenizador_diminuto, {}, {"padding_side": TEXTO}),
         Funcion("guardar_adaptador", guardar_adaptador, {0: adaptado, 1: nueva},
                 {0: MODELO + [("sin adaptador", base)], 1: _rutas(tmp, carpeta=True)}),
         Funcion("ajustar", ajustar, {0: adaptado, 1: tokenizador, "epocas": 1, "avisar": lambda texto: None},
                 {0: MODELO + [("sin adaptador", base)], 1: MODELO, "texto": TEXTO[:5] + [("sin alfabeto", "§§§§" * 40)],
                  "epocas": ENTERO, "lote": ENTERO, "secuencia": ENTERO + [("uno", 1)], "lr": REAL,
-                 "semilla": ENTERO0, "precision": TEXTO, "checkpoints": _rutas(tmp, carpeta=True),
+                 "semilla": SEMILLA, "precision": TEXTO, "checkpoints": _rutas(tmp, carpeta=True),
                  "al_terminar_epoca": FUNCION[:2]}, nucleo=True),
         Funcion("bytes_cache_kv", bytes_cache_kv, {0: modelo.config, 1: 16},
                 {0: MODELO, 1: ENTERO, "lote": ENTERO, "bytes_por_valor": [v for v in REAL if v[0] != "texto"]
                  + [("precisión desconocida", "fp7")]}),
-        Funcion("bytes_de_cache", bytes_de_cache, {0: salida.past_key_values},
+        Funcion("bytes_de_cache", bytes_de_cache, {0: cache_de(salida)},
                 {0: [("None", None), ("número", 42), ("texto", "caché"), ("tensor de tokens", salida.sequences),
                      ("salida sin caché", sin_cache)]}),
         Funcion("forma_de_atencion", forma_de_atencion, {0: modelo.config}, {0: MODELO}),
@@ -393,10 +410,10 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
         Funcion("comparar_tiempos", comparar_tiempos, {0: lambda: None, 1: lambda: None, "presupuesto_s": 0.02,
                                                        "repeticiones": 3},
                 {0: FUNCION, 1: FUNCION, "repeticiones": ENTERO, "presupuesto_s": [v for v in REAL if v[0] != "None"],
-                 "semilla": ENTERO0, "nombres": [("iguales", ("x", "x")), ("texto", "ab"), ("None", None)],
+                 "semilla": SEMILLA, "nombres": [("iguales", ("x", "x")), ("texto", "ab"), ("None", None)],
                  "dispositivo": DISPOSITIVO, "reloj": [("número", 42)], "descripcion": [("número", 42)]}),
         Funcion("comparar_muestras", comparar_muestras, {0: [0.02] * 5, 1: [0.01] * 5},
-                {0: MUESTRAS, 1: MUESTRAS, "semilla": ENTERO0, "nombres": [("iguales", ("x", "x")), ("None", None)],
+                {0: MUESTRAS, 1: MUESTRAS, "semilla": SEMILLA, "nombres": [("iguales", ("x", "x")), ("None", None)],
                  "primera_a": [v for v in REAL0 if v[0] != "None"], "alternados": [("texto", "sí")]}),
     ]
 

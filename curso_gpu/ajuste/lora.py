@@ -199,13 +199,15 @@ def aplicar_lora(modelo: nn.Module, r: int = 8, alpha: float = 16, modulos=None,
             "get_peft_model cambia el modelo base en su sitio, y un segundo adaptador quedaría dentro del "
             "primero. Usa el modelo adaptado que ya tienes, o crea el base de nuevo "
             "(modelo, tokenizador = modelo_diminuto()) y llama a aplicar_lora una sola vez.")
-    elegir_capas(modelo, modulos)  # un nombre que no existe falla aquí, en español
+    capas = elegir_capas(modelo, modulos)  # un nombre que no existe falla aquí, en español
     nombres = _lista_de_modulos(modulos, [])
+    # El Conv1D de GPT-2 guarda el peso traspuesto (entradas × salidas): peft lo sabe con fan_in_fan_out.
+    traspuesto = any(not isinstance(capa, nn.Linear) for capa in capas.values())
     from peft import LoraConfig, get_peft_model
 
     objetivo = "all-linear" if nombres is None else nombres  # peft compara igual que elegir_capas
     config = LoraConfig(r=r, lora_alpha=alpha, target_modules=objetivo, lora_dropout=dropout,
-                        bias="none", task_type="CAUSAL_LM")
+                        bias="none", task_type="CAUSAL_LM", fan_in_fan_out=traspuesto)
     with warnings.catch_warnings():
         # peft 0.21 pregunta por ``is_gradient_checkpointing``, que transformers 5 marca como
         # obsoleto: un aviso entre las dos bibliotecas que no depende de nada que hagas tú.
