@@ -16,6 +16,7 @@ CASAS = {
     "BLOQUE_ACELERADOR_S": "comparar",
     "BLOQUE_CPU_S": "comparar",
     "Comparacion": "comparar",
+    "DURACION_MAXIMA_S": "comparar",
     "MARGEN": "comparar",
     "NIVEL": "comparar",
     "PARES_MAXIMOS": "comparar",

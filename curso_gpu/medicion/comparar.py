@@ -22,7 +22,7 @@ import torch
 from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
 from ..dispositivo import como_dispositivo, sincronizar
 
-__all__ = ["Comparacion", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
+__all__ = ["Comparacion", "DURACION_MAXIMA_S", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
 
 NIVEL = 0.95
 """El intervalo cubre el 95 % central de las razones remuestreadas."""
@@ -227,8 +227,8 @@ def _comprobar_duracion(primera_a: float, primera_b: float, k_a: int, k_b: int, 
         prevista = max(prevista, min(presupuesto_s, PARES_MAXIMOS * par))
     if prevista > DURACION_MAXIMA_S:
         raise ValueError(
-            f"Esta comparación tardaría unos {formatear_tiempo(prevista)} ({repeticiones} pares de "
-            f"{formatear_tiempo(par)} cada uno, según la primera llamada): más de {DURACION_MAXIMA_S // 60} minutos. "
+            f"Esta comparación tardaría unos {prevista / 60:.0f} min ({repeticiones} pares de "
+            f"{formatear_numero(par, cifras=3)} s cada uno, según la primera llamada): más de {DURACION_MAXIMA_S // 60} minutos. "
             "Baja repeticiones, o mide un trabajo más pequeño (una matriz menor, menos pasos).")
 
 
