@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import torch
 
-from ..base import PRECISIONES, leer_numero, mostrar_valor, normalizar_precision
+from ..base import PRECISIONES, leer_numero, normalizar_precision
 
 __all__ = ["bytes_cache_kv", "bytes_de_cache", "cache_de", "forma_de_atencion"]
 
