@@ -3,25 +3,38 @@
 La orden de pruebas del README reparte los archivos entre varios procesos con pytest-xdist
 (``-n auto --dist loadfile``). Cada proceso usa entonces un solo hilo de cálculo: si cada uno
 abriera tantos hilos como núcleos, competirían por la CPU y todo iría varias veces más lento.
-La variable de entorno también llega a los kernels de nbval y a los subprocesos de las pruebas.
-Con ``--dist loadfile`` los archivos más largos se reparten primero (``LARGAS_PRIMERO``) y la
-prueba del sitio va la última (``AL_FINAL``): reutiliza las lecciones que nbval ya ejecutó, que
-este archivo guarda en la caché del sitio (``herramientas/lecciones_ejecutadas.py``).
+La variable de entorno también llega a los kernels de las lecciones y a los subprocesos de las pruebas.
+
+Cada lección (``notebooks/NN_*.ipynb``) es una prueba: se ejecuta entera una sola vez por sesión
+(``tests/ejecucion_compartida.py``) y no escribe en stderr. Esa misma ejecución la reciben las
+pruebas que miran sus salidas con el fixture ``leccion_ejecutada("08")``, en cualquier proceso de
+xdist: nadie la ejecuta dos veces.
 """
 
 import os
 import re
+import shutil
 import sys
-import warnings
+import tempfile
 from pathlib import Path
 
 import pytest
+from ejecucion_compartida import Ejecutadas, LeccionFallida
+
+EJECUTADAS = pytest.StashKey[Ejecutadas]()
+CARPETA_DE_LA_SESION = "curso_gpu_ejecutadas"  # en ``workerinput``: la carpeta que comparten los procesos
 
 HILOS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def pytest_configure(config):
-    _kernel_sin_variable_de_pytest(config)
+    entrada = getattr(config, "workerinput", None)  # un trabajador de xdist la recibe del principal
+    if entrada is not None and CARPETA_DE_LA_SESION in entrada:
+        carpeta = entrada[CARPETA_DE_LA_SESION]
+    else:
+        carpeta = tempfile.mkdtemp(prefix="curso_gpu_lecciones_")
+        config.add_cleanup(lambda: shutil.rmtree(carpeta, ignore_errors=True))
+    config.stash[EJECUTADAS] = Ejecutadas(carpeta)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         for variable in HILOS:
             os.environ.setdefault(variable, "1")
@@ -107,127 +120,58 @@ def pytest_xdist_make_scheduler(config, log):
     return LargasPrimero(config, log)
 
 
-# --- Ninguna lección escribe en stderr ---------------------------------------------------------
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """xdist: cada trabajador recibe la carpeta de las lecciones ejecutadas de esta sesión."""
+    node.workerinput[CARPETA_DE_LA_SESION] = str(node.config.stash[EJECUTADAS].carpeta)
+
+
+@pytest.fixture(scope="session")
+def leccion_ejecutada(pytestconfig):
+    """``leccion_ejecutada("08")`` → el notebook ejecutado (``nbformat``) de esa lección.
+
+    Se ejecuta una sola vez por sesión de pruebas, aunque la pidan varias pruebas en varios
+    procesos; quien la pide mientras otro la ejecuta, espera. Cada llamada da una copia.
+    Si la lección falla, falla con la celda y el error.
+    """
+    return pytestconfig.stash[EJECUTADAS]
+
+
+# --- Cada lección, una prueba ---------------------------------------------------------------
 #
-# Cada celda que nbval ejecuta se mira al terminar: si dejó una salida ``stream`` ``stderr`` (el
-# texto rosa de Jupyter), la celda falla. Así cada ejecución de una lección es también la prueba
-# de que no ensucia la salida, sin ejecutarla dos veces. Una celda que enseña un aviso a
-# propósito lleva la etiqueta ``stderr-esperado`` en sus metadatos.
-#
-# ipykernel solo recoge lo que las bibliotecas de C escriben en stderr (el perfilador de
-# PyTorch, por ejemplo) si el kernel arranca sin ``PYTEST_CURRENT_TEST``; pytest la pone justo
-# antes de que nbval arranque el kernel, así que el kernel de nbval arranca con una copia del
-# entorno sin ella.
-STDERR_ESPERADO = "stderr-esperado"
-
-
-def _es_celda_de_nbval(item) -> bool:
-    return type(item).__name__ == "IPyNbCell" and hasattr(item, "cell")
-
-
-def _kernel_sin_variable_de_pytest(config):
-    try:
-        from nbval import kernel
-    except ImportError:
-        return
-    arrancar = kernel.start_new_kernel
-
-    def start_new_kernel(*args, **kwargs):
-        kwargs.setdefault("env", {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"})
-        return arrancar(*args, **kwargs)
-
-    kernel.start_new_kernel = start_new_kernel
-    config.add_cleanup(lambda: setattr(kernel, "start_new_kernel", arrancar))
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item):
-    """Dos cosas por cada celda de nbval: anota sus mensajes para el sitio (``_registro``) y
-    falla si escribió en stderr sin la etiqueta ``stderr-esperado``."""
-    registro = _registro(item)
-    if registro is not None:
-        registro.empezar(item.cell_num)
-    try:
-        resultado = yield
-    except BaseException:
-        if registro is not None:
-            registro.fallida = True
-        raise
-    if _es_celda_de_nbval(item) and STDERR_ESPERADO not in item.cell.get("metadata", {}).get("tags", []):
-        textos = [salida.get("text", "") for salida in getattr(item, "test_outputs", None) or []
-                  if salida.get("output_type") == "stream" and salida.get("name") == "stderr"]
-        if any(t.strip() for t in textos):
-            if registro is not None:
-                registro.fallida = True
-            pytest.fail(f"La celda {item.cell_num} escribió en stderr (una lección no debe):\n" + "".join(textos),
-                        pytrace=False)
-    return resultado
-
-
-# --- Las lecciones que ejecuta nbval, guardadas para el sitio del curso -----------------------
-#
-# nbval ya ejecuta cada lección entera. La prueba del sitio (tests/test_sitio_navegador.py, la
-# última) necesita esas mismas lecciones con sus salidas: en vez de ejecutarlas otra vez, aquí se
-# anotan los mensajes del kernel que lee nbval y, al acabar la última celda sin fallos, la copia
-# ejecutada se guarda en la caché del sitio (_build/ejecuciones/), con la misma clave que usa
-# ``python herramientas/sitio.py``. Si una celda falla, se deja un aviso para que nadie la espere.
+# Cada ``notebooks/NN_nombre.ipynb`` se recoge como una prueba: la lección se ejecuta entera,
+# de principio a fin, sin errores y sin escribir en stderr (el texto rosa de Jupyter; una celda
+# que enseña un aviso a propósito lleva la etiqueta ``stderr-esperado``). Su última celda de
+# código comprueba con ``assert`` lo que la lección enseña.
 _LECCION = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
+NOTEBOOKS = Path(__file__).resolve().parent / "notebooks"
 
 
-def _lecciones_ejecutadas():
-    carpeta = str(Path(__file__).resolve().parent / "herramientas")
-    if carpeta not in sys.path:
-        sys.path.insert(0, carpeta)
-    import lecciones_ejecutadas
-
-    return lecciones_ejecutadas
+def pytest_collect_file(file_path, parent):
+    if file_path.parent == NOTEBOOKS and _LECCION.match(file_path.name):
+        return Leccion.from_parent(parent, path=file_path)
+    return None
 
 
-def _registro(item):
-    """El registro de mensajes del notebook de ``item`` si es una celda de una lección; si no, None."""
-    if not _es_celda_de_nbval(item):
-        return None
-    archivo = item.parent
-    ruta = Path(str(archivo.path)).resolve()
-    if ruta.parent != Path(__file__).resolve().parent / "notebooks" or not _LECCION.match(ruta.name):
-        return None  # solo las lecciones del curso (un notebook de prueba en otra carpeta, no)
-    registro = getattr(archivo, "registro_sitio", None)
-    if registro is None:
-        registro = _lecciones_ejecutadas().RegistroNbval(archivo.nb)
-        archivo.registro_sitio = registro
-        leer = archivo.get_kernel_message
+class Leccion(pytest.File):
+    """Un notebook del curso: una prueba que lo ejecuta entero (una sola vez por sesión)."""
 
-        def get_kernel_message(*args, **kwargs):
-            mensaje = leer(*args, **kwargs)
-            registro.mensaje(mensaje)
-            return mensaje
-
-        archivo.get_kernel_message = get_kernel_message  # nbval lee así cada mensaje de la celda
-    kernel = archivo.kernel  # lo arranca nbval al preparar la primera celda
-    if kernel is not None and getattr(kernel, "registro_sitio", None) is not registro:
-        enviar = kernel.execute_cell_input
-
-        def execute_cell_input(source, allow_stdin=None):
-            msg_id = enviar(source, allow_stdin=allow_stdin)
-            registro.ejecutada(registro.actual, msg_id)
-            return msg_id
-
-        kernel.execute_cell_input = execute_cell_input
-        kernel.registro_sitio = registro
-    return registro
+    def collect(self):
+        yield SeEjecutaEntera.from_parent(self, name="se_ejecuta_entera")
 
 
-def pytest_runtest_teardown(item, nextitem):
-    registro = getattr(getattr(item, "parent", None), "registro_sitio", None)
-    if registro is None or (nextitem is not None and nextitem.parent is item.parent):
-        return
-    item.parent.registro_sitio = None
-    ruta = Path(str(item.parent.path))
-    try:
-        modulo = _lecciones_ejecutadas()
-        if registro.completo():
-            modulo.guardar(registro.resultado(), ruta, origen="pruebas", segundos=registro.segundos())
-        elif registro.fallida:
-            modulo.marcar_fallo(ruta, "una celda falló al ejecutarse con nbval")
-    except Exception as error:  # la caché del sitio nunca hace fallar la lección
-        warnings.warn(f"No pude guardar {ruta.name} en la caché del sitio: {error}", stacklevel=1)
+class SeEjecutaEntera(pytest.Item):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.add_marker(pytest.mark.lento)  # arranca un kernel de Jupyter
+
+    def runtest(self):
+        self.config.stash[EJECUTADAS](self.path.name[:2])
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, LeccionFallida):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.path.name}: ejecutada entera"

@@ -231,7 +231,7 @@ def _posicional(funcion, indice: int) -> str:
 
 def lecciones_01_08(tmp: Path) -> list[Funcion]:
     from curso_gpu.base import buscar_gpu, formatear_bytes, formatear_tiempo
-    from curso_gpu.checkpoints import (
+    from curso_gpu.guardado import (
         cargar_checkpoint, cargar_pesos, carpeta_checkpoints, copiar_atomico, guardar_atomico, guardar_pesos,
     )
     from curso_gpu.dispositivo import como_dispositivo, elegir_dispositivo, nombre_dispositivo, sincronizar

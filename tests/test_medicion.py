@@ -8,7 +8,7 @@ import statistics
 import pytest
 import torch
 
-from curso_gpu.medicion import cronometro, memoria_libre
+from curso_gpu.medicion import cronometro
 from curso_gpu.dispositivo import primitivas as dispositivo  # se parchea en el módulo que lo usa
 from curso_gpu.medicion import cpu_gpu as medicion
 from curso_gpu.interactivo import resumen_velocidad
@@ -22,7 +22,7 @@ from curso_gpu.medicion import (
     medir_matmul,
     medir_sin_sincronizar,
 )
-from curso_gpu.dispositivo import sincronizar
+from curso_gpu.dispositivo import memoria_dispositivo, sincronizar
 
 CPU = torch.device("cpu")
 GPU_FALSA = torch.device("cuda")  # nunca se usa de verdad: sincronizar está sustituido
@@ -316,8 +316,8 @@ def test_en_una_gpu_se_mira_la_memoria_libre_de_la_gpu(monkeypatch):
 
 
 def test_ram_disponible_se_lee_sin_psutil():
-    libre = memoria_libre.memoria_disponible(CPU)
-    assert libre is None or libre > 0
+    ram = memoria_dispositivo(CPU)
+    assert ram is None or ram.libre_bytes is None or ram.libre_bytes > 0
 
 
 def test_sin_memoria_de_cuda_al_medir_se_libera_y_se_sugiere_un_tamano(monkeypatch):

@@ -1,6 +1,6 @@
 """Los notebooks del curso: emparejados con su .py, sincronizados, sin salidas y pidiendo GPU T4 a Colab.
 
-Que cada notebook se ejecuta entero lo comprueba nbval (``pytest`` recoge ``notebooks/*.ipynb``).
+Que cada notebook se ejecuta entero lo comprueba su propia prueba (``conftest.py`` recoge ``notebooks/NN_*.ipynb``).
 """
 
 import json

@@ -126,3 +126,10 @@ def test_una_cota_excluida_rechaza_el_valor_de_la_cota():
     with pytest.raises(ValueError, match=r"^procesos debe ser un entero mayor que 0 y menor que 4; recibí np.int64\(4\) \(es demasiado grande\)\. Prueba, por ejemplo, procesos=1\.$"):
         leer_numero(np.int64(4), "procesos", entero=True, minimo=0, maximo=4, minimo_incluido=False, maximo_incluido=False)
     assert leer_numero(1e-12, "lr", minimo=0, minimo_incluido=False) == 1e-12
+
+
+def test_las_cotas_grandes_se_escriben_cortas():
+    with pytest.raises(ValueError, match=r"^memoria_bytes debe ser un número mayor que 0 y menor o igual que 10\*\*18; "):
+        leer_numero(10**19, "memoria_bytes", minimo=0, minimo_incluido=False, maximo=10**18)
+    with pytest.raises(ValueError, match=r"^horas debe ser un número entre 0 y 876000; "):
+        leer_numero(-1, "horas", minimo=0, maximo=876_000)

@@ -1,9 +1,8 @@
 """El sitio del curso, construido entero y leído en Chromium sin red (issue 27).
 
 ``python herramientas/sitio.py`` escribe el sitio en una carpeta temporal. No ejecuta las lecciones
-otra vez: nbval ya las ejecutó en esta misma sesión de pruebas y el ``conftest.py`` de la raíz las
-guardó en la caché del sitio. Por eso esta prueba va la última (``AL_FINAL``) y, si el otro proceso
-de xdist aún está con alguna, la espera un tiempo acotado; lo que siga faltando lo ejecuta el sitio.
+otra vez: usa las de esta sesión de pruebas (``leccion_ejecutada``), que al ejecutarse quedan en la
+caché del sitio. Por eso esta prueba va la última (``AL_FINAL``): casi todas estarán ya ejecutadas.
 
 Chromium abre el sitio servido en 127.0.0.1 y toda petición a otro sitio se corta: cada lección
 carga con su título y sus figuras, los widgets se ven como su copia fija, los enlaces entre
@@ -32,23 +31,12 @@ import sitio  # noqa: E402
 
 pytestmark = pytest.mark.lento
 
-ESPERA_NBVAL_S = 420  # lo más que se espera a un notebook que el otro proceso aún ejecuta
 LIMITE_SITIO_S = 1200  # construir el sitio, ejecutando lo que falte (dos lecciones a la vez)
 TEXTOS_PROHIBIDOS = ("Widget Javascript not detected", "Loading", "(children=", "Traceback")
 
 
-def _notebooks_enteros_en_la_sesion(items) -> set[str]:
-    """Los notebooks que nbval ejecuta enteros en esta sesión (con ``-k`` puede faltar alguna celda)."""
-    celdas: dict[str, list] = {}
-    for item in items:
-        if type(item).__name__ == "IPyNbCell":
-            celdas.setdefault(Path(str(item.parent.path)).name, [0, item.parent])[0] += 1
-    return {nombre for nombre, (n, archivo) in celdas.items()
-            if n == sum(c.cell_type == "code" for c in archivo.nb.cells)}
-
-
 @pytest.fixture(scope="module")
-def sitio_construido(request, tmp_path_factory, falta):
+def sitio_construido(request, tmp_path_factory, falta, leccion_ejecutada):
     """La carpeta del sitio recién construido y lo que dijo ``sitio.py``."""
     for modulo, paquete in (("sphinx", "sphinx"), ("myst_nb", "myst-nb"), ("sphinx_book_theme", "sphinx-book-theme")):
         try:
@@ -56,10 +44,9 @@ def sitio_construido(request, tmp_path_factory, falta):
         except ImportError:
             falta(f"falta {paquete}: instala lo del sitio con `.venv/bin/pip install -r requirements-sitio.txt`")
     captura = request.node.config.pluginmanager.getplugin("capturemanager")
-    en_esta_sesion = _notebooks_enteros_en_la_sesion(request.session.items)
     inicio = time.monotonic()
-    pendientes = ejecutadas.esperar([nb for nb in ejecutadas.lecciones() if nb.name in en_esta_sesion],
-                                    espera_s=ESPERA_NBVAL_S)
+    for leccion in ejecutadas.lecciones():  # las de esta sesión (ya ejecutadas o por ejecutar, una vez)
+        leccion_ejecutada(leccion.name[:2])  # y, al ejecutarse, guardadas en la caché del sitio
     espera = time.monotonic() - inicio
     salida = tmp_path_factory.mktemp("sitio") / "sitio"
     entorno = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
@@ -68,7 +55,7 @@ def sitio_construido(request, tmp_path_factory, falta):
     resultado = subprocess.run([sys.executable, str(RAIZ / "herramientas" / "sitio.py"), "--salida", str(salida)],
                                cwd=RAIZ, env=entorno, capture_output=True, text=True, timeout=LIMITE_SITIO_S)
     with captura.global_and_fixture_disabled():
-        print(f"\n[tiempo] esperar a nbval: {espera:.1f} s (sin copia al acabar: {[p.name for p in pendientes]})"
+        print(f"\n[tiempo] lecciones ejecutadas (o esperadas): {espera:.1f} s"
               f"\n[tiempo] construir el sitio: {time.monotonic() - inicio:.1f} s\n{resultado.stdout}")
     assert resultado.returncode == 0, resultado.stdout + resultado.stderr
     return salida

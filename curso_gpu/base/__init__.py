@@ -45,7 +45,6 @@ CASAS = {
     "leer_entero": "numeros",
     "leer_numero": "numeros",
     "leer_positivo": "numeros",
-    "leer_real": "numeros",
     "mostrar_valor": "numeros",
     "MODOS": "picos",
     "normalizar_modo": "picos",

@@ -11,8 +11,7 @@ import math
 import numbers
 from decimal import Decimal
 
-__all__ = ["ENTERO_MAXIMO", "NoEsUnNumero", "leer_entero", "leer_numero", "leer_positivo", "leer_real",
-           "mostrar_valor"]
+__all__ = ["ENTERO_MAXIMO", "NoEsUnNumero", "leer_entero", "leer_numero", "leer_positivo", "mostrar_valor"]
 
 ENTERO_MAXIMO = 2**63 - 1
 """El mayor entero que cabe en un ``int64`` de torch y NumPy: más allá, ``OverflowError`` en C."""
@@ -123,10 +122,13 @@ def _ejemplo(entero: bool, minimo, maximo, minimo_incluido: bool, maximo_incluid
 
 
 def _texto(numero) -> str:
+    """Una cota legible: ``2**63 - 1`` y ``10**18`` en vez de sus 19 cifras."""
     if numero == ENTERO_MAXIMO:
         return "2**63 - 1"
     if numero == 2**32 - 1:
         return "2**32 - 1"
+    if isinstance(numero, int) and numero >= 10**6 and str(numero).rstrip("0") == "1":
+        return f"10**{len(str(numero)) - 1}"
     if isinstance(numero, float) and numero.is_integer() and abs(numero) < 1e15:
         return str(int(numero)) if abs(numero) >= 1 or numero == 0 else repr(numero)
     return f"{numero:g}" if isinstance(numero, float) else str(numero)
@@ -142,35 +144,11 @@ def leer_entero(valor, nombre: str, minimo: int | None = None, maximo: int | Non
 
 
 def leer_positivo(valor, nombre: str, unidad: str = "segundos", ejemplo: float | str = 60) -> float:
-    """Un número de ``unidad`` mayor que 0 y finito: «timeout_s debe ser un número de segundos
-    mayor que 0; recibí -1 (no es mayor que 0)…».
-
-    Se quita en cuanto ningún módulo lo use: escribe ``leer_numero(valor, nombre, minimo=0,
-    minimo_incluido=False)`` en su lugar.
-    """
-    try:
-        numero = leer_real(valor)
-        if numero <= 0:
-            raise ValueError("no es mayor que 0")
-    except ValueError as motivo:
-        raise ValueError(f"{nombre} debe ser un número de {unidad} mayor que 0; recibí {mostrar_valor(valor)} "
-                         f"({motivo}). Prueba, por ejemplo, {nombre}={ejemplo}.") from None
-    return numero
-
-
-def leer_real(valor) -> float:
-    """El ``float`` de ``valor``, o ``ValueError`` con solo el motivo («es NaN: no es un número»).
+    """``leer_numero(valor, nombre, minimo=0, minimo_incluido=False, ejemplo=...)``, con la unidad en el ejemplo.
 
     Se quita en cuanto ningún módulo lo use: escribe ``leer_numero`` en su lugar.
     """
-    numero, motivo = (None, "es un booleano, no un número") if isinstance(valor, bool) else (None, None)
-    if motivo is None and not isinstance(valor, (numbers.Real, Decimal)):
-        motivo = f"es de tipo {type(valor).__name__}, no un número"
-    if motivo is None:
-        numero, motivo = _finito(valor)
-    if motivo is not None:
-        raise ValueError(motivo)
-    return numero
+    return leer_numero(valor, nombre, minimo=0, minimo_incluido=False, ejemplo=f"{nombre}={ejemplo} ({unidad})")
 
 
 def mostrar_valor(valor) -> str:
