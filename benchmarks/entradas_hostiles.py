@@ -130,7 +130,10 @@ ALIAS = {"preferencia": ["dispositivo"], "imagen_8x8": ["imagen"], "nombre_gpu":
          "datos_entrenamiento": ["datos_entrenamiento", "datos de entrenamiento"]}
 
 
-def _es_clara(mensaje: str, argumento: str) -> bool:
+def _es_clara(mensaje: str, argumento: str, valor=None) -> bool:
+    if isinstance(valor, str) and len(valor) >= 3 and "\0" not in valor and valor in mensaje and _ESPANOL.search(
+            _sin_tildes(mensaje)):
+        return True  # «No existe el archivo de pesos /tmp/x/nada.pt»: señala lo que se escribió
     mensaje = _sin_tildes(mensaje)
     if not _ESPANOL.search(mensaje):
         return False
@@ -211,7 +214,7 @@ def _probar(grupo: str, especificaciones: list[Funcion], limite_s: float, aviso)
                 respuesta, detalle, segundos = _llamar(esp.funcion, llamada, limite_s)
                 nombre_arg = argumento if isinstance(argumento, str) else _posicional(esp.funcion, argumento)
                 if respuesta == "excepcion":
-                    respuesta = "clara" if _es_clara(detalle.split(": ", 1)[-1], nombre_arg) else "traza"
+                    respuesta = "clara" if _es_clara(detalle.split(": ", 1)[-1], nombre_arg, valor) else "traza"
                 casos.append(Caso(grupo, esp.nombre, nombre_arg, clase, respuesta, detalle, segundos, esp.nucleo))
     return casos
 
@@ -305,9 +308,10 @@ def lecciones_01_08(tmp: Path) -> list[Funcion]:
         Funcion("formatear_bytes", formatear_bytes, {0: 1024}, {0: REAL0}),
         Funcion("formatear_tiempo", formatear_tiempo, {0: 0.5}, {0: REAL0}),
         Funcion("carpeta_checkpoints", carpeta_checkpoints, {0: "prueba", "base": str(tmp)},
-                {0: TEXTO, "cada": ENTERO0, "conservar": ENTERO, "base": _rutas(tmp, carpeta=True)}),
+                {0: [v for v in TEXTO if v[0] != "desconocido"], "cada": [v for v in ENTERO0 if v[0] != "None"],
+                 "conservar": ENTERO, "base": [v for v in _rutas(tmp, carpeta=True) if v[0] != "None"]}),
         Funcion("guardar_atomico", guardar_atomico, {0: {"a": 1}, 1: nuevo},
-                {0: [("None", None), ("función", lambda: 1)], 1: _rutas(tmp, carpeta=False)}),
+                {0: [("función", lambda: 1)], 1: _rutas(tmp, carpeta=False)}),
         Funcion("guardar_pesos", guardar_pesos, {0: CNNPequena(), 1: nuevo},
                 {0: MODELO, 1: _rutas(tmp, carpeta=False)}),
         Funcion("cargar_checkpoint", cargar_checkpoint, {0: str(guardado)},
@@ -383,8 +387,9 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
                 {0: MODELO + [("sin adaptador", base)], 1: _rutas(tmp, carpeta=True)}),
         Funcion("ajustar", ajustar, {0: adaptado, 1: tokenizador, "epocas": 1, "avisar": lambda texto: None},
                 {0: MODELO + [("sin adaptador", base)], 1: MODELO, "texto": TEXTO[:5] + [("sin alfabeto", "§§§§" * 40)],
-                 "epocas": ENTERO, "lote": ENTERO, "secuencia": ENTERO + [("uno", 1)], "lr": REAL,
-                 "semilla": SEMILLA, "precision": TEXTO, "checkpoints": _rutas(tmp, carpeta=True),
+                 "epocas": ENTERO, "tamano_lote": ENTERO, "secuencia": ENTERO + [("uno", 1)], "lr": REAL,
+                 "semilla": SEMILLA, "precision": TEXTO,
+                 "checkpoints": [v for v in _rutas(tmp, carpeta=True) if v[0] != "None"],
                  "al_terminar_epoca": FUNCION[:2]}, nucleo=True),
         Funcion("bytes_cache_kv", bytes_cache_kv, {0: modelo.config, 1: 16},
                 {0: MODELO, 1: ENTERO, "lote": ENTERO, "bytes_por_valor": [v for v in REAL if v[0] != "texto"]

@@ -35,6 +35,7 @@ CASAS = {
     "medir_sin_sincronizar": "cpu_gpu",
     "DISPERSION_MAXIMA": "cronometro",
     "Medicion": "cronometro",
+    "comprobar_sin_argumentos": "cronometro",
     "cronometrar": "cronometro",
     "cronometrar_con_presupuesto": "cronometro",
     "hilos_cpu": "cronometro",

@@ -9,7 +9,6 @@ a b...), cada par se mide en el mismo momento de la máquina y la conclusión ll
 
 from __future__ import annotations
 
-import inspect
 import math
 import statistics
 import time
@@ -21,6 +20,7 @@ import torch
 
 from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
 from ..dispositivo import como_dispositivo, sincronizar
+from .cronometro import comprobar_sin_argumentos
 
 __all__ = ["Comparacion", "DURACION_MAXIMA_S", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
 
@@ -182,22 +182,6 @@ def _bootstrap(razones: list[float], semilla: int) -> tuple[float, float]:
     return float(math.exp(bajo)), float(math.exp(alto))
 
 
-def _comprobar_funcion(funcion, nombre: str) -> None:
-    """``funcion`` se puede llamar sin argumentos, o un error que lo dice antes de medir nada."""
-    if not callable(funcion):
-        raise ValueError(f"comparar_tiempos necesita dos funciones sin argumentos: {nombre} debe ser una (p. ej. "
-                         f"{nombre}=lambda: x @ x); recibí {mostrar_valor(funcion)}.")
-    try:
-        firma = inspect.signature(funcion)
-    except (TypeError, ValueError):  # algunas funciones de C no dicen su firma: se prueban al llamarlas
-        return
-    try:
-        firma.bind()
-    except TypeError:
-        raise ValueError(f"{nombre} debe poderse llamar sin argumentos, y {mostrar_valor(funcion)} pide {firma}. "
-                         f"Envuélvela con sus datos: {nombre}=lambda: f(x).") from None
-
-
 def _leer_nombres(nombres) -> tuple[str, str]:
     if (not isinstance(nombres, (tuple, list)) or len(nombres) != 2
             or not all(isinstance(n, str) and n.strip() for n in nombres) or nombres[0] == nombres[1]):
@@ -259,8 +243,8 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
     sincronizarlo. Si una función usa la GPU y la otra la CPU, pasa la GPU. ``reloj``:
     ``time.perf_counter`` salvo que pases otro (las pruebas).
     """
-    _comprobar_funcion(a, "a")
-    _comprobar_funcion(b, "b")
+    comprobar_sin_argumentos(a, "a", "comparar_tiempos necesita dos funciones sin argumentos: ")
+    comprobar_sin_argumentos(b, "b", "comparar_tiempos necesita dos funciones sin argumentos: ")
     nombres = _leer_nombres(nombres)
     repeticiones = leer_numero(repeticiones, "repeticiones (los pares alternados mínimos)", entero=True, minimo=1,
                                maximo=PARES_MAXIMOS, ejemplo="repeticiones=10")
