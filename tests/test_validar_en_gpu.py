@@ -72,7 +72,8 @@ def test_los_ganchos_de_las_lecciones_06_a_10_existen():
                    "comprobar_leccion_10"):
         assert callable(getattr(validar, nombre))
     nombres = [nombre for nombre, _ in validar.comprobaciones(rapido=True)]
-    assert nombres[-5:] == ["lección 06", "lección 07", "lección 08", "lección 09", "lección 10"]
+    assert nombres[-6:] == ["lección 06", "lección 07", "lección 08", "lección 09", "lección 10", "lección 11"]
+    assert callable(validar.comprobar_leccion_11)
 
 
 def test_el_gancho_de_la_leccion_09_sin_gpu_salta_y_no_cuenta(monkeypatch):
