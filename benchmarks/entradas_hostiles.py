@@ -1,7 +1,8 @@
 """Entradas hostiles: ¿qué responde cada función pública a lo que escribiría un alumno descuidado?
 
-Para cada función de las lecciones 01–08 y, aparte, de las lecciones 09–10 (con las ayudas de
-medir que comparten, ``comparar_tiempos`` y ``comparar_muestras``) se parte de una llamada que
+Para cada función de las lecciones 01–08, aparte las de las lecciones 09–10 (con las ayudas de
+medir que comparten, ``comparar_tiempos`` y ``comparar_muestras``) y aparte los lanzadores de la
+lección 11 (``curso_gpu.kernels``, con el intérprete de Triton si no hay GPU) se parte de una llamada que
 funciona y se cambia **un** argumento por un valor hostil: un tipo equivocado, un booleano, NaN o
 infinito, un negativo, un cero, un número enorme, algo vacío, ``None`` y, en las rutas, una vacía,
 un archivo donde va una carpeta, un enlace simbólico, una carpeta de solo lectura o un carácter
@@ -12,7 +13,7 @@ nulo. Cada llamada tiene un tiempo límite. La respuesta se clasifica en:
 - **silenciosa**: la función devolvió algo como si nada;
 - **colgada**: pasó el tiempo límite sin terminar.
 
-    python benchmarks/entradas_hostiles.py [--limite-s 20] [--grupo 01-08|09-10] [--detalle]
+    python benchmarks/entradas_hostiles.py [--limite-s 20] [--grupo 01-08|09-10|11] [--detalle]
 
 Imprime, por grupo, cuántas de cada clase y el porcentaje de claras, y la lista de las que no lo
 fueron. Solo Linux/macOS (el tiempo límite usa ``SIGALRM``). Como superusuario, una carpeta de
@@ -110,7 +111,7 @@ def _rutas(tmp: Path, carpeta: bool) -> list[tuple[str, object]]:
 # Palabras sin tilde: el mensaje se compara sin tildes.
 _ESPANOL = re.compile(r"\b(debe|deben|recibi|necesita|usa|prueba|ejemplo|numero|entero|texto|carpeta|archivo|ruta|"
                       r"modelo|funcion|desconocid[oa]|tiene|puedo|esta|vacio|vacia|lista|mayor|menor|valido|"
-                      r"dispositivo|nombre|como mucho|no es|no hay|sin|da|escribe|elige)\b", re.IGNORECASE)
+                      r"dispositivo|nombre|como mucho|no es|no hay|sin|da|escribe|elige|trabaja|conviertelo)\b", re.IGNORECASE)
 _INGLES = re.compile(r"\b(must|expected|got|should|cannot|invalid|argument|object|unsupported|takes|"
                      r"positional|required|not supported|is not)\b")
 
@@ -422,6 +423,38 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
     ]
 
 
+def leccion_11(tmp: Path) -> list[Funcion]:
+    """Los lanzadores de ``curso_gpu.kernels`` (en la CPU, con el intérprete de Triton) y sus cuentas."""
+    from curso_gpu.kernels import (
+        flops_matmul, matmul_teselas, siguiente_potencia_de_dos, softmax_filas, suma, trafico_softmax, trafico_suma,
+        triton_instalado,
+    )
+
+    if not triton_instalado():
+        print("  (triton no está instalado: la lección 11 se salta)")
+        return []
+    x, y = torch.randn(37), torch.randn(37)
+    a, b = torch.randn(9, 7), torch.randn(7, 5)
+    tensores = TENSOR + [("de otro tipo", torch.arange(37)), ("forma distinta", torch.randn(5)),
+                         ("complejo", torch.ones(37) * 1j)]  # un NaN dentro da NaN, como en PyTorch: no es hostil
+    return [
+        Funcion("suma", suma, {0: x, 1: y}, {0: tensores, 1: tensores, "bloque": ENTERO + [("no potencia de 2", 100)]}),
+        Funcion("softmax_filas", softmax_filas, {0: torch.randn(4, 9)},
+                {0: TENSOR + [("una dimensión", torch.randn(9)), ("enteros", torch.ones(4, 9, dtype=torch.long))],
+                 "bloque": [v for v in ENTERO if v[0] != "None"] + [("no potencia de 2", 100)]}),
+        Funcion("matmul_teselas", matmul_teselas, {0: a, 1: b},
+                {0: TENSOR + [("no encaja", torch.randn(9, 6))], 1: TENSOR + [("una dimensión", torch.randn(7))],
+                 "bloques": [("número", 16), ("texto", "16"), ("dos", (16, 16)), ("ceros", (0, 0, 0)),
+                             ("no potencias", (10, 10, 10))]}),
+        # 0 elementos son 0 bytes y 0 FLOP: una respuesta exacta, no hostil.
+        Funcion("trafico_suma", trafico_suma, {0: 1000}, {0: ENTERO0, "bytes_por_elemento": ENTERO}),
+        Funcion("trafico_softmax", trafico_softmax, {0: 8, 1: 16},
+                {0: ENTERO0, 1: ENTERO0, "bytes_por_elemento": ENTERO, "vueltas": ENTERO}),
+        Funcion("flops_matmul", flops_matmul, {0: 8, 1: 8, 2: 8}, {0: ENTERO0, 1: ENTERO0, 2: ENTERO0}),
+        Funcion("siguiente_potencia_de_dos", siguiente_potencia_de_dos, {0: 100}, {0: ENTERO}),
+    ]
+
+
 _DEL_NUCLEO = {"entrenar", "ajustar", "carpeta_checkpoints", "guardar_atomico", "guardar_pesos", "cargar_checkpoint",
                "cargar_pesos", "copiar_atomico"}
 """El núcleo de entrenar y los checkpoints (otra parte del curso): sus cifras se dan también aparte."""
@@ -455,7 +488,7 @@ def resumen(casos: list[Caso], titulo: str, detalle: bool) -> float:
 def main(argv=None) -> int:
     analizador = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     analizador.add_argument("--limite-s", type=float, default=20, help="segundos por llamada (20)")
-    analizador.add_argument("--grupo", choices=("01-08", "09-10", "todos"), default="todos")
+    analizador.add_argument("--grupo", choices=("01-08", "09-10", "11", "todos"), default="todos")
     analizador.add_argument("--detalle", action="store_true", help="lista todas las respuestas no claras")
     args = analizador.parse_args(argv)
     torch.set_num_threads(1)
@@ -468,7 +501,8 @@ def main(argv=None) -> int:
         antes = Path.cwd()
         os.chdir(tmp)  # lo que se escriba «en la carpeta actual» queda aquí, y se ve
         try:
-            grupos = [("01-08", "Lecciones 01–08", lecciones_01_08), ("09-10", "Lecciones 09–10 y comparar", lecciones_09_10)]
+            grupos = [("01-08", "Lecciones 01–08", lecciones_01_08), ("09-10", "Lecciones 09–10 y comparar", lecciones_09_10),
+                      ("11", "Lección 11 (kernels)", leccion_11)]
             for clave, titulo, hacer in grupos:
                 if args.grupo not in (clave, "todos"):
                     continue
@@ -479,7 +513,7 @@ def main(argv=None) -> int:
                     esp.nucleo = esp.nucleo or esp.nombre in _DEL_NUCLEO
                 casos = _probar(clave, especificaciones, args.limite_s, print)
                 porcentajes[clave] = resumen(casos, titulo, args.detalle)
-            sueltos = [p.name for p in tmp.iterdir() if p.name not in ("01-08", "09-10")]
+            sueltos = [p.name for p in tmp.iterdir() if p.name not in ("01-08", "09-10", "11")]
             if sueltos:
                 print(f"\n¡Archivos escritos en la carpeta actual!: {sueltos}")
         finally:
