@@ -22,7 +22,8 @@ from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_nu
 from ..dispositivo import como_dispositivo, sincronizar
 from .cronometro import comprobar_sin_argumentos
 
-__all__ = ["Comparacion", "DURACION_MAXIMA_S", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
+__all__ = ["BLOQUE_ACELERADOR_S", "BLOQUE_CPU_S", "DURACION_MAXIMA_S", "MARGEN", "NIVEL", "PARES_MAXIMOS", "PARES_MINIMOS",
+           "REMUESTREOS", "Comparacion", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
 
 NIVEL = 0.95
 """El intervalo cubre el 95 % central de las razones remuestreadas."""
