@@ -20,7 +20,9 @@ el dato allí y la lección cambia sola.
 Las lecciones 06 a 09 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
 ``comprobar_leccion_07``, ``comprobar_leccion_08``, ``comprobar_leccion_09``): cada uno llama a la comprobación en GPU
 de su lección (``comprobar_en_gpu``) y convierte sus líneas en resultados. La lección 10
-(``comprobar_leccion_10``) comprueba aquí mismo la caché KV, el lote y el techo del ancho de banda.
+(``comprobar_leccion_10``) comprueba aquí mismo la caché KV, el lote y el techo del ancho de banda,
+y ``comprobar_leccion_10_qwen`` mide Qwen2.5-0.5B como la sección 6 de la lección (lotes 1, 4 y 16,
+con y sin caché, caché estática compilada) frente al techo de la GPU.
 La lección 11 (``comprobar_leccion_11``): los kernels de Triton ≡ PyTorch en la GPU y su fracción
 del ancho de banda y del pico de la ficha.
 """
@@ -506,6 +508,73 @@ def comprobar_leccion_11(gpu: torch.device, rapido: bool) -> list[Resultado]:
     return resultados
 
 
+def resultados_de_barrido(barrido) -> list[Resultado]:
+    """Lo que la lección 10 dice de Qwen2.5-0.5B en una GPU, frente a un ``BarridoGeneracion`` medido.
+
+    Función pura (la prueba ``tests/test_validar_en_gpu.py`` en CPU con un barrido hecho a mano).
+    """
+    from curso_gpu.generacion import VARIANTES
+
+    CON_CACHE, SIN_CACHE, ESTATICA = VARIANTES
+
+    resultados = []
+    uno, dieciseis = barrido.fila(CON_CACHE, 1), barrido.fila(CON_CACHE, 16)
+    if uno is not None and dieciseis is not None:
+        veces = dieciseis.tokens_por_segundo / uno.tokens_por_segundo
+        resultados.append(Resultado("10", "Qwen2.5-0.5B: el lote 16 da al menos 4 veces los tokens/s del lote 1",
+                                    f"{uno.tokens_por_segundo:.0f} → {dieciseis.tokens_por_segundo:.0f} tokens/s "
+                                    f"({veces:.1f}x)", veces >= 4))
+    sin = barrido.fila(SIN_CACHE, 16)
+    if dieciseis is not None and sin is not None:
+        veces = dieciseis.tokens_por_segundo / sin.tokens_por_segundo
+        resultados.append(Resultado("10", "Qwen2.5-0.5B: con lote 16, la caché da más tokens/s que sin caché",
+                                    f"{veces:.2f}x", veces > 1))
+    estatica = next((f for f in barrido.filas if f.variante == ESTATICA), None)
+    techo = barrido.techo(1)
+    if techo is None:
+        resultados.append(Resultado("10", "una GPU fuera de la tabla: la lección mide sin techo y lo dice",
+                                    f"{uno.tokens_por_segundo:.0f} tokens/s con lote 1" if uno else "sin medida",
+                                    uno is not None and any("No conozco su ancho de banda" in f for f in barrido.frases())))
+        return resultados
+    for fila, que in ((uno, "generate tal cual"), (estatica, "caché estática + torch.compile")):
+        if fila is not None:
+            resultados.append(Resultado("10", f"Qwen2.5-0.5B en fp16, lote 1, {que}: no pasa del techo del ancho de banda",
+                                        f"{fila.tokens_por_segundo:.0f} tokens/s = "
+                                        f"{porcentaje(fila.tokens_por_segundo, techo):.0f} % de {techo:.0f}",
+                                        fila.tokens_por_segundo <= techo))
+    if uno is not None:
+        resultados.append(Resultado("10", "Qwen2.5-0.5B: generate tal cual queda muy por debajo del techo (< 70 %)",
+                                    f"{porcentaje(uno.tokens_por_segundo, techo):.0f} %",
+                                    porcentaje(uno.tokens_por_segundo, techo) < 70))
+    return resultados
+
+
+def comprobar_leccion_10_qwen(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """La sección 6 de la lección 10: Qwen2.5-0.5B en fp16 (con el adaptador de la 09 si está), lotes
+    de 1, 4 y 16 con y sin caché y la caché estática compilada, frente al techo de esta GPU.
+
+    Descarga el modelo (~1 GB) la primera vez; sin red ni copia guardada, lo dice y no comprueba nada.
+    """
+    from curso_gpu.generacion import (ADAPTADOR_QWEN, VARIANTES, buscar_adaptador, cargar_para_generar,
+                                      medir_barrido)
+
+    try:
+        modelo, tokenizador = cargar_para_generar("Qwen/Qwen2.5-0.5B", gpu, adaptador=buscar_adaptador(ADAPTADOR_QWEN))
+    except OSError as error:
+        print(f"(lección 10: no pude cargar Qwen2.5-0.5B, sin comprobar: {error})")
+        return []
+    frases = ["La GPU hace muchas cuentas a la vez.", "Una T4 tiene dieciséis gigas de memoria.",
+              "Mide antes de creer y anota lo que ves."]
+    barrido = medir_barrido(modelo, tokenizador, frases, lotes=(1, 4, 16), variantes=VARIANTES,
+                            max_tokens_nuevos=32 if rapido else 64, repeticiones=3,
+                            nombre_gpu=torch.cuda.get_device_name(gpu))
+    print(barrido)
+    print(*barrido.frases(), sep="\n")
+    del modelo
+    torch.cuda.empty_cache()
+    return resultados_de_barrido(barrido)
+
+
 def comprobaciones(rapido: bool):
     """Las comprobaciones en orden: (nombre, función que recibe el dispositivo)."""
     return [
@@ -520,6 +589,7 @@ def comprobaciones(rapido: bool):
         ("lección 08", lambda g: comprobar_leccion_08(g, rapido)),
         ("lección 09", lambda g: comprobar_leccion_09(g, rapido)),
         ("lección 10", lambda g: comprobar_leccion_10(g, rapido)),
+        ("lección 10 con Qwen2.5-0.5B", lambda g: comprobar_leccion_10_qwen(g, rapido)),
         ("lección 11", lambda g: comprobar_leccion_11(g, rapido)),
     ]
 

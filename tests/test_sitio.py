@@ -187,6 +187,15 @@ def test_cada_leccion_lleva_su_insignia_local_el_recuadro_de_la_gpu_y_su_pie():
     assert VISTA in cuaderno.cells[3].outputs[0]["data"]  # sin tocar el original
 
 
+def test_los_marcadores_de_sphinx_se_encuentran_en_las_paginas(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "uno.html").write_text("<p class='component-author'>Por Author name not set</p>")
+    (tmp_path / "dos.html").write_text("<title>&lt;no title&gt;</title>")
+    (tmp_path / "bien.html").write_text("<p>Curso: usar una GPU con PyTorch</p>")
+    assert sitio.marcadores_en_paginas(tmp_path) == {"a/uno.html": ["Author name not set"],
+                                                     "dos.html": ["&lt;no title&gt;"]}
+
+
 def test_no_borra_una_carpeta_de_salida_que_no_es_un_sitio(tmp_path):
     (tmp_path / "mis_cosas.txt").write_text("importante")
     with pytest.raises(ValueError, match="no es un sitio del curso"):
@@ -259,5 +268,7 @@ def test_sin_ejecutar_no_ejecuta_nada_y_dice_que_lecciones_van_sin_salidas(tmp_p
     assert informe.sin_salidas == informe.lecciones == [r.name for r in ejecutadas.lecciones()]
     pagina = (salida / "lecciones" / f"{ejecutadas.lecciones()[0].stem}.html").read_text(encoding="utf-8")
     assert "se muestra sin salidas" in pagina
+    assert sitio.marcadores_en_paginas(salida) == {}  # ni «Por Author name not set» ni otros huecos de Sphinx
+    assert "component-author" not in pagina and "ninguna se ejecutó para este sitio" in pagina  # el pie, solo el nuestro
     assert (salida / sitio.MARCA).is_file() and (salida / "search.html").is_file()
     sitio.construir(salida, sin_ejecutar=True, cache=tmp_path / "cache_vacia", avisar=lambda *a: None)  # se reemplaza
