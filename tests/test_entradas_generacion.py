@@ -126,3 +126,44 @@ def test_medir_generacion_sigue_midiendo_lo_valido(diminuto):
     modelo, tokenizador = diminuto
     medida = medir_generacion(modelo, tokenizador, ["La GPU"], max_tokens_nuevos=np.int64(4), repeticiones=1)
     assert medida.pasos == 4 and medida.bytes_cache > 0
+
+
+# --- medir_barrido y el adaptador de la lección 09 -----------------------------------------------
+
+@pytest.mark.parametrize("argumentos, mensaje", [
+    (dict(textos=[]), r"textos debe ser un texto o una lista de textos no vacíos; recibí \[\]"),
+    (dict(lotes=4), r"lotes debe ser una lista de tamaños de lote, p. ej. lotes=\(1, 4, 16\); recibí 4"),
+    (dict(lotes=(1, 0)), r"lote \(cada uno de lotes\) debe ser un entero entre 1 y 4096; recibí 0"),
+    (dict(max_tokens_nuevos=100_000), r"max_tokens_nuevos=100000 no cabe: el modelo ve como mucho 512 tokens"),
+    (dict(repeticiones=10**9), r"repeticiones debe ser un entero entre 1 y 100"),
+    (dict(ancho_de_banda_gb_s=math.nan), r"ancho_de_banda_gb_s debe ser un número mayor que 0; recibí nan"),
+    (dict(compilar=42), r"compilar debe ser una función como torch.compile"),
+    (dict(modelo="Qwen"), r"modelo debe ser un modelo de lenguaje de transformers"),
+])
+def test_medir_barrido_comprueba_todo_antes_de_generar(diminuto, argumentos, mensaje):
+    from curso_gpu.generacion import medir_barrido
+
+    modelo, tokenizador = diminuto
+    datos = dict(modelo=modelo, tokenizador=tokenizador, textos=["La GPU"], lotes=(1,), max_tokens_nuevos=2,
+                 repeticiones=1)
+    datos.update(argumentos)
+    with pytest.raises(ValueError, match=mensaje):
+        medir_barrido(datos.pop("modelo"), datos.pop("tokenizador"), datos.pop("textos"), **datos)
+
+
+def test_cargar_un_adaptador_que_no_esta_lo_dice(diminuto, tmp_path):
+    from curso_gpu.generacion import buscar_adaptador, cargar_adaptador, cargar_para_generar
+
+    with pytest.raises(ValueError, match=r"carpeta .*: no tiene un adaptador completo de peft.*guardar_adaptador"):
+        cargar_adaptador(modelo_diminuto()[0], tmp_path)
+    with pytest.raises(ValueError, match=r"modelo_base debe ser el modelo de transformers"):
+        cargar_adaptador(None, tmp_path)
+    with pytest.raises(ValueError, match=r"carpeta debe ser la ruta de la carpeta del adaptador"):
+        buscar_adaptador(None)
+    # Antes de descargar nada:
+    with pytest.raises(ValueError, match=r"nombre debe ser el nombre de un modelo del Hub como texto"):
+        cargar_para_generar(None, "cpu")
+    with pytest.raises(ValueError, match=r"dtype debe ser un tipo de coma flotante de torch"):
+        cargar_para_generar(dtype="fp16", dispositivo="cpu")
+    with pytest.raises(ValueError, match=r"adaptador .*no tiene un adaptador completo de peft"):
+        cargar_para_generar(adaptador=tmp_path, dispositivo="cpu")

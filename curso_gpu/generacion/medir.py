@@ -17,7 +17,7 @@ from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_nu
 from ..dispositivo import como_dispositivo, sincronizar
 from .cache_kv import bytes_de_cache, cache_de
 
-__all__ = ["MedicionGeneracion", "medir_generacion", "preparar_lote"]
+__all__ = ["MedicionGeneracion", "comprobar_contexto", "comprobar_para_generar", "medir_generacion", "preparar_lote"]
 
 _REPETICIONES_MAXIMAS = 100
 """Más generaciones iguales no cambian la mediana: solo alargan la espera."""
@@ -102,6 +102,34 @@ def _contexto(modelo) -> int | None:
     return None
 
 
+def comprobar_para_generar(modelo, tokenizador, textos) -> list[str]:
+    """Comprueba el modelo (sabe generar), el tokenizador y los textos; devuelve los textos en una lista. Lección 10.
+
+    Lo que mira ``medir_generacion`` antes de generar nada, para quien mide a su manera
+    (``medir_barrido``): cada problema, un ``ValueError`` en español que dice qué escribir.
+    """
+    _comprobar_modelo(modelo)
+    _comprobar_tokenizador(tokenizador)
+    return _lista_de_textos(textos)
+
+
+def comprobar_contexto(modelo, tokens_entrada: int, max_tokens_nuevos: int) -> None:
+    """``ValueError`` en español si la entrada y los tokens nuevos no caben en el contexto del modelo. Lección 10.
+
+    El contexto es ``max_position_embeddings`` (``n_positions`` en GPT-2): más allá, el modelo no
+    tiene posiciones y generaría texto sin sentido (o fallaría tras mucho rato).
+    """
+    contexto = _contexto(modelo)
+    if contexto is not None and tokens_entrada + max_tokens_nuevos > contexto:
+        libres = contexto - tokens_entrada
+        arreglo = (f"Pide como mucho max_tokens_nuevos={libres}" if libres >= 1 else
+                   "Acorta los textos")
+        raise ValueError(
+            f"max_tokens_nuevos={max_tokens_nuevos} no cabe: el modelo ve como mucho {contexto} tokens de una vez "
+            f"(su contexto, max_position_embeddings) y la entrada ya ocupa {tokens_entrada}. {arreglo}: más allá "
+            "de su contexto el modelo no tiene posiciones y generaría texto sin sentido (o fallaría).")
+
+
 def preparar_lote(tokenizador, textos, dispositivo=None) -> dict:
     """Los textos como un lote para ``generate``: relleno a la **izquierda** y máscara de atención. Lección 10.
 
@@ -168,8 +196,7 @@ def medir_generacion(modelo, tokenizador, textos, max_tokens_nuevos: int, dispos
     """
     from transformers import GenerationConfig
 
-    _comprobar_modelo(modelo)
-    _comprobar_tokenizador(tokenizador)
+    comprobar_para_generar(modelo, tokenizador, textos)
     max_tokens_nuevos = leer_numero(max_tokens_nuevos, "max_tokens_nuevos (cuántos tokens generar)", entero=True,
                                     minimo=1, ejemplo="max_tokens_nuevos=32")
     repeticiones = leer_numero(repeticiones, "repeticiones", entero=True, minimo=1, maximo=_REPETICIONES_MAXIMAS,
@@ -177,15 +204,7 @@ def medir_generacion(modelo, tokenizador, textos, max_tokens_nuevos: int, dispos
     d = como_dispositivo(dispositivo) if dispositivo is not None else next(modelo.parameters()).device
     entrada = preparar_lote(tokenizador, textos, d)
     lote, tokens_entrada = entrada["input_ids"].shape
-    contexto = _contexto(modelo)
-    if contexto is not None and tokens_entrada + max_tokens_nuevos > contexto:
-        libres = contexto - tokens_entrada
-        arreglo = (f"Pide como mucho max_tokens_nuevos={libres}" if libres >= 1 else
-                   "Acorta los textos")
-        raise ValueError(
-            f"max_tokens_nuevos={max_tokens_nuevos} no cabe: el modelo ve como mucho {contexto} tokens de una vez "
-            f"(su contexto, max_position_embeddings) y la entrada ya ocupa {tokens_entrada}. {arreglo}: más allá "
-            "de su contexto el modelo no tiene posiciones y generaría texto sin sentido (o fallaría).")
+    comprobar_contexto(modelo, tokens_entrada, max_tokens_nuevos)
     eos = modelo.generation_config.eos_token_id
     relleno = tokenizador.pad_token_id if tokenizador.pad_token_id is not None else (
         eos[0] if isinstance(eos, (list, tuple)) else eos)
