@@ -41,6 +41,7 @@ CASAS = {
     "capas_lineales": "lora",
     "elegir_capas": "lora",
     "parametros_lora": "lora",
+    "tiene_adaptador": "lora",
     "validar_r": "lora",
     "BYTES_NF4": "memoria_metodos",
     "DesgloseAjuste": "memoria_metodos",

@@ -32,6 +32,8 @@ CASAS = {
     "cache_de": "cache_kv",
     "forma_de_atencion": "cache_kv",
     "MedicionGeneracion": "medir",
+    "comprobar_contexto": "medir",
+    "comprobar_para_generar": "medir",
     "medir_generacion": "medir",
     "preparar_lote": "medir",
     "ancho_de_banda_de": "techo",

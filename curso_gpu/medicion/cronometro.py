@@ -38,6 +38,29 @@ def entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
     return leer_numero(valor, nombre, entero=True, minimo=minimo)
 
 
+def comprobar_sin_argumentos(funcion, nombre: str, contexto: str = "") -> None:
+    """``funcion`` se puede llamar sin argumentos; si no, un ``ValueError`` en español antes de medir nada.
+
+    ``contexto``: una frase que va delante del mensaje («comparar_tiempos necesita dos funciones...»).
+    """
+    import inspect
+
+    from ..base import mostrar_valor
+
+    if not callable(funcion):
+        raise ValueError(f"{contexto}{nombre} debe ser una función sin argumentos (p. ej. {nombre}=lambda: x @ x); "
+                         f"recibí {mostrar_valor(funcion)}.")
+    try:
+        firma = inspect.signature(funcion)
+    except (TypeError, ValueError):  # algunas funciones de C no dicen su firma: se prueban al llamarlas
+        return
+    try:
+        firma.bind()
+    except TypeError:
+        raise ValueError(f"{contexto}{nombre} debe poderse llamar sin argumentos, y {mostrar_valor(funcion)} pide "
+                         f"{firma}. Envuélvela con sus datos: {nombre}=lambda: f(x).") from None
+
+
 @contextmanager
 def hilos_cpu(n: int):
     """Dentro del bloque, PyTorch usa ``n`` hilos de CPU; al salir, los que había. Lección 03.
@@ -166,6 +189,7 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
 
     ``reloj`` es ``time.perf_counter`` salvo que pases otro (los tests pasan uno falso).
     """
+    comprobar_sin_argumentos(funcion, "funcion")
     d = como_dispositivo(dispositivo)
     leer_numero(repeticiones, "repeticiones", entero=True, minimo=1)
     leer_numero(calentamiento, "calentamiento", entero=True, minimo=0)
