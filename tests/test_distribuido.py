@@ -19,6 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from lentas import fixture_lenta
 import torch
 
 from curso_gpu import distribuido
@@ -58,7 +59,7 @@ def _un_proceso(ruta, tamano_lote):
     return _pesos(ruta)
 
 
-@pytest.fixture(scope="module")
+@fixture_lenta(scope="module")  # torchrun
 def corridas(tmp_path_factory):
     """Lanza los dos escenarios con torchrun y, mientras corren, los de un solo proceso (lotes 32 y 16)."""
     carpeta = tmp_path_factory.mktemp("ddp")
@@ -211,6 +212,7 @@ def test_el_puerto_en_uso_al_reunirse_da_un_error_en_espanol(puerto_ocupado, mon
     assert f"El puerto {puerto_ocupado} ya está en uso" in capsys.readouterr().err
 
 
+@pytest.mark.lento  # espera a que venza el plazo y mata procesos
 def test_un_proceso_colgado_se_para_y_no_deja_hijos():
     codigo = ("import subprocess, sys, time; "
               "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True); "

@@ -246,9 +246,12 @@ def test_un_archivo_de_resultados_roto_es_un_error_que_dice_cual(tmp_path):
 @pytest.mark.lento
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::PendingDeprecationWarning")  # de Sphinx y sus temas
 def test_sin_ejecutar_no_ejecuta_nada_y_dice_que_lecciones_van_sin_salidas(tmp_path, monkeypatch):
-    pytest.importorskip("sphinx", reason="instala lo del sitio: `.venv/bin/pip install -r requirements-sitio.txt`")
-    pytest.importorskip("myst_nb")
-    pytest.importorskip("sphinx_book_theme")
+    for modulo in ("sphinx", "myst_nb", "sphinx_book_theme"):  # la orden del README los instala: faltar es un error
+        try:
+            __import__(modulo)
+        except ImportError as error:
+            pytest.fail(f"{error}: instala lo del sitio con `.venv/bin/pip install -r requirements-sitio.txt`",
+                        pytrace=False)
 
     def no_ejecutar(*args, **kwargs):
         raise AssertionError("con --sin-ejecutar no se ejecuta ninguna lección")

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from lentas import fixture_lenta
 from chromium import chromium_sin_pantalla  # tests/chromium.py
 
 RAIZ = Path(__file__).resolve().parents[2]
@@ -176,7 +177,7 @@ class ServidorJupyter:
         return f"{self.url}/lab/tree/{nombre}?token={self.token}"
 
 
-@pytest.fixture(scope="session")
+@fixture_lenta(scope="session")  # JupyterLab
 def servidor_jupyter(tmp_path_factory, falta):
     """Un JupyterLab real en 127.0.0.1 (puerto libre, token) con una copia de notebooks/."""
     try:
@@ -193,7 +194,7 @@ def servidor_jupyter(tmp_path_factory, falta):
 # Chromium con Playwright
 # ---------------------------------------------------------------------------
 
-@pytest.fixture(scope="session")
+@fixture_lenta(scope="session")  # Chromium
 def navegador(falta):
     """Chromium sin pantalla manejado por Playwright (uno para toda la sesión).
 
