@@ -45,27 +45,24 @@ def pytest_configure(config):
 
 # --- Reparto entre procesos (pytest-xdist, ``--dist loadfile``) ------------------------------
 #
-# xdist da a cada proceso un archivo (o notebook) entero. Por defecto empieza por los que tienen
-# más pruebas, así que las pruebas largas de una sola función (el navegador, torchrun) quedaban
-# para el final, con el otro proceso ya parado. Aquí van primero las más largas (segundos de CPU
-# medidos en la máquina de 2 núcleos), y el resto después, en el orden de siempre.
+# xdist da a cada proceso un archivo (o notebook) entero. Con ``--no-loadscope-reorder``
+# (pyproject.toml) los reparte en el orden de la colección, que se fija aquí: primero las pruebas
+# con navegador (van juntas al primer proceso, que les da un solo Chromium: el fixture de sesión
+# ``chromium``), luego las más largas (torchrun, la ventana Tk) y después el resto, como siempre.
 LARGAS_PRIMERO = (
-    "tests/e2e/",                  # JupyterLab y Chromium de verdad (un solo servidor para las dos)
-    "notebooks/08_",               # torchrun con 2 procesos
-    "tests/test_distribuido.py",   # torchrun con 2 procesos
+    "tests/e2e/",                        # JupyterLab y Chromium de verdad
+    "tests/test_widgets_exportados.py",  # páginas exportadas en Chromium
+    "tests/test_sitio_navegador.py",     # el sitio (con las lecciones de la sesión) en Chromium
+    "notebooks/08_",                     # torchrun con 2 procesos
     "notebooks/05_",
-    "tests/test_app_lineas.py",    # la ventana Tk de la lección 05
-    "tests/test_cli.py",
+    "tests/test_app_lineas.py",          # la ventana Tk de la lección 05
+    "tests/test_torchrun_sigkill.py",
     "tests/test_checkpoints.py",
     "notebooks/",
 )
-# Y esta, la última: construye el sitio con las lecciones que nbval ya ejecutó (ver abajo).
-AL_FINAL = ("tests/test_sitio_navegador.py",)
 
 
 def _turno(nodeid: str) -> int:
-    if nodeid.startswith(AL_FINAL):
-        return len(LARGAS_PRIMERO) + 1
     return next((i for i, inicio in enumerate(LARGAS_PRIMERO) if nodeid.startswith(inicio)), len(LARGAS_PRIMERO))
 
 
@@ -79,23 +76,6 @@ def pytest_collection_modifyitems(items):
         if FIXTURES_LENTAS.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.lento)
     items.sort(key=lambda item: _turno(item.nodeid))
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadfile`` con dos cambios: las pruebas de ``tests/e2e`` van juntas en un mismo
-    proceso (comparten JupyterLab y Chromium) y los archivos se reparten en el orden de la
-    colección (``LARGAS_PRIMERO``), no por número de pruebas."""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class LargasPrimero(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return "tests/e2e" if nodeid.startswith("tests/e2e/") else super()._split_scope(nodeid)
-
-    config.option.loadscopereorder = False  # el orden ya lo puso pytest_collection_modifyitems
-    return LargasPrimero(config, log)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -2,7 +2,8 @@
 
 ``python herramientas/sitio.py`` escribe el sitio en una carpeta temporal. No ejecuta las lecciones
 otra vez: usa las de esta sesión de pruebas (``leccion_ejecutada``), que al ejecutarse quedan en la
-caché del sitio. Por eso esta prueba va la última (``AL_FINAL``): casi todas estarán ya ejecutadas.
+caché del sitio. Las pide de la última a la primera: las pruebas de las lecciones empiezan por la
+08 y la 05, así rara vez esperan una a otra.
 
 Chromium abre el sitio servido en 127.0.0.1 y toda petición a otro sitio se corta: cada lección
 carga con su título y sus figuras, los widgets se ven como su copia fija, los enlaces entre
@@ -21,7 +22,6 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from chromium import chromium_sin_pantalla
 
 RAIZ = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(RAIZ / "herramientas"))
@@ -45,7 +45,7 @@ def sitio_construido(request, tmp_path_factory, falta, leccion_ejecutada):
             falta(f"falta {paquete}: instala lo del sitio con `.venv/bin/pip install -r requirements-sitio.txt`")
     captura = request.node.config.pluginmanager.getplugin("capturemanager")
     inicio = time.monotonic()
-    for leccion in ejecutadas.lecciones():  # las de esta sesión (ya ejecutadas o por ejecutar, una vez)
+    for leccion in reversed(ejecutadas.lecciones()):  # las de esta sesión (ya ejecutadas o por ejecutar, una vez)
         leccion_ejecutada(leccion.name[:2])  # y, al ejecutarse, guardadas en la caché del sitio
     espera = time.monotonic() - inicio
     salida = tmp_path_factory.mktemp("sitio") / "sitio"
@@ -119,9 +119,13 @@ class Navegador:
 
 
 @pytest.fixture(scope="module")
-def navegador(web, falta):
-    with chromium_sin_pantalla(falta) as browser:
-        yield Navegador(browser, web)
+def navegador(web, chromium):
+    """Una pestaña del Chromium de la sesión (fixture ``chromium``) sobre el sitio servido."""
+    navegador = Navegador(chromium, web)
+    try:
+        yield navegador
+    finally:
+        navegador.contexto.close()
 
 
 @pytest.fixture(scope="module")

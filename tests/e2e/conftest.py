@@ -33,7 +33,6 @@ from pathlib import Path
 
 import pytest
 from lentas import fixture_lenta
-from chromium import chromium_sin_pantalla  # tests/chromium.py
 
 RAIZ = Path(__file__).resolve().parents[2]
 NOTEBOOKS = RAIZ / "notebooks"
@@ -194,14 +193,11 @@ def servidor_jupyter(tmp_path_factory, falta):
 # Chromium con Playwright
 # ---------------------------------------------------------------------------
 
-@fixture_lenta(scope="session")  # Chromium
-def navegador(falta):
-    """Chromium sin pantalla manejado por Playwright (uno para toda la sesión).
-
-    ``launch`` crea un perfil (user-data-dir) nuevo y vacío en una carpeta temporal cada vez.
-    """
-    with chromium_sin_pantalla(falta) as navegador:
-        yield navegador
+@pytest.fixture(scope="session")
+def navegador(chromium):
+    """El Chromium de la sesión (fixture ``chromium`` de ``tests/conftest.py``): uno para todas
+    las pruebas con navegador del proceso, también el sitio y las páginas exportadas."""
+    return chromium
 
 
 def recortar_notebook(origen: Path, destino: Path, fragmentos: Sequence[str]) -> None:
