@@ -295,7 +295,7 @@ def crear_analizador() -> argparse.ArgumentParser:
         prog="python -m curso_gpu.app_lineas",
         description="Entrena la CNN de líneas de la lección 05 y dibuja líneas para que las clasifique.",
     )
-    analizador.add_argument("--epocas", type=tipo_entero(None, 2**63 - 1), default=120, help="épocas de entrenamiento (por defecto 120)")
+    analizador.add_argument("--epocas", type=tipo_entero(1, None), default=120, help="épocas de entrenamiento (por defecto 120)")
     analizador.add_argument("--dispositivo", default="auto",
                             help="auto (pregunta si hay GPU), cpu, cuda, cuda:N o mps (por defecto auto)")
     analizador.add_argument("--semilla", type=tipo_entero(0, 2**63 - 1), default=None, help="semilla para repetir el mismo resultado")
@@ -309,10 +309,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _abrir(argv: list[str] | None) -> int:
     args = crear_analizador().parse_args(argv)
-    if args.epocas < 1:
-        print(f"Error: --epocas debe ser un entero mayor o igual que 1; recibí {args.epocas}. "
-              "Prueba, por ejemplo, --epocas 120.", file=sys.stderr)
-        return 2
     try:
         import tkinter as tk
         from tkinter import messagebox

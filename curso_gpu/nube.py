@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import leer_numero, mostrar_valor
+from .base import leer_numero
 from .base import formatear_numero
 
 HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
@@ -54,27 +54,6 @@ PRECIO_HORA_MINIMO = min(rango.minimo for rango in PRECIOS_2026)  # 0,39 $/h: la
 PRECIO_HORA_MAXIMO = max(rango.maximo for rango in PRECIOS_2026)  # 7,20 $/h: una H100 en un proveedor caro
 
 
-def _numero(valor, nombre: str, unidad: str, ejemplo: str, maximo: float, maximo_texto: str) -> float:
-    try:
-        numero = leer_numero(valor)
-    except ValueError as error:
-        raise ValueError(
-            f"{nombre} no válido: {mostrar_valor(valor)} ({error}). "
-            f"Escribe un número finito en {unidad}, por ejemplo {ejemplo}."
-        ) from None
-    if numero < 0:
-        raise ValueError(
-            f"{nombre} no puede ser negativo: recibí {mostrar_valor(valor)}. Escribe un número en {unidad} "
-            f"mayor o igual que 0, por ejemplo {ejemplo}."
-        )
-    if numero > maximo:
-        raise ValueError(
-            f"{nombre} no válido: {mostrar_valor(valor)} (es demasiado grande: el máximo es {maximo_texto}). "
-            f"Escribe un número en {unidad}, por ejemplo {ejemplo}."
-        )
-    return numero
-
-
 def _dolares(valor: float) -> str:
     return formatear_numero(valor, 2, "$")
 
@@ -104,8 +83,9 @@ def calcular_coste(precio_hora: float, horas: float) -> CosteNube:
     ``calcular_coste(0.80, HORAS_FIN_DE_SEMANA)`` es una máquina olvidada un fin de semana.
     """
     return CosteNube(
-        _numero(precio_hora, "Precio por hora", "dólares por hora", "0.8", PRECIO_HORA_TOPE, "1000 $/h"),
-        _numero(horas, "Número de horas", "horas", "2.5", HORAS_TOPE, "876 000 h, cien años"),
+        leer_numero(precio_hora, "precio_hora", minimo=0, maximo=PRECIO_HORA_TOPE,
+                    ejemplo="precio_hora=0.8 (dólares por hora)"),
+        leer_numero(horas, "horas", minimo=0, maximo=HORAS_TOPE, ejemplo="horas=2.5 (el tope, 876000 h, son cien años)"),
     )
 
 

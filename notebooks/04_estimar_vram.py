@@ -271,18 +271,18 @@ if torch.cuda.is_available():
 # %% [markdown]
 # ### 6. ¿Cuánta memoria tienes tú?
 #
-# `vram_disponible(dispositivo)` da la memoria total y libre de la GPU: en NVIDIA con
+# `memoria_dispositivo(dispositivo)` da la memoria total y libre del dispositivo: en NVIDIA con
 # `torch.cuda.mem_get_info`; en un Mac, lo que Metal deja usar a la GPU
-# (`torch.mps.recommended_max_memory`). En CPU devuelve `None`: no hay VRAM.
+# (`torch.mps.recommended_max_memory`). En CPU da la RAM del equipo: no hay VRAM.
 
 # %%
-from curso_gpu.dispositivo import elegir_dispositivo
+from curso_gpu.dispositivo import elegir_dispositivo, memoria_dispositivo
 from curso_gpu.interactivo import resumen_memoria
-from curso_gpu.memoria import vram_disponible
 
 dispositivo = elegir_dispositivo()
+tu_memoria = memoria_dispositivo(dispositivo) if dispositivo.type != "cpu" else None
 print(f"Dispositivo: {dispositivo}")
-print(vram_disponible(dispositivo) or "Sin GPU: vram_disponible devuelve None.")
+print(tu_memoria or "Sin GPU: no hay VRAM que medir.")
 
 # %% [markdown]
 # Con esa memoria (o con la RAM, si no hay GPU), este es el modelo más grande que te cabe.
@@ -297,7 +297,6 @@ print(resumen_memoria(dispositivo)[1])
 # no cabe. El eje va en escala logarítmica: del GPT-2 al Llama de 405B hay cuatro órdenes de magnitud.
 
 # %%
-tu_memoria = vram_disponible(dispositivo)
 if tu_memoria is not None:
     graficos.grafico_modelos_vram(catalogo.MODELOS.values(), tu_memoria.total_gb,
                                   tu_memoria.nombre or str(dispositivo))

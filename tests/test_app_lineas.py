@@ -293,7 +293,7 @@ def test_sin_tkinter_dice_como_instalarlo_y_sale_con_error(monkeypatch, capsys):
 def test_epocas_invalidas_se_explican(monkeypatch, capsys):
     _sin_pantalla(monkeypatch)
     assert app_lineas.main(["--epocas", "0"]) == 2
-    assert "--epocas debe ser un entero mayor o igual que 1; recibí 0" in capsys.readouterr().err
+    assert "la opción --epocas: debe ser un entero mayor o igual que 1; recibí 0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argumentos, motivo", [

@@ -113,10 +113,10 @@ def test_texto_malo_en_parametros_da_el_error_sin_excepcion(texto, pista):
 def test_vram_cero_o_margen_menor_que_1_dan_el_error_en_la_calculadora():
     calc = CalculadoraVRAM()
     calc.fijar_vram(0.0)
-    assert "vram_gb no válido" in calc.actualizar().error
+    assert "vram_gb debe ser un número mayor que 0" in calc.actualizar().error
     calc.fijar_vram(16.0)
     calc.margen = 0.5
-    assert "margen no válido" in calc.actualizar().error
+    assert "margen debe ser un número entre 1 y 100" in calc.actualizar().error
 
 
 def test_la_figura_de_la_calculadora_destaca_la_precision_elegida():
@@ -190,7 +190,7 @@ def test_precision_y_margen_actualizan_la_tabla(caja):
 def test_texto_malo_muestra_el_error_en_el_widget_y_oculta_el_grafico(caja):
     c = caja.controles
     c["parametros"].value = "muchos"
-    assert "número de parámetros no válido" in c["veredicto"].value
+    assert "parametros debe ser un número con sufijo" in c["veredicto"].value
     assert c["tabla"].value == "", "el error sale una sola vez, en el veredicto"
     assert c["grafico"].layout.display == "none"
     c["parametros"].value = "7B"

@@ -169,7 +169,7 @@ def test_se_ve_como_tabla_en_texto_y_en_html(monkeypatch):
     (dict(repeticiones=0), "repeticiones"),
     (dict(presupuesto_s=-1), "presupuesto_s"),
     (dict(repeticiones=2.5), "repeticiones .*debe ser un entero.*no es un número entero"),
-    (dict(presupuesto_s=float("nan")), "presupuesto_s debe ser un número de segundos mayor que 0; recibí nan"),
+    (dict(presupuesto_s=float("nan")), "presupuesto_s debe ser un número mayor que 0; recibí nan"),
 ])
 def test_entradas_malas_dan_un_error_en_espanol(argumentos, mensaje):
     datos = dict(a=lambda: None, b=lambda: None)

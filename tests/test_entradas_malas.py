@@ -20,10 +20,10 @@ from torch.utils.data import Dataset, TensorDataset
 
 from curso_gpu.base import formatear_bytes, leer_entero
 from curso_gpu.checkpoints import cargar_checkpoint
-from curso_gpu.dispositivo import DispositivoNoDisponible, como_dispositivo
+from curso_gpu.dispositivo import DispositivoNoDisponible, como_dispositivo, memoria_dispositivo
 from curso_gpu.distribuido import ejecutar, orden_torchrun, promediar, puerto_en_uso, tiempo_allreduce
 from curso_gpu.entrenamiento import CNNPequena, entrenar, generar_dataset
-from curso_gpu.memoria import lote_maximo, vram_disponible
+from curso_gpu.memoria import lote_maximo
 from curso_gpu.rendimiento import comparar_cargadores, comprobar_precision, diagnosticar
 
 RAIZ = Path(__file__).resolve().parent.parent
@@ -104,7 +104,7 @@ CASOS = [
     ("comprobar_precision con 42", lambda: comprobar_precision("fp16", 42), ValueError, "dispositivo no válido: 42"),
     ("promediar un complejo", lambda: promediar(torch.tensor(1 + 2j)), ValueError, "promediar: el tensor es complejo"),
     ("ejecutar con timeout_s=-1", lambda: ejecutar([sys.executable, "-c", "1"], timeout_s=-1), ValueError,
-     "timeout_s debe ser un número de segundos mayor que 0"),
+     "timeout_s debe ser un número mayor que 0"),
     ("ejecutar con timeout_s=nan", lambda: ejecutar([sys.executable, "-c", "1"], timeout_s=math.nan), ValueError,
      "timeout_s debe ser .*NaN"),
     ("ejecutar un programa que no existe", lambda: ejecutar(["no_existe"]), ValueError,
@@ -115,13 +115,13 @@ CASOS = [
      "procesos debe ser un entero"),
     ("lote_maximo con memoria_bytes=10**400",
      lambda: lote_maximo(_mlp(), (4,), "cpu", memoria_bytes=10**400), ValueError,
-     "memoria_bytes no válido: un entero de unas 401 cifras"),
+     "memoria_bytes debe ser un número mayor que 0 y menor o igual que 10\\*\\*18; recibí un entero de unas 401 cifras"),
     ("lote_maximo con maximo=2**70", lambda: lote_maximo(_mlp(), (4,), "cpu", memoria_bytes=10**6, maximo=2**70),
      ValueError, "maximo debe ser un entero"),
     ("tiempo_allreduce con gpus=True", lambda: tiempo_allreduce(10, True, 16.0), ValueError, "gpus debe ser un entero"),
     ("diagnosticar con 'tpu'", lambda: diagnosticar(_paso, [(torch.zeros(2), torch.zeros(2))], "tpu"), ValueError,
      "Dispositivo no válido: 'tpu'"),
-    ("formatear_bytes de un negativo", lambda: formatear_bytes(-1), ValueError, "Número de bytes no válido"),
+    ("formatear_bytes de un negativo", lambda: formatear_bytes(-1), ValueError, "n_bytes debe ser un número mayor o igual que 0; recibí -1"),
 ]
 
 # torch.device("cuda") en una máquina sin GPU: el error dice que falta la GPU, no «Torch not compiled with CUDA».
@@ -130,7 +130,7 @@ CASOS_SIN_GPU = [
     ("diagnosticar", lambda: diagnosticar(_paso, [(torch.zeros(2), torch.zeros(2))], CUDA)),
     ("cargar_checkpoint", lambda: cargar_checkpoint("no_importa.pt", CUDA)),
     ("comprobar_precision", lambda: comprobar_precision("fp16", "cuda")),
-    ("vram_disponible", lambda: vram_disponible(CUDA)),
+    ("memoria_dispositivo", lambda: memoria_dispositivo(CUDA)),
     ("lote_maximo sin memoria_bytes", lambda: lote_maximo(_mlp(), (4,), CUDA)),
     ("comparar_cargadores", lambda: comparar_cargadores(TensorDataset(torch.zeros(8, 2), torch.zeros(8)), 2, (0,),
                                                         dispositivo=CUDA)),
@@ -177,7 +177,7 @@ def test_np_int64_vale_donde_se_pide_una_cantidad():
 
 
 def test_leer_entero_es_el_unico_lector_y_rechaza_en_espanol():
-    for malo, motivo in ((True, "booleano"), (3.0, "no es un número entero"), ("3", "tipo str"),
+    for malo, motivo in ((True, "booleano"), (3.5, "no es un número entero"), ("3", "tipo str"),
                          (2**70, "demasiado grande"), (10**400, "unas 401 cifras"), (0, "demasiado pequeño")):
         with pytest.raises(ValueError, match=f"^cantidad debe ser un entero.*{motivo}"):
             leer_entero(malo, "cantidad", 1)

@@ -10,7 +10,7 @@ import sys
 import pytest
 import torch
 
-from curso_gpu.medicion import cronometro, memoria_libre
+from curso_gpu.medicion import cronometro
 from curso_gpu.dispositivo import primitivas as dispositivo  # se parchea en el módulo que lo usa
 from curso_gpu.medicion import cpu_gpu as medicion
 from curso_gpu.interactivo import resumen_velocidad
@@ -24,7 +24,7 @@ from curso_gpu.medicion import (
     medir_matmul,
     medir_sin_sincronizar,
 )
-from curso_gpu.dispositivo import sincronizar
+from curso_gpu.dispositivo import memoria_dispositivo, sincronizar
 
 CPU = torch.device("cpu")
 GPU_FALSA = torch.device("cuda")  # nunca se usa de verdad: sincronizar está sustituido
@@ -322,10 +322,11 @@ def test_ram_disponible_se_lee_sin_psutil(monkeypatch, tmp_path):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:        8000000 kB\nMemFree:          500000 kB\nMemAvailable:    3000000 kB\n")
     monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
-    assert memoria_libre.memoria_disponible(CPU) == 3_000_000 * 1024
+    ram = memoria_dispositivo(CPU)
+    assert (ram.total_bytes, ram.libre_bytes) == (8_000_000 * 1024, 3_000_000 * 1024)
     monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", "/proc/meminfo")  # y la de esta máquina (Linux)
-    libre = memoria_libre.memoria_disponible(CPU)
-    assert isinstance(libre, int) and 0 < libre <= dispositivo.memoria_ram().total_bytes
+    ram = memoria_dispositivo(CPU)
+    assert isinstance(ram.libre_bytes, int) and 0 < ram.libre_bytes <= ram.total_bytes
 
 
 def test_sin_memoria_de_cuda_al_medir_se_libera_y_se_sugiere_un_tamano(monkeypatch):

@@ -13,7 +13,7 @@ from curso_gpu.base import catalogo
 from curso_gpu.dispositivo import primitivas as dispositivo  # se parchea en el módulo que lo usa
 from curso_gpu.interactivo import resumen_memoria
 from curso_gpu.base import formatear_bytes
-from curso_gpu.dispositivo import DispositivoNoDisponible
+from curso_gpu.dispositivo import DispositivoNoDisponible, memoria_dispositivo
 from curso_gpu.memoria import (
     BYTES_POR_PARAMETRO,
     GB,
@@ -29,7 +29,6 @@ from curso_gpu.memoria import (
     modelo_mas_grande,
     precision_de_modelo,
     tabla_vram,
-    vram_disponible,
 )
 
 
@@ -103,14 +102,14 @@ def test_el_nombre_de_un_modelo_del_catalogo_vale_como_parametros():
 
 
 @pytest.mark.parametrize("malo, pista", [
-    (-5, "mayor que cero"), (0, "mayor que cero"), ("-8B", "no lo entiendo"), ("0B", "mayor que cero"),
+    (-5, "demasiado pequeño"), (0, "demasiado pequeño"), ("-8B", "no lo entiendo"), ("0B", "mayor que cero"),
     (float("nan"), "NaN"), (float("inf"), "infinito"), (-float("inf"), "infinito"), (True, "booleano"),
     (False, "booleano"), ("ocho mil millones", "no lo entiendo"), ("8X", "no lo entiendo"), ("", "no lo entiendo"),
     ("124,000,000", "comas"), (None, "NoneType"), ([8], "list"), (nn.ReLU(), "no tiene parámetros"),
     ("nanB", "no lo entiendo"),
 ])
 def test_un_numero_de_parametros_malo_da_error_en_espanol(malo, pista):
-    with pytest.raises(ValueError, match="número de parámetros no válido") as error:
+    with pytest.raises(ValueError, match="^parametros debe ser un ") as error:
         contar_parametros(malo)
     assert pista in str(error.value)
 
@@ -149,13 +148,13 @@ def test_entrenar_cuesta_16_bytes_por_parametro():
 
 @pytest.mark.parametrize("malo", [0, -16, float("nan"), True, "16"])
 def test_bytes_por_parametro_de_entrenamiento_malos(malo):
-    with pytest.raises(ValueError, match="bytes_por_parametro no válido"):
+    with pytest.raises(ValueError, match="^bytes_por_parametro debe ser un número mayor que 0 y menor o igual que 1000; recibí"):
         memoria_entrenamiento("1B", bytes_por_parametro=malo)
 
 
 @pytest.mark.parametrize("malo", [0.99, 0, -1.2, float("nan"), float("inf"), True, "1.2"])
 def test_margen_menor_que_1_o_no_numero_da_error(malo):
-    with pytest.raises(ValueError, match="margen no válido"):
+    with pytest.raises(ValueError, match="^margen debe ser un número entre 1 y 100; recibí"):
         memoria_inferencia("8B", margen=malo)
 
 
@@ -217,9 +216,9 @@ def test_modelos_pequenos_se_muestran_en_mb():
 
 @pytest.mark.parametrize("malo", [0, -16, float("nan"), float("inf"), True, "16"])
 def test_vram_cero_o_negativa_da_error(malo):
-    with pytest.raises(ValueError, match="vram_gb no válido"):
+    with pytest.raises(ValueError, match="^vram_gb debe ser un número mayor que 0"):
         tabla_vram("8B", malo)
-    with pytest.raises(ValueError, match="vram_gb no válido"):
+    with pytest.raises(ValueError, match="^vram_gb debe ser un número mayor que 0"):
         modelo_mas_grande(malo)
 
 
@@ -242,9 +241,10 @@ def test_sin_margen_caben_vram_entre_bytes_por_parametro():
 
 # --- la memoria que de verdad hay -------------------------------------------------------------------
 
-def test_en_cpu_no_hay_vram():
-    assert vram_disponible(torch.device("cpu")) is None
-    assert vram_disponible("cpu") is None
+def test_en_cpu_la_memoria_del_dispositivo_es_la_ram():
+    for cpu in (torch.device("cpu"), "cpu"):
+        info = memoria_dispositivo(cpu)
+        assert info is None or (info.dispositivo == "cpu" and info.nombre == "RAM del equipo")
 
 
 def test_vram_de_cuda_sale_de_mem_get_info(monkeypatch):
@@ -252,7 +252,7 @@ def test_vram_de_cuda_sale_de_mem_get_info(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda d=None: pedido.append(d) or (15_000_000_000, 15_828_320_256))
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda d=None: "Tesla T4")
-    info = vram_disponible(torch.device("cuda:0"))
+    info = memoria_dispositivo(torch.device("cuda:0"))
     assert pedido == [torch.device("cuda:0")]
     assert (info.total_bytes, info.libre_bytes, info.nombre) == (15_828_320_256, 15_000_000_000, "Tesla T4")
     assert "Tesla T4" in str(info) and "15.8 GB en total" in str(info) and "15.0 GB libres" in str(info)
@@ -261,14 +261,14 @@ def test_vram_de_cuda_sale_de_mem_get_info(monkeypatch):
 def test_pedir_vram_de_cuda_sin_gpu_lo_dice(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(DispositivoNoDisponible, match="'cuda', pero no está disponible en esta máquina"):
-        vram_disponible("cuda")
+        memoria_dispositivo("cuda")
 
 
 def test_vram_de_mps_es_el_maximo_recomendado(monkeypatch):
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
     monkeypatch.setattr(torch.mps, "recommended_max_memory", lambda: 12 * GB, raising=False)
     monkeypatch.setattr(torch.mps, "driver_allocated_memory", lambda: 2 * GB, raising=False)
-    info = vram_disponible(torch.device("mps"))
+    info = memoria_dispositivo(torch.device("mps"))
     assert (info.total_bytes, info.libre_bytes) == (12 * GB, 10 * GB)
     assert info.fuente == "torch.mps.recommended_max_memory"
 
@@ -279,14 +279,14 @@ def test_mps_sin_maximo_recomendado_usa_la_memoria_unificada(monkeypatch, tmp_pa
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       16777216 kB\nMemFree:  1000 kB\nMemAvailable:    8388608 kB\n")
     monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
-    info = vram_disponible("mps")
+    info = memoria_dispositivo("mps")
     assert info.total_bytes == 16 * GIB and info.libre_bytes == 8 * GIB
     assert "memoria unificada" in info.fuente
 
 
 def test_dispositivo_ilegible_da_error_en_espanol():
     with pytest.raises(ValueError, match="Dispositivo no válido: 'gpu'"):
-        vram_disponible("gpu")
+        memoria_dispositivo("gpu")
 
 
 def test_la_ram_se_lee_de_proc_meminfo(monkeypatch, tmp_path):
@@ -401,17 +401,17 @@ def test_buscar_gpu_acepta_el_nombre_corto_y_explica_si_no_existe():
 # --- entradas absurdas o de otro tipo: error en español, nunca OverflowError ni «-0 MB» ---------
 
 @pytest.mark.parametrize("llamada, pista", [
-    (lambda: tabla_vram("8B", 1e300), "vram_gb no válido: 1e+300 (es demasiado grande"),
-    (lambda: modelo_mas_grande(1e300), "vram_gb no válido"),
+    (lambda: tabla_vram("8B", 1e300), "vram_gb debe ser un número mayor que 0 y menor o igual que 10**6; recibí 1e+300 (es demasiado grande"),
+    (lambda: modelo_mas_grande(1e300), "vram_gb debe ser un número"),
     (lambda: tabla_vram("1e9999B", 16), "'1e9999B' (es demasiado grande"),
     (lambda: contar_parametros("1e99999999999B"), "es demasiado grande"),
     (lambda: contar_parametros("1e-9999B"), "es menos de un parámetro"),
     (lambda: contar_parametros(10**400), "un entero de unas 401 cifras (es demasiado grande"),
     (lambda: contar_parametros(10**5000), "(es demasiado grande"),
     (lambda: contar_parametros(1e300), "es demasiado grande"),
-    (lambda: memoria_inferencia("8B", margen=1e300), "margen no válido: 1e+300 (es demasiado grande"),
-    (lambda: tabla_vram("8B", 16, margen=10**400), "margen no válido"),
-    (lambda: memoria_entrenamiento("8B", bytes_por_parametro=1e308), "bytes_por_parametro no válido"),
+    (lambda: memoria_inferencia("8B", margen=1e300), "margen debe ser un número entre 1 y 100; recibí 1e+300 (es demasiado grande"),
+    (lambda: tabla_vram("8B", 16, margen=10**400), "margen debe ser un número"),
+    (lambda: memoria_entrenamiento("8B", bytes_por_parametro=1e308), "bytes_por_parametro debe ser un número"),
 ])
 def test_numeros_enormes_dan_un_error_en_espanol(llamada, pista):
     with pytest.raises(ValueError) as error:
@@ -421,13 +421,13 @@ def test_numeros_enormes_dan_un_error_en_espanol(llamada, pista):
 
 
 @pytest.mark.parametrize("malo, motivo", [
-    (-5, "es negativo"), (-0.4, "es negativo"), (None, "NoneType"), (float("nan"), "NaN"),
+    (-5, "es demasiado pequeño"), (-0.4, "es demasiado pequeño"), (None, "NoneType"), (float("nan"), "NaN"),
     (float("inf"), "infinito"), ("19GB", "str"), (True, "booleano"),
 ])
 def test_formatear_bytes_y_parametros_rechazan_lo_que_no_es_una_cantidad(malo, motivo):
-    with pytest.raises(ValueError, match=f"Número de bytes no válido.*{motivo}"):
+    with pytest.raises(ValueError, match=f"^n_bytes debe ser un número mayor o igual que 0; recibí .*{motivo}"):
         formatear_bytes(malo)
-    with pytest.raises(ValueError, match=f"Número de parámetros no válido.*{motivo}"):
+    with pytest.raises(ValueError, match=f"^n debe ser un número mayor o igual que 0; recibí .*{motivo}"):
         formatear_parametros(malo)
 
 

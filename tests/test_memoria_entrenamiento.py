@@ -269,7 +269,7 @@ def test_optimizador_o_precision_desconocidos():
 
 @pytest.mark.parametrize("memoria_bytes", [0, -5, float("nan"), "16GB", True])
 def test_presupuesto_no_valido(memoria_bytes):
-    with pytest.raises(ValueError, match="memoria_bytes no válido"):
+    with pytest.raises(ValueError, match="^memoria_bytes debe ser un número mayor que 0"):
         lote_maximo(_mlp(), (ENTRADAS,), "cpu", memoria_bytes=memoria_bytes)
 
 

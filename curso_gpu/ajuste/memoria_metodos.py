@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..base import Celda, Tabla, buscar_gpu, formatear_bytes, formatear_numero, leer_entero
+from ..base import Celda, Tabla, buscar_gpu, formatear_bytes, formatear_numero, leer_numero
 from ..memoria import (
     ESTADOS_OPTIMIZADOR,
     DesgloseMemoria,
@@ -131,8 +131,8 @@ def memoria_ajuste(config, metodo: str = "completo", precision: str = "fp16", lo
     precision = normalizar_precision_entrenamiento(precision)
     if metodo == "qlora" and precision == "fp32":
         raise ValueError("QLoRA calcula en 16 bits: usa precision='fp16' (T4) o 'bf16' (Ampere o más nueva).")
-    lote = leer_entero(lote, "lote", 1, ejemplo="lote=1")
-    secuencia = leer_entero(secuencia, "secuencia", 1, ejemplo="secuencia=512 (tokens por ejemplo)")
+    lote = leer_numero(lote, "lote", entero=True, minimo=1, ejemplo="lote=1")
+    secuencia = leer_numero(secuencia, "secuencia", entero=True, minimo=1, ejemplo="secuencia=512 (tokens por ejemplo)")
     estados = ESTADOS_OPTIMIZADOR[normalizar_optimizador(optimizador)]
     if isinstance(config, str):
         nombre, config = nombre or config, config_de(config)

@@ -7,7 +7,7 @@
 - ``proyecto``: la dirección del repositorio para las insignias y la celda de arranque.
 - ``presentacion``: tablas (``Tabla``, ``ComoTabla``), números y bytes legibles (``formatear_numero``,
   ``formatear_bytes``) en la terminal y en el notebook.
-- ``numeros``: leer lo que escribes: ``3``, ``np.int64(3)``, ``0.8`` (``leer_entero``, ``leer_numero``).
+- ``numeros``: leer lo que escribes: ``3``, ``np.int64(3)``, ``0.8``: ``leer_numero``, el único lector de números.
 - ``terminal``: ayuda en español y una salida que no falla en consolas sin UTF-8 ni con tuberías.
 - ``progreso``: barras de progreso que dejan una copia fija al cerrarse.
 - ``puerta``: la carga perezosa de cada subpaquete.
@@ -41,6 +41,7 @@ CASAS = {
     "formato_pytorch": "mensajes_torch",
     "mensaje_sin_memoria": "mensajes_torch",
     "ENTERO_MAXIMO": "numeros",
+    "NoEsUnNumero": "numeros",
     "leer_entero": "numeros",
     "leer_numero": "numeros",
     "leer_positivo": "numeros",

@@ -19,7 +19,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .numeros import leer_numero, mostrar_valor
+from .numeros import leer_numero
 
 
 def formatear_numero(valor: float, decimales: int | None = None, unidad: str = "",
@@ -90,13 +90,7 @@ def formatear_bytes(n_bytes) -> str:
     100 («1.2 MB», «298 MB»). Acepta enteros y decimales de NumPy y ``Decimal``; rechaza en español lo negativo, NaN,
     lo infinito y lo que no es un número.
     """
-    try:
-        numero = leer_numero(n_bytes)
-        if numero < 0:
-            raise ValueError("es negativo")
-    except ValueError as error:
-        raise ValueError(f"Número de bytes no válido: {mostrar_valor(n_bytes)} ({error}). Da un número "
-                         "mayor o igual que 0, p. ej. 19.2e9.") from None
+    numero = leer_numero(n_bytes, "n_bytes", minimo=0, ejemplo="n_bytes=19.2e9")
     for unidad, tamano in UNIDADES_BYTES:
         valor = numero / tamano
         if round(valor, 1) >= 1:  # 999 960 bytes son «1.0 MB», no «1000.0 kB»

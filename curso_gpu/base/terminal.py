@@ -17,6 +17,9 @@ import os
 import sys
 import unicodedata
 
+from .numeros import leer_numero
+
+
 CODIGO_TUBERIA_CERRADA = 141
 """Código de salida cuando quien leía la salida la cerró (128 + SIGPIPE, como ``yes | head``)."""
 
@@ -141,17 +144,15 @@ def ejecutar_orden(funcion, argv=None) -> int:
 
 
 def tipo_entero(minimo: int | None, maximo: int | None):
-    """Un ``type=`` de argparse: un entero de ``minimo`` a ``maximo`` leído con ``leer_entero``
+    """Un ``type=`` de argparse: un entero de ``minimo`` a ``maximo`` leído con ``leer_numero``
     («--semilla 1180591620717411303424» es un error de argumentos en español, no un ``OverflowError``)."""
-    from .numeros import leer_entero
-
     def leer(texto: str) -> int:
         try:
             valor = int(texto.strip().replace("_", ""))
         except ValueError:
             raise argparse.ArgumentTypeError(f"no es un número entero: {texto!r}") from None
         try:
-            return leer_entero(valor, "el valor", minimo, maximo)
+            return leer_numero(valor, "el valor", entero=True, minimo=minimo, maximo=maximo)
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error).replace("el valor ", "", 1).rstrip(".")) from None
     return leer

@@ -3,6 +3,7 @@
 - ``escritura_segura``: archivos atómicos y un candado por carpeta.
 - ``formato``: el único formato de checkpoint (el de ``entrenar`` y el de ``entrenar_ddp``), con
   su SHA-256; los pesos sueltos (``guardar_pesos``/``cargar_pesos``) y la huella de los datos.
+- ``destino``: la única comprobación de rutas (``comprobar_destino``) antes de escribir.
 - ``carpeta``: la carpeta de checkpoints con sus opciones (cada cuánto, reanudar, conservar).
 - ``reanudacion``: una sola política para seguir desde el último checkpoint o empezar de cero.
 """
@@ -46,6 +47,8 @@ CASAS = {
     "quien_lo_escribio": "formato",
     "restaurar_estado_aleatorio": "formato",
     "tamano_en_disco": "formato",
+    "DestinoNoValido": "destino",
+    "comprobar_destino": "destino",
     "CarpetaCheckpoints": "carpeta",
     "CarpetaNoEscribible": "carpeta",
     "carpeta_checkpoints": "carpeta",

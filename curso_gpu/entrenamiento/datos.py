@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from ..base import leer_entero
+from ..base import leer_numero
 
 NOMBRES_CLASES = ("vertical", "horizontal", "oblicua")
 RECETAS = ("variada", "semilla")
@@ -18,14 +18,14 @@ RUIDO = 0.10  # imagen + 0.10·U(0, 1), recortada a [0, 1]
 
 
 def _validar_n(n, nombre: str) -> int:
-    return leer_entero(n, nombre, 1, 10**7, ejemplo=f"{nombre}=120")
+    return leer_numero(n, nombre, entero=True, minimo=1, maximo=10**7, ejemplo=f"{nombre}=120")
 
 
 def _generador(semilla) -> torch.Generator | None:
     """Un generador propio si hay semilla (reproducible); si no, el global de torch."""
     if semilla is None:
         return None
-    semilla = leer_entero(semilla, "semilla", 0, ejemplo="semilla=0 (o None)")
+    semilla = leer_numero(semilla, "semilla", entero=True, minimo=0, ejemplo="semilla=0 (o None)")
     return torch.Generator().manual_seed(semilla)
 
 

@@ -16,7 +16,7 @@ from torch import nn
 
 from ..dispositivo import como_dispositivo
 from ..dispositivo import dispositivo_del_modelo
-from ..base import leer_entero, leer_numero, mostrar_valor
+from ..base import leer_numero, mostrar_valor
 
 PERDIDAS_DE_REGRESION = (nn.MSELoss, nn.L1Loss, nn.SmoothL1Loss, nn.HuberLoss)
 
@@ -200,27 +200,14 @@ def _probar_criterio(criterio, salida: torch.Tensor, y: torch.Tensor, nombre: st
                          f"devolvió {mostrar_valor(perdida)}. ¿Falta reduction='mean'?")
 
 
-def _como_numero(valor, entero: bool):
-    """El número como int o float de Python (también los de NumPy y, si no es entero, Decimal); None si no vale."""
-    if entero:
-        try:
-            return leer_entero(valor, "valor")  # el lector de enteros del paquete: np.int64 sí, True y 2**70 no
-        except ValueError:
-            return None
-    try:
-        return leer_numero(valor)  # rechaza booleanos, textos, NaN e infinitos
-    except ValueError:
-        return None
-
-
 def validar_positivo(valor, nombre: str, entero: bool, ejemplo: str, minimo_cero: bool = False):
-    """Comprueba un número positivo y lo devuelve como int o float de Python."""
-    numero = _como_numero(valor, entero)
-    if numero is None or numero < 0 or (numero == 0 and not minimo_cero):
-        cota = "mayor o igual que 0" if minimo_cero else ("mayor o igual que 1" if entero else "mayor que 0")
-        raise ValueError(f"{nombre} debe ser {'un entero' if entero else 'un número'} {cota}; recibí "
-                         f"{mostrar_valor(valor)}. Prueba, por ejemplo, {ejemplo}.")
-    return numero
+    """``leer_numero`` con la cota de siempre: un entero desde 1 (o 0) o un número mayor que 0.
+
+    Se quita cuando sus llamadas pasen a ``leer_numero(valor, nombre, entero=..., minimo=...)``.
+    """
+    if entero:
+        return leer_numero(valor, nombre, entero=True, minimo=0 if minimo_cero else 1, ejemplo=ejemplo)
+    return leer_numero(valor, nombre, minimo=0, minimo_incluido=minimo_cero, ejemplo=ejemplo)
 
 
 SEMILLA_MAXIMA = 2**63 - 1
@@ -229,8 +216,4 @@ SEMILLA_MAXIMA = 2**63 - 1
 def validar_semilla(semilla) -> int | None:
     if semilla is None:
         return None
-    numero = _como_numero(semilla, True)
-    if numero is None or not 0 <= numero <= SEMILLA_MAXIMA:
-        raise ValueError(f"semilla debe ser un entero entre 0 y 2**63 - 1, o None; recibí {mostrar_valor(semilla)}. "
-                         "Prueba, por ejemplo, semilla=0.")
-    return numero
+    return leer_numero(semilla, "semilla", entero=True, minimo=0, maximo=SEMILLA_MAXIMA, ejemplo="semilla=0 (o None)")

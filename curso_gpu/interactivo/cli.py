@@ -90,7 +90,7 @@ def _mayor_del_catalogo(parametros_max: int):
 def resumen_memoria(dispositivo) -> tuple[dict, str]:
     """«Qué modelo te cabe» para ``python -m curso_gpu``: (datos para JSON, texto). Lección 04.
 
-    Usa la memoria del dispositivo (``memoria.vram_disponible``) o, sin GPU, la RAM del equipo, y da
+    Usa la memoria del dispositivo (``dispositivo.memoria_dispositivo``; sin GPU, la RAM del equipo) y da
     el mayor modelo por precisión con un margen de +20 % y el mayor que se puede entrenar entero.
     """
     from ..memoria import (
@@ -100,18 +100,17 @@ def resumen_memoria(dispositivo) -> tuple[dict, str]:
         a_gib,
         formatear_parametros,
         modelo_mas_grande,
-        vram_disponible,
     )
-    from ..dispositivo import memoria_ram
+    from ..dispositivo import memoria_dispositivo, memoria_ram
 
     try:
-        memoria = vram_disponible(dispositivo)
+        memoria = memoria_dispositivo(dispositivo)
     except Exception as error:  # un driver roto no debe tumbar el informe
         memoria, aviso = None, f"No pude leer la memoria de {dispositivo} ({error}). "
     else:
         aviso = ""
-    en_ram = memoria is None
-    if en_ram:
+    en_ram = memoria is None or memoria.dispositivo == "cpu"
+    if memoria is None:
         memoria = memoria_ram()
     titulo = "Qué modelo te cabe\n=================="
     if memoria is None:

@@ -15,7 +15,7 @@ import html
 
 import torch
 
-from ..base import VISTA_WIDGET, leer_entero
+from ..base import VISTA_WIDGET, leer_numero
 from ..entrenamiento import LADO
 from ..dispositivo import dispositivos_disponibles, elegir_dispositivo
 
@@ -212,7 +212,7 @@ class LogicaPizarra:
 
     def _comprobar(self, fila, col) -> None:
         for nombre, valor in (("fila", fila), ("col", col)):
-            leer_entero(valor, nombre, 0, LADO - 1)
+            leer_numero(valor, nombre, entero=True, minimo=0, maximo=LADO - 1)
 
     def pintar(self, fila: int, col: int) -> None:
         """Pinta la celda (fila, col)."""

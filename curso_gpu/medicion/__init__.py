@@ -43,7 +43,6 @@ CASAS = {
     "comprobar_que_cabe": "memoria_libre",
     "es_falta_de_memoria": "memoria_libre",
     "liberar_memoria": "memoria_libre",
-    "memoria_disponible": "memoria_libre",
     "memoria_necesaria": "memoria_libre",
     "tipo_de_dato": "memoria_libre",
 }

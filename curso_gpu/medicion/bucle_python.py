@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..base import ComoTabla, Tabla, formatear_tiempo
 from .comparar import Comparacion, comparar_tiempos, formatear_veces
-from .cronometro import entero_positivo
+from ..base import leer_numero
 
 
 @dataclass
@@ -59,7 +59,7 @@ def bucle_python_vs_numpy(n: int = 80, semilla: int = 0, presupuesto_s: float = 
     """
     import numpy as np
 
-    n = entero_positivo(n, "n (el lado de la matriz)")
+    n = leer_numero(n, "n (el lado de la matriz)", entero=True, minimo=1)
     generador = np.random.default_rng(semilla)
     a = generador.random((n, n))
     b = generador.random((n, n))

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_entero, leer_positivo
+from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero
 from ..dispositivo import como_dispositivo, sincronizar
 
 __all__ = ["Comparacion", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
@@ -210,9 +210,11 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
     if (not isinstance(nombres, (tuple, list)) or len(nombres) != 2
             or not all(isinstance(n, str) and n for n in nombres) or nombres[0] == nombres[1]):
         raise ValueError(f"nombres debe ser dos textos distintos, p. ej. ('bucle', 'NumPy'); recibí {nombres!r}.")
-    repeticiones = leer_entero(repeticiones, "repeticiones (los pares alternados mínimos)", 1, ejemplo="repeticiones=10")
+    repeticiones = leer_numero(repeticiones, "repeticiones (los pares alternados mínimos)", entero=True, minimo=1,
+                               ejemplo="repeticiones=10")
     if presupuesto_s is not None:
-        presupuesto_s = leer_positivo(presupuesto_s, "presupuesto_s", ejemplo="2 (o None)")
+        presupuesto_s = leer_numero(presupuesto_s, "presupuesto_s", minimo=0, minimo_incluido=False,
+                                    ejemplo="presupuesto_s=2 (segundos, o None)")
     d = como_dispositivo(dispositivo)
     reloj = reloj or time.perf_counter
     objetivo = BLOQUE_CPU_S if d.type == "cpu" else BLOQUE_ACELERADOR_S

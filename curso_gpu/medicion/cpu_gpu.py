@@ -21,7 +21,6 @@ from .cronometro import (
     Medicion,
     cronometrar,
     cronometrar_con_presupuesto,
-    entero_positivo,
     hilos_cpu,
 )
 from ..dispositivo import como_dispositivo, elegir_dispositivo, info_gpu, nombre_dispositivo, sincronizar
@@ -35,7 +34,7 @@ from .memoria_libre import (
 )
 from ..base import pico_teorico
 from ..base import normalizar_precision
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_positivo, tabla_html, tabla_texto
+from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Multiplicación de matrices
@@ -155,11 +154,11 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
     ``presupuesto_s``: en lugar de ``repeticiones`` fijas, repite (en bloques) hasta gastar esos
     segundos, con al menos ``repeticiones`` muestras: la mediana sale estable también con n pequeño.
     """
-    n = entero_positivo(n, "n (el lado de la matriz)")
+    n = leer_numero(n, "n (el lado de la matriz)", entero=True, minimo=1)
     if presupuesto_s is not None:
-        presupuesto_s = leer_positivo(presupuesto_s, "presupuesto_s", ejemplo=2)
-    entero_positivo(repeticiones, "repeticiones")
-    entero_positivo(calentamiento, "calentamiento", minimo=0)
+        presupuesto_s = leer_numero(presupuesto_s, "presupuesto_s", minimo=0, minimo_incluido=False, ejemplo="presupuesto_s=2 (segundos)")
+    leer_numero(repeticiones, "repeticiones", entero=True, minimo=1)
+    leer_numero(calentamiento, "calentamiento", entero=True, minimo=0)
     tipo, pide_tf32 = tipo_de_dato(dtype)
     d = como_dispositivo(dispositivo)
     if d.type == "mps" and tipo == torch.float64:
@@ -298,7 +297,7 @@ def comparar_cpu_gpu(n: int = 5000, dispositivo=None, dtype=torch.float32, repet
     ``dispositivo``: el acelerador (por defecto, el de ``elegir_dispositivo()``); si no hay,
     ``acelerador`` es None y solo se mide la CPU, con todos sus hilos.
     """
-    n = entero_positivo(n, "n (el lado de la matriz)")
+    n = leer_numero(n, "n (el lado de la matriz)", entero=True, minimo=1)
     acelerador = _acelerador(dispositivo)
     cpu = medir_matmul(n, torch.device("cpu"), dtype, repeticiones, calentamiento)
     gpu = medir_matmul(n, acelerador, dtype, repeticiones, calentamiento) if acelerador else None
@@ -372,9 +371,10 @@ def barrido(tamanos, dispositivos=None, dtype=torch.float32, repeticiones: int =
     from ..base import barra as barra_progreso
 
     try:
-        tamanos = [int(entero_positivo(t, "cada tamaño")) for t in tamanos]
+        tamanos = list(tamanos)
     except TypeError:
         raise ValueError(f"tamanos debe ser una lista de enteros positivos; recibí {tamanos!r}.") from None
+    tamanos = [leer_numero(t, "cada tamaño", entero=True, minimo=1, ejemplo="tamanos=[256, 512, 1024]") for t in tamanos]
     if not tamanos:
         raise ValueError("tamanos está vacío: pasa al menos un tamaño, p. ej. [256, 512, 1024].")
     tamanos = sorted(set(tamanos))
@@ -451,9 +451,9 @@ def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, 
     hecha lee el reloj sin esperar a la GPU y vacía la cola *después*, fuera del reloj, para que
     la siguiente medida empiece limpia. El juicio es el de ``comparar_tiempos``.
     """
-    n = entero_positivo(n, "n (el lado de la matriz)")
-    entero_positivo(repeticiones, "repeticiones")
-    entero_positivo(calentamiento, "calentamiento", minimo=0)
+    n = leer_numero(n, "n (el lado de la matriz)", entero=True, minimo=1)
+    leer_numero(repeticiones, "repeticiones", entero=True, minimo=1)
+    leer_numero(calentamiento, "calentamiento", entero=True, minimo=0)
     tipo, _ = tipo_de_dato(dtype)
     d = como_dispositivo(dispositivo)
     comprobar_que_cabe(n, d, tipo)

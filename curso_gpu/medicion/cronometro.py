@@ -24,16 +24,18 @@ from typing import Callable
 import torch
 
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import formatear_tiempo, leer_entero, tabla_html, tabla_texto
+from ..base import formatear_tiempo, leer_numero, tabla_html, tabla_texto
 
 # ---------------------------------------------------------------------------
 # Validar la entrada
 # ---------------------------------------------------------------------------
 
 def entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
-    """``leer_entero(valor, nombre, minimo)``: el lector de enteros del paquete con el nombre que usan
-    las lecciones 03, 06 y 10 (acepta ``np.int64``; rechaza booleanos, decimales y ``2**70``)."""
-    return leer_entero(valor, nombre, minimo)
+    """``leer_numero(valor, nombre, entero=True, minimo=minimo)``.
+
+    Se quita cuando ``generacion`` llame a ``leer_numero``: escribe ``leer_numero`` en su lugar.
+    """
+    return leer_numero(valor, nombre, entero=True, minimo=minimo)
 
 
 @contextmanager
@@ -45,7 +47,7 @@ def hilos_cpu(n: int):
     medidas saltan de una ejecución a otra. Con uno solo salen estables.
     """
     antes = torch.get_num_threads()
-    torch.set_num_threads(entero_positivo(n, "hilos"))
+    torch.set_num_threads(leer_numero(n, "hilos", entero=True, minimo=1))
     try:
         yield
     finally:
@@ -165,8 +167,8 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
     ``reloj`` es ``time.perf_counter`` salvo que pases otro (los tests pasan uno falso).
     """
     d = como_dispositivo(dispositivo)
-    entero_positivo(repeticiones, "repeticiones")
-    entero_positivo(calentamiento, "calentamiento", minimo=0)
+    leer_numero(repeticiones, "repeticiones", entero=True, minimo=1)
+    leer_numero(calentamiento, "calentamiento", entero=True, minimo=0)
     reloj = reloj or time.perf_counter
 
     def una_vez() -> float:

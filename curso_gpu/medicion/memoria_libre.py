@@ -15,7 +15,7 @@ import math
 import torch
 
 from ..dispositivo import como_dispositivo, memoria_dispositivo
-from ..base import dtype_de, leer_entero, normalizar_precision
+from ..base import dtype_de, leer_numero, normalizar_precision
 
 PRECISIONES_MATMUL = ("fp32", "tf32", "fp16", "bf16", "fp64")
 """Las precisiones en que se puede medir ``a @ b`` en la lección 03."""
@@ -42,12 +42,12 @@ def tipo_de_dato(dtype) -> tuple[torch.dtype, bool]:
 
 def memoria_necesaria(n: int, dtype=torch.float32) -> int:
     """Bytes de ``a``, ``b`` y ``c = a @ b`` (n×n cada una): 3·n²·bytes por elemento. Lección 03."""
-    n = leer_entero(n, "n (el lado de la matriz)", 1, ejemplo="n=1024")
+    n = leer_numero(n, "n (el lado de la matriz)", entero=True, minimo=1, ejemplo="n=1024")
     tipo, _ = tipo_de_dato(dtype)
     return 3 * n * n * torch.empty((), dtype=tipo).element_size()
 
 
-def memoria_disponible(dispositivo) -> int | None:
+def _libre_bytes(dispositivo) -> int | None:
     """Bytes libres en el dispositivo (en cpu, la RAM disponible; None si no se sabe). Lección 03."""
     try:
         memoria = memoria_dispositivo(como_dispositivo(dispositivo))
@@ -68,13 +68,13 @@ def comprobar_que_cabe(n: int, dispositivo, dtype=torch.float32) -> None:
     Con un acelerador, además, ``a`` y ``b`` se crean antes en la RAM (2·n²·bytes).
     """
     d = como_dispositivo(dispositivo)
-    n = leer_entero(n, "n (el lado de la matriz)", 1, ejemplo="n=1024")
+    n = leer_numero(n, "n (el lado de la matriz)", entero=True, minimo=1, ejemplo="n=1024")
     tipo, _ = tipo_de_dato(dtype)
     bytes_elemento = torch.empty((), dtype=tipo).element_size()
     lugares = [(d, 3)] + ([(torch.device("cpu"), 2)] if d.type != "cpu" else [])
     for lugar, matrices in lugares:
         necesaria = matrices * n * n * bytes_elemento
-        libre = memoria_disponible(lugar)
+        libre = _libre_bytes(lugar)
         if libre is not None and necesaria > libre:
             donde = "la RAM" if lugar.type == "cpu" else f"la memoria de {lugar}"
             sugerido = _n_que_cabe(libre, matrices, bytes_elemento)

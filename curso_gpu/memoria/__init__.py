@@ -46,7 +46,6 @@ CASAS = {
     "nombre_del_modelo": "regla",
     "precision_de_modelo": "regla",
     "tabla_vram": "regla",
-    "vram_disponible": "regla",
 }
 
 __all__ = sorted(CASAS)

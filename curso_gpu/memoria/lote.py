@@ -13,7 +13,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from ..base import formatear_bytes, leer_entero, leer_numero, mostrar_valor
+from ..base import formatear_bytes, leer_numero
 from ..dispositivo import DispositivoNoDisponible, como_dispositivo, memoria_dispositivo
 from .medida import (
     LOTE_MAXIMO_A_PROBAR,
@@ -43,7 +43,7 @@ def _validar_forma(forma_ejemplo):
         return validar_entrada_ejemplo(forma_ejemplo)
     if isinstance(forma_ejemplo, (tuple, list, torch.Size)) and len(forma_ejemplo) > 0:
         try:
-            return tuple(leer_entero(d, "forma_ejemplo", 1, 2**31 - 1) for d in forma_ejemplo)
+            return tuple(leer_numero(d, "forma_ejemplo", entero=True, minimo=1, maximo=2**31 - 1) for d in forma_ejemplo)
         except ValueError:
             pass
     raise ValueError(
@@ -53,16 +53,8 @@ def _validar_forma(forma_ejemplo):
 
 
 def _validar_memoria(memoria_bytes) -> int:
-    try:
-        numero = leer_numero(memoria_bytes)
-        if numero <= 0:
-            raise ValueError("no es mayor que 0")
-        if numero > MEMORIA_MAXIMA:
-            raise ValueError("es demasiado grande: más de 1 EB")
-    except ValueError as motivo:
-        raise ValueError(f"memoria_bytes no válido: {mostrar_valor(memoria_bytes)} ({motivo}). Da la memoria "
-                         "disponible en bytes, mayor que 0, p. ej. 16 * 10**9 para una T4 de 16 GB.") from None
-    return int(numero)
+    return int(leer_numero(memoria_bytes, "memoria_bytes", minimo=0, minimo_incluido=False, maximo=MEMORIA_MAXIMA,
+                           ejemplo="memoria_bytes=16 * 10**9 (una T4 de 16 GB)"))
 
 
 def _memoria_del_dispositivo(dispositivo: torch.device) -> int:
@@ -106,7 +98,7 @@ def lote_maximo(modelo: nn.Module, forma_ejemplo, dispositivo, memoria_bytes: in
     forma = _validar_forma(forma_ejemplo)
     optimizador = normalizar_optimizador(optimizador)
     precision = normalizar_precision_entrenamiento(precision)
-    maximo = leer_entero(maximo, "maximo", 1, ejemplo="maximo=4096")
+    maximo = leer_numero(maximo, "maximo", entero=True, minimo=1, ejemplo="maximo=4096")
     if memoria_bytes is not None:  # un cálculo: vale también para una GPU que esta máquina no tiene
         presupuesto = _validar_memoria(memoria_bytes)
         dispositivo = como_dispositivo(dispositivo, auto=False, meta=True, aqui=False)

@@ -19,11 +19,7 @@ from decimal import Decimal
 
 import torch
 
-from ..base import catalogo, precisiones
-from ..dispositivo import MemoriaDispositivo, como_dispositivo, memoria_dispositivo
-from ..base import leer_numero, mostrar_valor
-from ..base import PRECISIONES
-from ..base import Celda, ComoTabla, Tabla, formatear_bytes
+from ..base import PRECISIONES, Celda, ComoTabla, Tabla, catalogo, formatear_bytes, leer_numero, mostrar_valor, precisiones
 
 PRECISIONES_MODELO = ("fp32", "fp16", "bf16", "int8", "int4")
 """Las precisiones en que se guarda un modelo, de la más a la menos precisa."""
@@ -84,29 +80,23 @@ def bytes_por_parametro(precision: str | torch.dtype) -> float:
 
 def _error_parametros(valor, motivo: str) -> ValueError:
     return ValueError(
-        f"número de parámetros no válido: {mostrar_valor(valor)} ({motivo}). Escribe un número con sufijo "
-        "como '124M', '8B' o '1.5B' (K = mil, M = millón, B = mil millones), un número entero "
-        "de parámetros como 124000000, un modelo de PyTorch o un modelo del catálogo (p. ej. 'Llama 3 8B')."
+        f"parametros debe ser un número con sufijo como '124M', '8B' o '1.5B' (K = mil, M = millón, B = mil "
+        "millones), un número entero de parámetros como 124000000, un modelo de PyTorch o un modelo del catálogo "
+        f"(p. ej. 'Llama 3 8B'); recibí {mostrar_valor(valor)} ({motivo})."
     )
 
 
-def _desde_numero(valor, original) -> int:
-    try:
-        numero = leer_numero(valor)
-    except ValueError as error:
-        raise _error_parametros(original, str(error)) from None
-    if numero > PARAMETROS_MAXIMOS:
-        raise _error_parametros(original, "es demasiado grande: el máximo es 10¹⁵, mil billones de parámetros")
-    if numero <= 0:
-        raise _error_parametros(original, "debe ser mayor que cero")
+_EJEMPLO_PARAMETROS = "parametros='8B' (8 mil millones), 124_000_000 o 'Llama 3 8B'"
+
+
+def _desde_numero(valor) -> int:
+    """Un número de parámetros escrito como número: un entero de 1000 a 10¹⁵ («8» es un error: ¿8B?)."""
+    numero = leer_numero(valor, "parametros", minimo=0, minimo_incluido=False, maximo=PARAMETROS_MAXIMOS,
+                         ejemplo=_EJEMPLO_PARAMETROS)
     if numero < MINIMO_SIN_SUFIJO:
         raise _error_parametros(
-            original,
-            f"¿querías decir '{numero:g}B'? Un número sin sufijo es la cantidad exacta de parámetros",
-        )
-    if not numero.is_integer():
-        raise _error_parametros(original, "un número sin sufijo cuenta parámetros sueltos y debe ser entero")
-    return int(valor) if isinstance(valor, numbers.Integral) else int(numero)
+            valor, f"¿querías decir '{numero:g}B'? Un número sin sufijo es la cantidad exacta de parámetros")
+    return leer_numero(valor, "parametros", entero=True, ejemplo=_EJEMPLO_PARAMETROS)
 
 
 def _desde_texto(texto: str) -> int:
@@ -130,8 +120,8 @@ def _desde_texto(texto: str) -> int:
         valor = Decimal(cifra).scaleb(int(exponente or 0) + _SUFIJOS[sufijo])
     except (ArithmeticError, ValueError):
         raise _error_parametros(texto, "no lo entiendo") from None
-    if not sufijo:
-        return _desde_numero(float(valor), texto)
+    if not sufijo:  # «124000000»: el número exacto
+        return _desde_numero(int(valor) if valor == valor.to_integral_value() else valor)
     if valor <= 0:
         raise _error_parametros(texto, "debe ser mayor que cero")
     if valor < 1:
@@ -163,7 +153,7 @@ def contar_parametros(parametros) -> int:
     if isinstance(parametros, str):
         return _desde_texto(parametros)
     if isinstance(parametros, (numbers.Real, Decimal)):
-        return _desde_numero(parametros, parametros)
+        return _desde_numero(parametros)
     raise _error_parametros(parametros, f"es de tipo {type(parametros).__name__}")
 
 
@@ -179,54 +169,21 @@ def nombre_del_modelo(parametros) -> str:
 
 
 def _validar_margen(margen) -> float:
-    try:
-        valor = leer_numero(margen)
-    except ValueError as error:
-        raise ValueError(f"margen no válido: {mostrar_valor(margen)} ({error}). Usa un número como 1.2 (+20 %) o 1.0 (sin margen).") from None
-    if valor > MARGEN_MAXIMO:
-        raise ValueError(
-            f"margen no válido: {mostrar_valor(margen)} (es demasiado grande: el máximo es {MARGEN_MAXIMO}). "
-            "Usa un número como 1.2 (+20 %) o 1.0 (sin margen)."
-        )
-    if valor < 1:
-        raise ValueError(
-            f"margen no válido: {margen!r}. Debe ser 1 o más: es un factor que multiplica la "
-            "memoria de los pesos (1.2 = +20 % para activaciones y caché de atención)."
-        )
-    return valor
+    """El factor que multiplica la memoria de los pesos: de 1 (sin margen) a ``MARGEN_MAXIMO``."""
+    return leer_numero(margen, "margen", minimo=1, maximo=MARGEN_MAXIMO, ejemplo="margen=1.2 (+20 %) o 1.0 (sin margen)")
 
 
 def _validar_vram(vram_gb) -> float:
-    try:
-        valor = leer_numero(vram_gb)
-    except ValueError as error:
-        raise ValueError(
-            f"vram_gb no válido: {mostrar_valor(vram_gb)} ({error}). Da la memoria de la GPU en GB, p. ej. 16 para una T4."
-        ) from None
-    if valor > VRAM_MAXIMA_GB:
-        raise ValueError(
-            f"vram_gb no válido: {mostrar_valor(vram_gb)} (es demasiado grande: el máximo es {VRAM_MAXIMA_GB:,} GB)."
-            .replace(",", " ") + " Da la memoria de la GPU en GB, p. ej. 16 para una T4 u 80 para una H100."
-        )
-    if valor <= 0:
-        raise ValueError(
-            f"vram_gb no válido: {vram_gb!r}. La memoria de la GPU debe ser mayor que 0 GB "
-            "(p. ej. 16 para una T4)."
-        )
-    return valor
+    """La memoria de la GPU en GB: mayor que 0 y hasta ``VRAM_MAXIMA_GB``."""
+    return leer_numero(vram_gb, "vram_gb", minimo=0, minimo_incluido=False, maximo=VRAM_MAXIMA_GB,
+                       ejemplo="vram_gb=16 (una T4) u 80 (una H100)")
 
 
 def _validar_bytes(bytes_por_param) -> float:
-    try:
-        valor = leer_numero(bytes_por_param)
-        if not 0 < valor <= BYTES_POR_PARAMETRO_MAXIMO:
-            raise ValueError(f"debe estar entre 0 y {BYTES_POR_PARAMETRO_MAXIMO}")
-    except ValueError as error:
-        raise ValueError(
-            f"bytes_por_parametro no válido: {mostrar_valor(bytes_por_param)} ({error}). Debe ser un número mayor que 0 "
-            "(16 para entrenar con Adam y precisión mixta)."
-        ) from None
-    return valor
+    """Bytes por parámetro: mayor que 0 y hasta ``BYTES_POR_PARAMETRO_MAXIMO``."""
+    return leer_numero(bytes_por_param, "bytes_por_parametro", minimo=0, minimo_incluido=False,
+                       maximo=BYTES_POR_PARAMETRO_MAXIMO,
+                       ejemplo="bytes_por_parametro=16 (entrenar con Adam y precisión mixta)")
 
 
 # ---------------------------------------------------------------------------
@@ -271,20 +228,9 @@ def a_gib(n_bytes: float) -> float:
     return n_bytes / GIB
 
 
-def _cantidad(valor, nombre: str, ejemplo: str) -> float:
-    """Un número mayor o igual que 0 para los formatos, o un ``ValueError`` que lo explica."""
-    try:
-        numero = leer_numero(valor)
-        if numero < 0:
-            raise ValueError("es negativo")
-    except ValueError as error:
-        raise ValueError(f"{nombre} no válido: {mostrar_valor(valor)} ({error}). Da un número mayor o igual que 0, p. ej. {ejemplo}.") from None
-    return numero
-
-
 def formatear_parametros(n: int) -> str:
     """Un número de parámetros corto: 124000000 → "124M", 8030000000 → "8.03B". Lección 04."""
-    n = _cantidad(n, "Número de parámetros", "124000000")
+    n = leer_numero(n, "n", minimo=0, ejemplo="n=124000000")
     for exponente, sufijo in ((12, "T"), (9, "B"), (6, "M"), (3, "K")):
         if n >= 10**exponente:
             return f"{n / 10**exponente:.3g}{sufijo}"
@@ -400,24 +346,6 @@ def tabla_vram(parametros, vram_gb: float, margen: float = MARGEN_INFERENCIA) ->
         entrenamiento=FilaVRAM("entrenamiento", BYTES_ENTRENAMIENTO, entrenar, _cabe(entrenar, vram_gb)),
         nombre=nombre,
     )
-
-
-# ---------------------------------------------------------------------------
-# La memoria que de verdad tienes
-# ---------------------------------------------------------------------------
-
-def vram_disponible(dispositivo: torch.device | str) -> MemoriaDispositivo | None:
-    """Memoria total y libre de la GPU ``dispositivo``; None en CPU. Lección 04.
-
-    - CUDA (NVIDIA o ROCm): ``torch.cuda.mem_get_info`` (lo mismo que ve nvidia-smi).
-    - MPS (Mac): ``torch.mps.recommended_max_memory()``, lo que Metal deja usar a la GPU de
-      la memoria unificada; libre = eso menos ``torch.mps.driver_allocated_memory()``.
-    - XPU (Intel): ``torch.xpu.mem_get_info``.
-    """
-    dispositivo = como_dispositivo(dispositivo)  # «cuda» sin GPU: DispositivoNoDisponible, en español
-    if dispositivo.type == "cpu":
-        return None
-    return memoria_dispositivo(dispositivo)
 
 
 # ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import ComoTabla, Tabla, formatear_numero, leer_entero
+from ..base import ComoTabla, Tabla, formatear_numero, leer_numero
 
 PARA_COMPARAR = "comparar_cargadores mide lotes (xb, yb) de conjunto"
 ESPERA_MAXIMA = 60  # segundos que un proceso del DataLoader puede tardar en dar un lote
@@ -142,14 +142,15 @@ def comparar_cargadores(conjunto, tamano_lote: int, num_workers=(0, 1, 2), pin_m
         raise ValueError(f"conjunto debe ser un Dataset con len(); recibí {type(conjunto).__name__}.") from None
     if largo == 0:
         raise ValueError("El conjunto está vacío: no hay nada que cargar.")
-    tamano_lote = leer_entero(tamano_lote, "tamano_lote", 1, ejemplo="tamano_lote=64")
+    tamano_lote = leer_numero(tamano_lote, "tamano_lote", entero=True, minimo=1, ejemplo="tamano_lote=64")
     if -(-largo // tamano_lote) < 2:  # el primer lote es el del arranque: hace falta al menos otro
         raise ValueError(
             f"tamano_lote={tamano_lote} con un conjunto de {largo} ejemplos da un solo lote, y ese se cuenta como "
             f"arranque: no queda nada que medir. Usa tamano_lote={max(1, largo // 2)} o menos "
             f"(mejor, unas {lotes if isinstance(lotes, int) and not isinstance(lotes, bool) else 10} veces menos que el conjunto).")
-    lotes = leer_entero(lotes, "lotes", 1, ejemplo="lotes=10")
-    trabajadores = _lista(num_workers, "num_workers", lambda v: leer_entero(v, "num_workers", 0, 256, ejemplo="num_workers=(0, 1, 2)"))
+    lotes = leer_numero(lotes, "lotes", entero=True, minimo=1, ejemplo="lotes=10")
+    trabajadores = _lista(num_workers, "num_workers", lambda v: leer_numero(v, "num_workers", entero=True, minimo=0, maximo=256,
+                                                                                      ejemplo="num_workers=(0, 1, 2)"))
     dispositivo = como_dispositivo(dispositivo)
     if pin_memory is None:
         pin_memory = (False, True) if dispositivo.type == "cuda" else (False,)

@@ -14,7 +14,7 @@ import torch
 from torch.nn import functional as F
 from torch.utils.data import Dataset
 
-from ..base import leer_entero
+from ..base import leer_numero
 
 
 class ImagenesSinteticas(Dataset):
@@ -36,14 +36,13 @@ class ImagenesSinteticas(Dataset):
 
     def __init__(self, n: int = 2048, lado: int = 64, recorte: int = 56, clases: int = 10,
                  semilla: int = 0, latencia: float = 0.0):
-        n, lado, recorte, clases = (leer_entero(valor, nombre, 1, 10**6, ejemplo=f"{nombre}={defecto}")
+        n, lado, recorte, clases = (leer_numero(valor, nombre, entero=True, minimo=1, maximo=10**6, ejemplo=defecto)
                                     for nombre, valor, defecto in (("n", n, 2048), ("lado", lado, 64),
                                                                    ("recorte", recorte, 56), ("clases", clases, 10)))
-        semilla = leer_entero(semilla, "semilla", 0, ejemplo="semilla=0")
+        semilla = leer_numero(semilla, "semilla", entero=True, minimo=0)
         if recorte > lado:
             raise ValueError(f"recorte ({recorte}) no puede ser mayor que lado ({lado}).")
-        if isinstance(latencia, bool) or not isinstance(latencia, (int, float)) or not 0 <= latencia <= 10:
-            raise ValueError(f"latencia debe ser un número de segundos entre 0 y 10; recibí {latencia!r}.")
+        latencia = leer_numero(latencia, "latencia", minimo=0, maximo=10, ejemplo="latencia=0.01 (segundos por imagen)")
         self.n, self.lado, self.recorte, self.clases = n, lado, recorte, clases
         self.semilla, self.latencia = int(semilla), float(latencia)
 

@@ -22,7 +22,7 @@ import torch
 # comparar_cargadores vive en cargadores; la lección 06 lo importa desde aquí.
 from .cargadores import cerrar_iterador, separar_lote
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import ComoTabla, Tabla, formatear_numero, leer_entero
+from ..base import ComoTabla, Tabla, formatear_numero, leer_numero
 
 CUELLOS = ("datos", "lanzamientos", "calculo")
 _TIPOS_DISPOSITIVO = ("CUDA", "XPU", "PrivateUse1")  # eventos del perfilador que ocurren en la GPU
@@ -272,7 +272,7 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
     """
     if not callable(paso):
         raise ValueError(f"paso debe ser una función paso(xb, yb); recibí {type(paso).__name__}.")
-    pasos = leer_entero(pasos, "pasos", 1, ejemplo="pasos=20")
+    pasos = leer_numero(pasos, "pasos", entero=True, minimo=1, ejemplo="pasos=20")
     dispositivo = como_dispositivo(dispositivo)
     try:
         iterador = iter(cargador)
