@@ -150,7 +150,7 @@ VIGILADOS = {
     # los guiones de las pruebas que siempre entrenan; el resto lo delata su CPU (CPU_HIJOS_MAX_S)
     "un entrenamiento": ("entrenar_con_checkpoints", "ajustar_lora_con_cortes", "comprobar_widgets"),
 }
-CPU_HIJOS_MAX_S = 2.0
+CPU_HIJOS_MAX_S = 4.0  # import torch en otro proceso: ~2 s con la máquina cargada
 EVENTOS_DE_PROCESO = ("subprocess.Popen", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "os.startfile")
 
 

@@ -292,7 +292,9 @@ def test_sin_tkinter_dice_como_instalarlo_y_sale_con_error(monkeypatch, capsys):
 
 def test_epocas_invalidas_se_explican(monkeypatch, capsys):
     _sin_pantalla(monkeypatch)
-    assert app_lineas.main(["--epocas", "0"]) == 2
+    with pytest.raises(SystemExit) as salida:  # un error de argumentos, como los demás (argparse)
+        app_lineas.main(["--epocas", "0"])
+    assert salida.value.code == 2
     assert "la opción --epocas: debe ser un entero mayor o igual que 1; recibí 0" in capsys.readouterr().err
 
 

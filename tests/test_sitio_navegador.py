@@ -18,6 +18,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -222,8 +224,22 @@ def test_los_enlaces_llevan_de_cada_leccion_a_la_siguiente(navegador):
     pagina.wait_for_load_state("load")
     assert pagina.url == f"{navegador.base}/{LECCIONES[-1].pagina}.html"
     assert visitadas == [l.numero for l in LECCIONES]
-    for leccion in LECCIONES:  # y todos los enlaces internos de cada página llevan a algo que existe
-        navegador.ir(f"{leccion.pagina}.html")
+    # y todos los enlaces internos de cada página (cada <a href> de este sitio) llevan a algo que existe
+    enlaces = set()
+    for pagina_leccion in ["index"] + [l.pagina for l in LECCIONES]:
+        hrefs = navegador.ir(f"{pagina_leccion}.html").eval_on_selector_all("a[href]", "as => as.map(a => a.href)")
+        enlaces |= {h.split("#", 1)[0] for h in hrefs if h.startswith(navegador.base + "/")}
+    assert {f"{navegador.base}/{l.pagina}.html" for l in LECCIONES} <= enlaces, sorted(enlaces)
+    sin_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    rotos = []
+    for url in sorted(enlaces):
+        try:
+            with sin_proxy.open(url, timeout=20) as respuesta:
+                if respuesta.status != 200:
+                    rotos.append(f"{url}: {respuesta.status}")
+        except urllib.error.HTTPError as error:
+            rotos.append(f"{url}: {error.code}")
+    assert rotos == [], rotos
     assert Servidor.rotas == []
     assert navegador.bloqueadas == []
 
