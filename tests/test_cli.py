@@ -175,16 +175,18 @@ def _modulos_importados(importtime: str) -> set[str]:
     return {linea.rsplit("|", 1)[1].strip() for linea in importtime.splitlines() if linea.startswith("import time:")}
 
 
-@pytest.mark.parametrize("argumentos, codigo, texto", [
-    (["--help"], 0, "uso: python -m curso_gpu"),
-    (["--no-existe"], 2, "argumentos que no conozco: --no-existe"),
+@pytest.mark.parametrize("modulo, argumentos, codigo, texto", [
+    ("curso_gpu", ["--help"], 0, "uso: python -m curso_gpu"),
+    ("curso_gpu", ["--no-existe"], 2, "argumentos que no conozco: --no-existe"),
+    ("curso_gpu.app_lineas", ["--help"], 0, "uso: python -m curso_gpu.app_lineas"),
+    ("curso_gpu.app_lineas", ["--epocas", "0"], 2, "--epocas: debe ser un entero mayor o igual que 1"),
 ])
-def test_la_ayuda_y_los_errores_de_argumentos_no_importan_torch(argumentos, codigo, texto):
-    resultado = _orden("-X", "importtime", "-m", "curso_gpu", *argumentos, text=True)
+def test_la_ayuda_y_los_errores_de_argumentos_no_importan_torch(modulo, argumentos, codigo, texto):
+    resultado = _orden("-X", "importtime", "-m", modulo, *argumentos, text=True)
     assert resultado.returncode == codigo, resultado.stderr[-2000:]
     assert texto in resultado.stdout + resultado.stderr
     modulos = _modulos_importados(resultado.stderr)
-    assert "curso_gpu.interactivo.cli" in modulos, "la medida de importtime no funcionó"
+    assert "curso_gpu.base" in modulos, "la medida de importtime no funcionó"
     assert "torch" not in modulos and "numpy" not in modulos
 
 
