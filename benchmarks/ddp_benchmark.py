@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from curso_gpu.checkpoints import cargar_pesos
+from curso_gpu.guardado import cargar_pesos
 from curso_gpu.distribuido import ejecutar, orden_torchrun
 
 

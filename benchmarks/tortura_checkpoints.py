@@ -23,7 +23,6 @@ Y al final, que ningún archivo fuera de las carpetas de prueba cambió. Solo Li
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import errno
 import hashlib
 import json
@@ -41,9 +40,10 @@ from pathlib import Path
 
 import torch
 
-from curso_gpu.checkpoints import (
+from curso_gpu.guardado import (
     ANTERIORES,
     CANDADO,
+    FORMATO,
     AvisoCheckpoint,
     CarpetaCheckpoints,
     CarpetaNoEscribible,
@@ -74,7 +74,7 @@ def _entrenar(carpeta: Path, reanudar: bool | None = None, **opciones):
     torch.manual_seed(0)
     modelo = CNNPequena()
     ent, val = _datos()
-    carpeta = dataclasses.replace(como_carpeta(carpeta), cada=1, reanudar=reanudar)
+    carpeta = como_carpeta(carpeta, cada=1, reanudar=reanudar)
     historial = entrenar(modelo, ent, val, "cpu", epocas=EPOCAS, semilla=3, tamano_lote=8,
                          checkpoints=carpeta, silencioso=True, **opciones)
     return modelo, historial
@@ -125,7 +125,7 @@ def _hijo_escritor(destino: str, ident: int, segundos: float) -> None:
     try:
         while time.monotonic() < fin:
             i += 1
-            guardar_atomico({"epoca": i, "modelo": {"w": torch.full((4096,), float(ident * 1_000_000 + i))}}, destino)
+            guardar_atomico({"formato": FORMATO, "epoca": i, "modelo": {"w": torch.full((4096,), float(ident * 1_000_000 + i))}}, destino)
     except Exception:
         os._exit(1)
     os._exit(0)
@@ -250,7 +250,7 @@ def escritores(contexto, raiz: Path, segundos: float, cuenta: Counter) -> None:
     """Dos procesos escriben el mismo archivo sin parar mientras otro lo lee."""
     destino = raiz / "compartido" / "checkpoint_epoca_000001.pt"
     destino.parent.mkdir()
-    guardar_atomico({"epoca": 0, "modelo": {"w": torch.zeros(4096)}}, destino)
+    guardar_atomico({"formato": FORMATO, "epoca": 0, "modelo": {"w": torch.zeros(4096)}}, destino)
     hijos = [contexto.Process(target=_hijo_escritor, args=(str(destino), i, segundos)) for i in (1, 2)]
     for hijo in hijos:
         hijo.start()

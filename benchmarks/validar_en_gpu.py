@@ -107,7 +107,7 @@ def como_json(gpu: str, resultados: list[Resultado], rapido: bool, fecha: str | 
 
 def guardar_json(ruta: str | Path, datos: dict) -> Path:
     """Escribe ``datos`` en ``ruta`` (JSON legible) de forma atómica: nunca queda un archivo a medias."""
-    from curso_gpu.checkpoints import escribir_atomico
+    from curso_gpu.guardado import escribir_atomico
 
     ruta = Path(ruta)
     ruta.parent.mkdir(parents=True, exist_ok=True)
@@ -282,7 +282,7 @@ def comprobar_tiempos_leccion05(gpu: torch.device, rapido: bool) -> list[Resulta
 
 def comprobar_checkpoints_leccion05(gpu: torch.device) -> list[Resultado]:
     """Un checkpoint escrito en la GPU se carga en la CPU; cortar y reanudar da el mismo modelo."""
-    from curso_gpu.checkpoints import carpeta_checkpoints
+    from curso_gpu.guardado import carpeta_checkpoints
     from curso_gpu.entrenamiento import generar_dataset
     from curso_gpu.entrenamiento import entrenar
     from curso_gpu.entrenamiento import CNNPequena

@@ -12,7 +12,7 @@ abajo (lo comprueba ``tests/test_arquitectura.py``):
 3. ``colab`` y ``nube``: Google Colab y Drive; lo que cuesta una GPU alquilada (lección 02).
 4. ``medicion``: cronometrar bien, CPU frente a GPU, comparar dos tiempos (lección 03).
    ``memoria``: cuánta memoria necesita un modelo, medida al entrenar y el lote que cabe (lecciones 04 y 07).
-   ``checkpoints``: escribir sin perder nada, checkpoints con SHA-256 y reanudar (lección 05).
+   ``guardado``: escribir sin perder nada, checkpoints con SHA-256 y reanudar (lección 05).
    ``rendimiento``: precisión mixta, ``DataLoader`` y el diagnóstico de la lección 06.
    ``distribuido``: DDP y ``torchrun`` sin procesos huérfanos (lección 08).
 5. ``entrenamiento``: datos, modelos, ``entrenar``, ``evaluar`` y ``predecir`` (lección 05).

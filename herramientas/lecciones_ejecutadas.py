@@ -104,7 +104,7 @@ def fallo(notebook: str | Path, cache: str | Path = CACHE, paquete: str | None =
 
 def _escribir_texto(destino: Path, texto: str) -> None:
     """Escribe ``texto`` en ``destino`` de forma atómica (temporal único y ``os.replace``)."""
-    from curso_gpu.checkpoints import escribir_atomico
+    from curso_gpu.guardado import escribir_atomico
 
     destino.parent.mkdir(parents=True, exist_ok=True)
     escribir_atomico(destino, lambda archivo: archivo.write(texto.encode("utf-8")))

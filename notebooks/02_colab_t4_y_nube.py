@@ -300,7 +300,7 @@ graficos.grafico_reanudacion(
 
 # %% [markdown]
 # La pérdida sigue bajando desde donde estaba: no se perdió nada. En la lección 05,
-# `curso_gpu.checkpoints` hace esto mismo por ti (local, cada pocas épocas, copia atómica a
+# `curso_gpu.guardado` hace esto mismo por ti (local, cada pocas épocas, copia atómica a
 # Drive solo si lo pides con `drive=True`).
 
 # %% [markdown]

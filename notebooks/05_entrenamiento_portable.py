@@ -52,7 +52,7 @@ from torch import nn
 
 from curso_gpu import graficos
 from curso_gpu.base import mensajes_torch
-from curso_gpu.checkpoints import cargar_pesos, carpeta_checkpoints, guardar_pesos
+from curso_gpu.guardado import cargar_pesos, carpeta_checkpoints, guardar_pesos
 from curso_gpu.entrenamiento import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.dispositivo import elegir_dispositivo
 from curso_gpu.entrenamiento import entrenar, evaluar, predecir

@@ -59,7 +59,7 @@ import torch
 from torch import nn
 
 from curso_gpu import distribuido
-from curso_gpu.checkpoints import cargar_pesos
+from curso_gpu.guardado import cargar_pesos
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
 from curso_gpu.distribuido import PuertoOcupado, ejecutar, orden_torchrun, puerto_libre, sigue_vivo

@@ -294,7 +294,7 @@ modelo_lora.eval();
 # desconexión en la época 5 de 10.
 
 # %%
-from curso_gpu.checkpoints import carpeta_checkpoints
+from curso_gpu.guardado import carpeta_checkpoints
 
 GUARDAR_EN_DRIVE = False  # en Colab, ponlo a True para guardar en Google Drive
 carpeta = carpeta_checkpoints("lora_diminuto", drive=GUARDAR_EN_DRIVE)
@@ -315,8 +315,8 @@ def desconectar_en_5(epoca, total):
 
 
 try:
-    ajustar(modelo_lora, tokenizador, epocas=10, checkpoints=carpeta, reanudar=False,
-            al_terminar_epoca=desconectar_en_5)
+    ajustar(modelo_lora, tokenizador, epocas=10, checkpoints=carpeta.con(reanudar=False),
+            al_terminar_epoca=desconectar_en_5)  # reanudar=False: empieza de cero (lo viejo va a anteriores/)
 except Desconexion as error:
     print("¡Ay!", error)
 print("Checkpoints:", [p.name for p in carpeta.archivos()])
@@ -329,6 +329,7 @@ print("Checkpoints:", [p.name for p in carpeta.archivos()])
 modelo, tokenizador = modelo_diminuto(semilla=0)
 modelo_lora = aplicar_lora(modelo, r=8, alpha=16)
 resultado = ajustar(modelo_lora, tokenizador, epocas=10, checkpoints=carpeta)
+print(f"reanudado_desde={resultado.reanudado_desde}")
 resultado
 
 # %%
@@ -460,7 +461,7 @@ if torch.cuda.is_available() and hay_red():
     print(f"Tras cargar en 4 bits: {torch.cuda.memory_allocated() / 1e6:.0f} MB en la GPU")
     modelo_q = aplicar_lora(prepare_model_for_kbit_training(modelo_q), r=16, alpha=32)
     tokenizador_q = AutoTokenizer.from_pretrained(nombre)
-    resultado_q = ajustar(modelo_q, tokenizador_q, epocas=3, lote=2, secuencia=32, lr=2e-4, precision="fp16")
+    resultado_q = ajustar(modelo_q, tokenizador_q, epocas=3, tamano_lote=2, secuencia=32, lr=2e-4, precision="fp16")
     print(resultado_q)
     print(f"Pico de memoria: {torch.cuda.max_memory_allocated() / 1e6:.0f} MB · "
           f"{resultado_q.segundos / max(resultado_q.pasos, 1):.2f} s por paso")

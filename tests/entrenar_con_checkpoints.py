@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from curso_gpu.checkpoints import como_carpeta
+from curso_gpu.guardado import como_carpeta
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.entrenamiento import CNNPequena

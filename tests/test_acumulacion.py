@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from curso_gpu.entrenamiento import bucle as entrenamiento  # se parchea en el módulo que lo usa
-from curso_gpu.checkpoints import como_carpeta
+from curso_gpu.guardado import como_carpeta
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.entrenamiento import CNNPequena

@@ -36,6 +36,7 @@ from curso_gpu.ajuste import (
     tabla_metodos,
 )
 from curso_gpu.base import UNSCALE_FP16
+from curso_gpu.guardado import carpeta_checkpoints, como_carpeta
 from curso_gpu.memoria import DesgloseMemoria, medir_memoria_entrenamiento
 from curso_gpu.rendimiento import PrecisionNoDisponible
 from interrupciones import Desconexion, cortar_en, matar_al_llegar
@@ -287,8 +288,8 @@ def test_ajustar_baja_la_perdida_y_no_toca_el_modelo_base(tmp_path):
     assert _iguales(base_antes, base_despues)  # bit a bit
     # El checkpoint lleva solo el adaptador (y el optimizador), no el modelo base.
     estado = torch.load(resultado.ruta_checkpoint, weights_only=True)
-    assert set(estado["modelo"]) == set(estado_adaptador(modelo))
-    assert all("lora_" in k for k in estado["modelo"])
+    assert set(estado["adaptador"]) == set(estado_adaptador(modelo)) and "modelo" not in estado
+    assert all("lora_" in k for k in estado["adaptador"])
     assert len(list((tmp_path / "lora").glob("checkpoint_epoca_*.pt"))) == 3  # se conservan los últimos 3
 
 
@@ -322,14 +323,34 @@ def test_el_adaptador_guardado_se_carga_con_peft_y_da_lo_mismo(tmp_path):
         assert torch.equal(cargado(input_ids=ids).logits, modelo(input_ids=ids).logits)
 
 
-def test_cortar_y_reanudar_en_el_mismo_proceso_da_el_mismo_adaptador_bit_a_bit(tmp_path):
+@pytest.mark.parametrize("como", ["ruta", "objeto"])
+def test_cortar_y_reanudar_en_el_mismo_proceso_da_el_mismo_adaptador_bit_a_bit(tmp_path, como):
     seguido, r_seguido = ajustar_con_cortes(tmp_path / "a")
+    # Como la lección 09: una carpeta_checkpoints(...) sin cada guarda un checkpoint por época.
+    carpeta = tmp_path / "b" if como == "ruta" else carpeta_checkpoints("b", base=tmp_path, silenciosa=True)
     with pytest.raises(Desconexion):
-        ajustar_con_cortes(tmp_path / "b", al_terminar_epoca=cortar_en(3))
-    reanudado, r_reanudado = ajustar_con_cortes(tmp_path / "b")
+        ajustar_con_cortes(carpeta, al_terminar_epoca=cortar_en(3))
+    assert sorted(p.name for p in (tmp_path / "b").glob("checkpoint_*.pt")) == [
+        f"checkpoint_epoca_00000{e}.pt" for e in (1, 2, 3)]
+    reanudado, r_reanudado = ajustar_con_cortes(carpeta)
     assert r_reanudado.reanudado_desde == 3
     assert _iguales(seguido, reanudado)
-    assert r_reanudado.perdidas == r_seguido.perdidas
+    assert r_reanudado.perdidas == r_seguido.perdidas and len(r_reanudado.perdidas) == EPOCAS
+
+
+def test_una_carpeta_con_su_cada_lo_conserva_y_la_contradiccion_se_rechaza(tmp_path):
+    sin_cada = carpeta_checkpoints("x", base=tmp_path, silenciosa=True)
+    assert sin_cada.cada is None and como_carpeta(sin_cada, cada_por_defecto=1).cada == 1  # la toma
+    con_cada = carpeta_checkpoints("y", base=tmp_path, cada=2, silenciosa=True)
+    assert como_carpeta(con_cada, cada_por_defecto=1).cada == 2  # la conserva
+    with pytest.raises(ValueError, match=r"ya dice cada=2 y aquí se pide cada=1: no sé cuál quieres\. Pasa la "
+                                         r"carpeta cambiada, carpeta\.con\(cada=1\)"):
+        como_carpeta(con_cada, cada=1)
+    modelo, tokenizador = _con_lora()
+    resultado = ajustar(modelo, tokenizador, epocas=4, checkpoints=con_cada, avisar=lambda _: None)
+    assert resultado.ruta_checkpoint.endswith("checkpoint_epoca_000004.pt")
+    assert sorted(p.name for p in (tmp_path / "y").glob("checkpoint_*.pt")) == [
+        "checkpoint_epoca_000002.pt", "checkpoint_epoca_000004.pt"]
 
 
 @pytest.mark.lento
@@ -339,7 +360,9 @@ def test_matado_con_sigkill_y_reanudado_da_el_mismo_adaptador_bit_a_bit(tmp_path
         pytest.skip("SIGKILL no existe en Windows")
     entorno = dict(os.environ, PYTHONPATH=os.pathsep.join([str(RAIZ), str(RAIZ / "tests")]))
     marca = tmp_path / "en_la_epoca_3"
-    orden = [sys.executable, str(SCRIPT), "--carpeta", str(tmp_path / "b"), "--salida", str(tmp_path / "b.pt")]
+    # --objeto: ajustar recibe carpeta_checkpoints(...) sin cada, como en la lección 09
+    orden = [sys.executable, str(SCRIPT), "--carpeta", str(tmp_path / "b"), "--salida", str(tmp_path / "b.pt"),
+             "--objeto"]
     victima = subprocess.Popen(orden + ["--parar-en", "3", "--marca", str(marca)], env=entorno)
     try:
         seguido, r_seguido = ajustar_con_cortes(tmp_path / "a")  # la referencia, mientras tanto
@@ -356,3 +379,61 @@ def test_matado_con_sigkill_y_reanudado_da_el_mismo_adaptador_bit_a_bit(tmp_path
     assert b["reanudado_desde"] == 3
     assert _iguales(seguido, b["adaptador"])
     assert b["perdidas"] == r_seguido.perdidas and len(b["perdidas"]) == EPOCAS
+
+
+# --- ajustar comprueba todo antes de empezar ---------------------------------------------------
+
+@pytest.mark.parametrize("argumentos, texto", [
+    (dict(epocas=1.5), r"epocas debe ser un entero mayor o igual que 1; recibí 1\.5 \(no es un número entero\)\. "
+                       r"Prueba, por ejemplo, epocas=8"),
+    (dict(epocas=0), r"epocas debe ser un entero mayor o igual que 1; recibí 0"),
+    (dict(tamano_lote=0), r"tamano_lote debe ser un entero mayor o igual que 1; recibí 0 .*tamano_lote=4"),
+    (dict(secuencia=-5), r"secuencia debe ser un entero entre 2 y \d+; recibí -5 .*secuencia=32"),
+    (dict(secuencia=1), r"secuencia debe ser un entero entre 2 y \d+; recibí 1 .*ningún siguiente token"),
+    (dict(secuencia=10**6), r"secuencia debe ser un entero entre 2 y 512; recibí 1000000"),
+    (dict(lr=-0.01), r"lr debe ser un número mayor que 0; recibí -0\.01 \(es demasiado pequeño\)\. Prueba, por ejemplo, lr=0\.01"),
+    (dict(lr=float("inf")), r"lr debe ser un número mayor que 0; recibí inf"),
+    (dict(semilla=-1), r"semilla debe ser un entero mayor o igual que 0; recibí -1"),
+    (dict(texto=None), r"texto debe ser un texto \(str\) con algo escrito; recibí None\. Por ejemplo, "
+                       r"texto=TEXTO_ENTRENAMIENTO"),
+    (dict(texto="   "), r"texto debe ser un texto \(str\) con algo escrito"),
+    (dict(texto="€€€∑∑∑☃☃☃" * 20), r"Ningún carácter del texto .* está en el alfabeto del modelo: entrenaría "
+                                   r"solo con <unk>"),
+    (dict(texto="€€€ ∑∑∑ ☃☃☃ " * 20), r"El 75% de los tokens del texto .* son <unk>"),
+    (dict(avisar=42), r"avisar debe ser una función \(o None\); recibí 42\. Por ejemplo, avisar=print"),
+    (dict(al_terminar_epoca="no"), r"al_terminar_epoca debe ser una función"),
+    (dict(reanudar=False), r"unexpected keyword argument 'reanudar'"),
+    (dict(lote=2), r"unexpected keyword argument 'lote'"),
+])
+def test_ajustar_rechaza_lo_que_no_vale_antes_de_empezar(argumentos, texto, tmp_path):
+    modelo, tokenizador = _con_lora()
+    antes = estado_adaptador(modelo)
+    with pytest.raises((ValueError, TypeError), match=texto):
+        ajustar(modelo, tokenizador, epocas=argumentos.pop("epocas", 2), checkpoints=tmp_path / "ck",
+                avisar=argumentos.pop("avisar", lambda _: None), **argumentos)
+    assert _iguales(antes, estado_adaptador(modelo))  # nada entrenado
+    assert not (tmp_path / "ck").exists() or not list((tmp_path / "ck").iterdir())  # nada escrito
+
+
+def test_ajustar_sin_adaptador_dice_como_ponerlo():
+    modelo, tokenizador = modelo_diminuto(semilla=0)
+    with pytest.raises(ValueError, match=r"El modelo \(Qwen2ForCausalLM\) no tiene adaptador LoRA: ajustar solo "
+                                         r"entrena el adaptador\. Pónselo antes con modelo = aplicar_lora\(modelo"):
+        ajustar(modelo, tokenizador, epocas=1)
+    with pytest.raises(ValueError, match=r"ajustar necesita un modelo de transformers con adaptador LoRA; recibí NoneType"):
+        ajustar(None, tokenizador, epocas=1)
+
+
+def test_una_carpeta_de_adaptador_y_una_de_cnn_no_se_cruzan(tmp_path):
+    from curso_gpu.entrenamiento import CNNPequena, entrenar, generar_dataset
+
+    modelo, tokenizador = _con_lora()
+    ajustar(modelo, tokenizador, epocas=1, checkpoints=tmp_path / "lora", avisar=lambda _: None)
+    datos = generar_dataset(4, semilla=0)
+    with pytest.raises(ValueError, match=r"escrito por ajustar \(lección 09\)\) no corresponde a este modelo: es de "
+                                         r"un Qwen2ForCausalLM con LoRA y ahora entrenar \(lección 05\) entrena un CNNPequena"):
+        entrenar(CNNPequena(), datos, datos, "cpu", epocas=2, checkpoints=tmp_path / "lora", silencioso=True)
+    entrenar(CNNPequena(), datos, datos, "cpu", epocas=1, checkpoints=tmp_path / "cnn", silencioso=True)
+    with pytest.raises(ValueError, match=r"escrito por entrenar \(lección 05\)\) no corresponde a este modelo: es de "
+                                         r"un CNNPequena y ahora ajustar \(lección 09\) entrena un Qwen2ForCausalLM con LoRA"):
+        ajustar(modelo, tokenizador, epocas=2, checkpoints=tmp_path / "cnn", avisar=lambda _: None)

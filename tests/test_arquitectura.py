@@ -25,7 +25,7 @@ CAPAS = {
     "nube": 2,           # lo que cuesta una GPU alquilada
     "medicion": 3,       # cronometrar, CPU frente a GPU, comparar tiempos
     "memoria": 3,        # la regla de memoria, la memoria medida al entrenar, el lote que cabe
-    "checkpoints": 3,    # escritura segura, checkpoints, reanudar
+    "guardado": 3,       # escritura segura, checkpoints, reanudar
     "rendimiento": 3,    # precisión mixta, DataLoader, diagnóstico
     "distribuido": 3,    # DDP y torchrun
     "entrenamiento": 4,  # datos, modelos, entrenar

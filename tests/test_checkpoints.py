@@ -17,8 +17,9 @@ import pytest
 import torch
 
 from curso_gpu import colab
-from curso_gpu.checkpoints import carpeta as modulo_carpeta  # donde se usa copiar_atomico
-from curso_gpu.checkpoints import (
+from curso_gpu.guardado import carpeta as modulo_carpeta  # donde se usa copiar_atomico
+from curso_gpu.guardado import (
+    FORMATO,
     AvisoCheckpoint,
     CarpetaCheckpoints,
     CarpetaNoEscribible,
@@ -26,6 +27,7 @@ from curso_gpu.checkpoints import (
     como_carpeta,
     estado_aleatorio,
     guardar_atomico,
+    preparar_reanudacion,
     restaurar_estado_aleatorio,
 )
 from curso_gpu.entrenamiento import generar_dataset
@@ -45,7 +47,7 @@ def _modelo():
 
 
 def _estado(epoca: int) -> dict:
-    return {"epoca": epoca, "modelo": {"w": torch.full((3,), float(epoca))}}
+    return {"formato": FORMATO, "epoca": epoca, "modelo": {"w": torch.full((3,), float(epoca))}}
 
 
 def _local(tmp_path, conservar=3) -> CarpetaCheckpoints:
@@ -124,8 +126,12 @@ def test_en_colab_no_monta_drive_si_no_lo_pides(en_colab, monkeypatch, tmp_path)
 def test_carpeta_sin_permiso_de_escritura_da_error_claro(tmp_path):
     archivo = tmp_path / "soy_un_archivo"
     archivo.write_text("x")
-    with pytest.raises(CarpetaNoEscribible, match=r"No puedo escribir checkpoints en .*soy_un_archivo"):
+    with pytest.raises(ValueError, match=r"base .*soy_un_archivo: es un archivo, no una carpeta"):
         carpeta_checkpoints("x", base=archivo, silenciosa=True)
+    (tmp_path / "ro").mkdir()
+    (tmp_path / "ro" / "x").write_text("un archivo donde iría la carpeta")
+    with pytest.raises(CarpetaNoEscribible, match=r"No puedo escribir checkpoints en .*ro"):
+        CarpetaCheckpoints(tmp_path / "ro" / "x", tmp_path / "ro" / "x").comprobar_escritura()
 
 
 @pytest.mark.parametrize("nombre", ["", "a/b", "..", 3])
@@ -362,3 +368,54 @@ def test_empezar_de_cero_aparta_los_viejos_sin_borrar_nada(tmp_path, capsys):
     (apartada,) = (tmp_path / "anteriores").iterdir()
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}", apartada.name)
     assert {p.name: p.read_bytes() for p in apartada.iterdir()} == antes  # byte a byte
+
+
+# --- Escribir: ninguna ruta mala deja escapar un error de Python en inglés ---------------------
+
+def test_escribir_guardar_copiar_y_candado_responden_en_espanol(tmp_path):
+    from curso_gpu.guardado import Candado, DestinoNoValido, copiar_atomico, escribir_atomico
+
+    archivo = tmp_path / "archivo.txt"
+    archivo.write_text("hola")
+    malos = {
+        "None": (None, r"destino debe ser la ruta de un archivo .*recibí None"),
+        "nulo": (str(tmp_path / "a\0b.pt"), r"tiene un carácter nulo"),
+        "sin carpeta": (tmp_path / "no_existe" / "x.pt", r"la carpeta .*no_existe no existe"),
+        "carpeta": (tmp_path, r"es una carpeta; da la ruta de un archivo"),
+    }
+    for nombre, (destino, texto) in malos.items():
+        with pytest.raises(DestinoNoValido, match=texto):
+            escribir_atomico(destino, lambda f: f.write(b"x"))
+        with pytest.raises(DestinoNoValido, match=texto):
+            guardar_atomico({"w": torch.ones(2)}, destino)
+        with pytest.raises(DestinoNoValido, match=texto):
+            copiar_atomico(archivo, destino)
+    with pytest.raises(DestinoNoValido, match=r"No puedo copiar .*no_esta: no existe"):
+        copiar_atomico(tmp_path / "no_esta", tmp_path / "copia")
+    with pytest.raises(DestinoNoValido, match=r"No puedo copiar .*: es una carpeta"):
+        copiar_atomico(tmp_path, tmp_path / "copia")
+    with pytest.raises(ValueError, match=r"No puedo guardar raro.pt: contiene algo que torch.save no sabe guardar "
+                                         r"\(.*\)\. Guarda solo tensores"):
+        guardar_atomico({"f": lambda x: x}, tmp_path / "raro.pt")
+    assert not list(tmp_path.glob("*raro*"))  # ni el archivo ni su temporal
+    for carpeta, texto in [(None, r"carpeta del candado debe ser la ruta de una carpeta .*recibí None"),
+                           (str(tmp_path / "a\0b"), r"tiene un carácter nulo"),
+                           (archivo, r"archivo.txt: es un archivo, no una carpeta"),
+                           (tmp_path / "no" / "hay" / "tal", r"la carpeta .*hay no existe")]:
+        with pytest.raises(DestinoNoValido, match=texto):
+            Candado(carpeta)
+    assert archivo.read_text() == "hola"
+
+
+def test_preparar_reanudacion_explica_lo_que_le_falta(tmp_path):
+    carpeta = como_carpeta(tmp_path / "ck")
+    for configuracion, texto in [({}, r"configuracion debe ser un diccionario con, al menos, epocas, modelo"),
+                                 ({"epocas": 3}, r"al menos, modelo \(por ejemplo"),
+                                 (None, r"configuracion debe ser un diccionario"),
+                                 ({"epocas": 0, "modelo": "CNNPequena"}, r"configuracion\['epocas'\] debe ser un entero")]:
+        with pytest.raises(ValueError, match=texto):
+            preparar_reanudacion(carpeta, configuracion, "cpu", entrenador="entrenar")
+    with pytest.raises(ValueError, match=r"carpeta debe ser una CarpetaCheckpoints .*recibí PosixPath"):
+        preparar_reanudacion(tmp_path, {"epocas": 1, "modelo": "x"}, "cpu", entrenador="entrenar")
+    with pytest.raises(ValueError, match=r"entrenador debe ser uno de: entrenar, entrenar_ddp, ajustar; recibí 'yo'"):
+        preparar_reanudacion(carpeta, {"epocas": 1, "modelo": "x"}, "cpu", entrenador="yo")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from curso_gpu.checkpoints import DestinoNoValido, comprobar_destino
+from curso_gpu.guardado import DestinoNoValido, comprobar_destino
 
 
 def test_una_ruta_buena_se_devuelve_como_path(tmp_path):

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from curso_gpu import distribuido
-from curso_gpu.checkpoints import cargar_pesos, como_carpeta
+from curso_gpu.guardado import cargar_pesos, como_carpeta
 from curso_gpu.entrenar_ddp import main
 from curso_gpu.distribuido import PuertoOcupado, ejecutar, orden_torchrun, sigue_vivo
 from curso_gpu.entrenamiento import CNNPequena
@@ -115,6 +115,21 @@ def test_mas_procesos_que_gpu_con_nccl(monkeypatch):
         monkeypatch.setenv(variable, valor)
     with pytest.raises(distribuido.ErrorDistribuido, match="2 procesos en esta máquina pero solo 1 GPU"):
         distribuido.iniciar("nccl")
+
+
+@pytest.mark.parametrize("entorno, texto", [
+    ({"WORLD_SIZE": "0"}, r"La variable de entorno WORLD_SIZE debe ser un entero mayor o igual que 1; vale '0'\. "
+                          r"La pone torchrun"),
+    ({"WORLD_SIZE": "dos"}, r"WORLD_SIZE debe ser un entero mayor o igual que 1; vale 'dos'"),
+    ({"RANK": "-1"}, r"RANK debe ser un entero mayor o igual que 0; vale '-1'"),
+    ({"RANK": "2", "WORLD_SIZE": "2"}, r"RANK=2 y LOCAL_RANK=0 deben ser menores que WORLD_SIZE=2"),
+])
+def test_variables_de_torchrun_imposibles_se_dicen_en_espanol(monkeypatch, entorno, texto):
+    for variable, valor in entorno.items():
+        monkeypatch.setenv(variable, valor)
+    with pytest.raises(distribuido.ErrorDistribuido, match=texto):
+        distribuido.iniciar("gloo")
+    assert not torch.distributed.is_initialized()
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ from torch import nn
 from torch.utils.data import Dataset, TensorDataset
 
 from curso_gpu.base import formatear_bytes, leer_entero
-from curso_gpu.checkpoints import cargar_checkpoint
+from curso_gpu.guardado import cargar_checkpoint
 from curso_gpu.dispositivo import DispositivoNoDisponible, como_dispositivo, memoria_dispositivo
 from curso_gpu.distribuido import ejecutar, orden_torchrun, promediar, puerto_en_uso, tiempo_allreduce
 from curso_gpu.entrenamiento import CNNPequena, entrenar, generar_dataset
@@ -104,7 +105,7 @@ CASOS = [
     ("comprobar_precision con 42", lambda: comprobar_precision("fp16", 42), ValueError, "dispositivo no válido: 42"),
     ("promediar un complejo", lambda: promediar(torch.tensor(1 + 2j)), ValueError, "promediar: el tensor es complejo"),
     ("ejecutar con timeout_s=-1", lambda: ejecutar([sys.executable, "-c", "1"], timeout_s=-1), ValueError,
-     "timeout_s debe ser un número mayor que 0"),
+     r"timeout_s debe ser un número mayor que 0; recibí -1 .*timeout_s=120 \(segundos\)"),
     ("ejecutar con timeout_s=nan", lambda: ejecutar([sys.executable, "-c", "1"], timeout_s=math.nan), ValueError,
      "timeout_s debe ser .*NaN"),
     ("ejecutar un programa que no existe", lambda: ejecutar(["no_existe"]), ValueError,
@@ -197,24 +198,24 @@ def test_un_solo_formateador_de_bytes():
 
 # --- la línea de órdenes: rutas, semilla, torchrun ---------------------------------------------
 
-def test_las_rutas_de_entrenar_ddp_se_comprueban_antes_de_entrenar(tmp_path, monkeypatch):
-    from curso_gpu.entrenar_ddp import RutaNoValida, comprobar_rutas
+def test_las_rutas_de_entrenar_ddp_se_comprueban_antes_de_entrenar(tmp_path, monkeypatch, capsys):
+    from curso_gpu.entrenar_ddp import main
 
     archivo = tmp_path / "soy_un_archivo"
     archivo.write_text("x")
-    with pytest.raises(RutaNoValida, match="--checkpoints .*es un archivo, no una carpeta"):
-        comprobar_rutas(checkpoints=archivo)
-    with pytest.raises(RutaNoValida, match="--guardar-pesos .*es una carpeta"):
-        comprobar_rutas(guardar_pesos=tmp_path)
-    with pytest.raises(RutaNoValida, match="--guardar-pesos .*es un archivo, no una carpeta"):
-        comprobar_rutas(guardar_pesos=archivo / "pesos.pt")
+    for argumentos, texto in [(["--checkpoints", str(archivo)], r"--checkpoints .*es un archivo, no una carpeta"),
+                              (["--guardar-pesos", str(tmp_path)], r"--guardar-pesos .*es una carpeta"),
+                              (["--guardar-pesos", str(archivo / "pesos.pt")], r"--guardar-pesos .*soy_un_archivo es "
+                                                                             r"un archivo, no una carpeta"),
+                              (["--checkpoints", str(tmp_path / "no" / "ck")], r"la carpeta .*no no existe")]:
+        assert main(["--epocas", "1", *argumentos]) == 1
+        assert re.search(texto, capsys.readouterr().err)
     solo_lectura = tmp_path / "solo_lectura"
     solo_lectura.mkdir()
     acceso = os.access  # quien corre las pruebas puede ser root (que escribe en todo): la respuesta se finge
     monkeypatch.setattr(os, "access", lambda ruta, modo: False if Path(ruta) == solo_lectura else acceso(ruta, modo))
-    with pytest.raises(RutaNoValida, match="--checkpoints .*no tengo permiso para escribir .*solo lectura"):
-        comprobar_rutas(checkpoints=solo_lectura / "ck")
-    comprobar_rutas(checkpoints=tmp_path / "nueva" / "ck", guardar_pesos=tmp_path / "nueva" / "pesos.pt")
+    assert main(["--epocas", "1", "--checkpoints", str(solo_lectura / "ck")]) == 1
+    assert re.search(r"--checkpoints .*no tengo permiso para escribir .*solo lectura", capsys.readouterr().err)
 
 
 def _orden(modulo: str, *argumentos, entorno=None, tuberia: str = "", timeout: int = 120):

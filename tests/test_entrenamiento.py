@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from curso_gpu.checkpoints import CarpetaNoEscribible, como_carpeta
+from curso_gpu.guardado import CarpetaCheckpoints, CarpetaNoEscribible, como_carpeta
 from curso_gpu.entrenamiento import generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.entrenamiento import (
     DispositivosDistintos,
@@ -198,22 +198,23 @@ def test_carpeta_de_checkpoints_sin_permiso_falla_antes_de_entrenar(tmp_path):
     archivo = tmp_path / "no_soy_carpeta"
     archivo.write_text("x")
     pasos = []
+    with pytest.raises(ValueError, match=r"checkpoints .*no_soy_carpeta: es un archivo, no una carpeta"):
+        entrenar(_modelo(), ENT, VAL, "cpu", checkpoints=archivo, al_avanzar=lambda e, t: pasos.append(e),
+                 silencioso=True)
+    malo = CarpetaCheckpoints(archivo / "ckpt", archivo / "ckpt", cada=5)  # sin pasar por comprobar_destino
     with pytest.raises(CarpetaNoEscribible, match="No puedo escribir checkpoints"):
-        entrenar(_modelo(), ENT, VAL, "cpu", checkpoints=como_carpeta(archivo / "ckpt", cada=5),
-                 al_avanzar=lambda e, t: pasos.append(e), silencioso=True)
+        entrenar(_modelo(), ENT, VAL, "cpu", checkpoints=malo, al_avanzar=lambda e, t: pasos.append(e),
+                 silencioso=True)
     assert pasos == []  # ni una época
 
 
-@pytest.mark.parametrize("antiguo, arreglo", [("reanudar", "carpeta_checkpoints('nombre', reanudar=False)"),
-                                              ("cada_checkpoint", "carpeta_checkpoints('nombre', cada=10)")])
-def test_reanudar_y_cada_checkpoint_ahora_van_en_la_carpeta(antiguo, arreglo):
+@pytest.mark.parametrize("nombre", ["al_registrar", "al_avanzar"])
+def test_una_funcion_que_no_es_funcion_falla_al_entrar(nombre):
     modelo = _modelo()
     antes = {k: v.clone() for k, v in modelo.state_dict().items()}
-    with pytest.raises(ValueError, match=re.escape(arreglo)):
-        entrenar(modelo, ENT, VAL, "cpu", **{antiguo: True})
+    with pytest.raises(ValueError, match=rf"{nombre} debe ser una función \(o None\); recibí 42\. Por ejemplo, {nombre}=print"):
+        entrenar(modelo, ENT, VAL, "cpu", epocas=1, silencioso=True, **{nombre: 42})
     assert all(torch.equal(antes[k], v) for k, v in modelo.state_dict().items())
-    with pytest.raises(TypeError, match="no tiene el parámetro 'inventado'"):
-        entrenar(modelo, ENT, VAL, "cpu", inventado=1)
 
 
 # --- Evaluar y predecir -----------------------------------------------------------------------

@@ -23,9 +23,10 @@ import pytest
 import torch
 
 from curso_gpu.base import formatear_bytes
-from curso_gpu import checkpoints as ck
+from curso_gpu import guardado as ck
 from curso_gpu import colab
-from curso_gpu.checkpoints import (
+from curso_gpu.guardado import (
+    FORMATO,
     AvisoCheckpoint,
     CarpetaCheckpoints,
     CarpetaOcupada,
@@ -209,13 +210,13 @@ def test_al_tomar_el_candado_se_limpian_los_temporales_de_un_proceso_muerto(tmp_
 
 def test_dos_escritores_y_un_lector_en_el_mismo_archivo_no_rompen_nada(tmp_path):
     destino = tmp_path / "checkpoint_epoca_000001.pt"
-    guardar_atomico({"epoca": 0, "modelo": {"w": torch.zeros(2000)}}, destino)
+    guardar_atomico({"formato": FORMATO, "epoca": 0, "modelo": {"w": torch.zeros(2000)}}, destino)
     fallos, leidos = [], []
 
     def escritor(valor):
         try:
             for i in range(25):
-                guardar_atomico({"epoca": i, "modelo": {"w": torch.full((2000,), float(valor))}}, destino)
+                guardar_atomico({"formato": FORMATO, "epoca": i, "modelo": {"w": torch.full((2000,), float(valor))}}, destino)
         except Exception as error:  # antes: FileNotFoundError al compartir el temporal
             fallos.append(error)
 
@@ -276,8 +277,8 @@ def _voltear_un_bit_de_los_pesos(ruta: Path) -> None:
 
 def test_un_bit_cambiado_se_detecta_y_se_usa_el_anterior(tmp_path):
     carpeta = CarpetaCheckpoints(ruta=tmp_path, local=tmp_path)
-    carpeta.guardar({"epoca": 5, "modelo": {"w": torch.arange(1000.0)}}, 5)
-    ultimo = carpeta.guardar({"epoca": 10, "modelo": {"w": torch.arange(1000.0) * 2}}, 10)
+    carpeta.guardar({"formato": FORMATO, "epoca": 5, "modelo": {"w": torch.arange(1000.0)}}, 5)
+    ultimo = carpeta.guardar({"formato": FORMATO, "epoca": 10, "modelo": {"w": torch.arange(1000.0) * 2}}, 10)
     _voltear_un_bit_de_los_pesos(ultimo)
     torch.load(ultimo, weights_only=True)  # torch lo carga sin quejarse: con un peso cambiado
     with pytest.warns(AvisoCheckpoint, match="checkpoint_epoca_000010.pt no pasa la suma de verificación SHA-256"):
@@ -299,8 +300,8 @@ def test_cargar_checkpoint_que_no_existe_o_con_dispositivo_mal_escrito(tmp_path)
 
 @pytest.mark.parametrize("llamada, patron", [
     (lambda base: carpeta_checkpoints("a\0b", base=base, silenciosa=True), "nombre de la carpeta de checkpoints no vale"),
-    (lambda base: carpeta_checkpoints("x", base=5, silenciosa=True), r"base debe ser una carpeta .*recibí 5"),
-    (lambda base: carpeta_checkpoints("x", base=str(base) + "\0", silenciosa=True), "base debe ser una carpeta"),
+    (lambda base: carpeta_checkpoints("x", base=5, silenciosa=True), r"base debe ser la ruta de una carpeta \(un texto o un Path\); recibí 5"),
+    (lambda base: carpeta_checkpoints("x", base=str(base) + "\0", silenciosa=True), r"base .* tiene un carácter nulo"),
     (lambda base: cargar_checkpoint(str(base) + "/a\0.pt"), "sin caracteres nulos"),
     (lambda base: cargar_checkpoint(None), "sin caracteres nulos; recibí None"),
 ])
@@ -342,7 +343,7 @@ def test_disco_lleno_a_mitad_conserva_los_anteriores_y_el_historial(tmp_path, mo
 def test_disco_lleno_dentro_de_torch_save_tambien_da_el_error_claro(tmp_path, monkeypatch):
     """torch.save convierte el OSError de write en un RuntimeError de C++ («unexpected pos»)."""
     carpeta = CarpetaCheckpoints(ruta=tmp_path, local=tmp_path)
-    carpeta.guardar({"epoca": 5, "modelo": {"w": torch.zeros(10)}}, 5)
+    carpeta.guardar({"formato": FORMATO, "epoca": 5, "modelo": {"w": torch.zeros(10)}}, 5)
     fdopen = os.fdopen
 
     class DiscoLleno:

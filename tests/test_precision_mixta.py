@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from curso_gpu.checkpoints import CarpetaCheckpoints, cargar_checkpoint, como_carpeta, guardar_atomico
+from curso_gpu.guardado import CarpetaCheckpoints, cargar_checkpoint, como_carpeta, guardar_atomico
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.entrenamiento import CNNPequena

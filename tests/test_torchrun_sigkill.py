@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from curso_gpu.checkpoints import como_carpeta
+from curso_gpu.guardado import como_carpeta
 from curso_gpu.distribuido import descendientes, orden_torchrun, sigue_vivo
 
 RAIZ = Path(__file__).resolve().parent.parent

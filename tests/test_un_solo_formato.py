@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from curso_gpu.checkpoints import (
+from curso_gpu.guardado import (
     CANDADO,
     AvisoCheckpoint,
     CarpetaCheckpoints,
@@ -34,9 +34,9 @@ from curso_gpu.checkpoints import (
     guardar_pesos,
     huella_de_datos,
 )
-from curso_gpu.checkpoints import carpeta as modulo_carpeta  # donde se mira el espacio libre
+from curso_gpu.guardado import carpeta as modulo_carpeta  # donde se mira el espacio libre
 from curso_gpu.entrenamiento import CNNPequena, MLPTabular, entrenar, generar_dataset, generar_datos_tabulares
-from curso_gpu.entrenar_ddp import EJEMPLOS_POR_CLASE
+from curso_gpu.entrenamiento import EJEMPLOS_POR_CLASE
 from curso_gpu.entrenar_ddp import main as entrenar_ddp
 
 # Los mismos datos que usa entrenar_ddp (semilla 0): así la huella de los datos coincide.
@@ -79,22 +79,26 @@ def test_una_carpeta_de_entrenar_la_sigue_entrenar_ddp(tmp_path, capsys):
     assert "escrito por entrenar (lección 05)" in salida.out
     assert "datos de entrenamiento" not in salida.out  # los mismos datos: nada que avisar
     ultimo = cargar_checkpoint(tmp_path / "checkpoint_epoca_000003.pt")
-    assert ultimo["entrenador"] == "entrenar_ddp" and len(ultimo["perdidas"]) == 1  # solo entrenó la época 3
+    assert ultimo["entrenador"] == "entrenar_ddp" and "perdidas" not in ultimo
+    # el historial de entrenar (épocas 1 y 2) sigue ahí, y entrenar_ddp añadió la 3
+    assert ultimo["historial"]["epocas_registradas"] == [1, 2, 3] and ultimo["historial"]["reanudado_desde"] == 2
     assert not torch.distributed.is_initialized()
 
 
 def test_una_carpeta_de_entrenar_ddp_la_sigue_entrenar(tmp_path):
     assert _ddp(tmp_path, 2, "--silencioso") == 0
     de_ddp = cargar_checkpoint(tmp_path / "checkpoint_epoca_000002.pt")
-    assert de_ddp["entrenador"] == "entrenar_ddp" and de_ddp["formato"] == 3
+    assert de_ddp["entrenador"] == "entrenar_ddp" and de_ddp["formato"] == 4
 
     modelo = _modelo()
     cargados = []
     with pytest.warns(AvisoCheckpoint, match=r"escrito por entrenar_ddp \(lección 08\) con cambios.*epocas 2 → 3"):
         historial = entrenar(modelo, ENT_DDP, VAL, "cpu", epocas=3, tamano_lote=32, semilla=0, checkpoints=tmp_path,
                              silencioso=True, al_avanzar=lambda e, t: cargados.append(e))
-    assert historial.reanudado_desde == 2 and cargados == [3]  # solo la época 3
-    assert historial.epocas_registradas == [3]
+    assert historial.reanudado_desde == 2 and cargados == [3]  # solo se entrena la época 3
+    assert historial.epocas_registradas == [1, 2, 3]  # las dos de entrenar_ddp no se pierden
+    assert historial.perdida_entrenamiento[:2] == de_ddp["historial"]["perdida_entrenamiento"]
+    assert len(historial.accuracy_validacion) == 3 and historial.tabla().filas[0][0] == 1
     assert "escrito por entrenar_ddp (lección 08)" in " ".join(historial.avisos)
     final = cargar_checkpoint(tmp_path / "checkpoint_epoca_000003.pt")
     assert final["entrenador"] == "entrenar"
@@ -120,19 +124,19 @@ def test_lo_que_no_encaja_se_rechaza_diciendo_quien_lo_escribio(tmp_path, capsys
     assert sorted(p.name for p in (tmp_path / "otra").iterdir()) == antes  # nada tocado
 
 
-def test_un_checkpoint_del_formato_de_entrenar_ddp_de_antes_se_sigue_leyendo(tmp_path):
+def test_un_checkpoint_de_un_formato_anterior_se_aparta_sin_perderse(tmp_path):
     modelo = _modelo()
     optimizador = torch.optim.Adam(modelo.parameters(), lr=0.01)
-    guardar_atomico({"formato": 1, "epoca": 1, "epocas": 3, "modelo": modelo.state_dict(),
-                     "optimizador": optimizador.state_dict(), "aleatorio": estado_aleatorio(), "perdidas": [0.5],
-                     "configuracion": {"semilla": 0, "lote_global": 32, "lr": 0.01, "ejemplos": 192}},
+    guardar_atomico({"formato": 3, "epoca": 1, "epocas": 3, "modelo": modelo.state_dict(),
+                     "optimizador": optimizador.state_dict(), "aleatorio": estado_aleatorio(), "perdidas": [0.5]},
                     tmp_path / "checkpoint_epoca_000001.pt")
-    estado = cargar_checkpoint(tmp_path / "checkpoint_epoca_000001.pt")
-    assert estado["entrenador"] == "entrenar_ddp" and estado["configuracion"]["tamano_lote"] == 32
-    with pytest.warns(AvisoCheckpoint, match="escrito por entrenar_ddp"):
+    with pytest.raises(ValueError, match=r"es de una versión anterior del curso \(formato 3; esta escribe el 4\)"):
+        cargar_checkpoint(tmp_path / "checkpoint_epoca_000001.pt")
+    with pytest.warns(AvisoCheckpoint, match="versión anterior del curso"):
         historial = entrenar(_modelo(), ENT_DDP, VAL, "cpu", epocas=2, tamano_lote=32, checkpoints=tmp_path,
                              silencioso=True)
-    assert historial.reanudado_desde == 1
+    assert historial.reanudado_desde is None  # empezó de cero...
+    assert list(tmp_path.glob("anteriores/*/checkpoint_epoca_000001.pt"))  # ...y el viejo se apartó, no se borró
 
 
 # --- Entradas que perderían el modelo o escribirían donde no toca ----------------------------------
@@ -149,7 +153,7 @@ def test_dispositivo_meta_se_rechaza_sin_tocar_el_modelo():
 def test_checkpoints_vacio_se_rechaza_sin_escribir_en_la_carpeta_actual(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     for vacio in ("", "   "):
-        with pytest.raises(ValueError, match="checkpoints no puede ser una ruta vacía"):
+        with pytest.raises(ValueError, match="checkpoints está vacío: escribiría en la carpeta actual"):
             entrenar(_modelo(), ENT, VAL, "cpu", epocas=1, checkpoints=vacio, silencioso=True)
     assert entrenar_ddp(["--epocas", "1", "--checkpoints", "", "--silencioso"]) == 1
     assert "--checkpoints está vacío" in capsys.readouterr().err

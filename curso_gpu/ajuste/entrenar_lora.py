@@ -1,8 +1,8 @@
 """Entrenar el adaptador LoRA: un bucle corto de PyTorch sobre un modelo de peft (lección 09).
 
-``ajustar`` es el bucle de la lección, con las reglas de checkpoints del curso (lección 05): un
-checkpoint por época con solo el adaptador y el optimizador (no el modelo base), escrito de forma
-atómica con su SHA-256, un candado por carpeta y reanudación desde el último. ``guardar_adaptador``
+``ajustar`` es el bucle de la lección, con el núcleo de ``entrenar`` (lección 05): un checkpoint
+por época con solo el adaptador y el optimizador (no el modelo base), escrito de forma atómica con
+su SHA-256, un candado por carpeta y reanudación desde el último. ``guardar_adaptador``
 deja el adaptador en el formato de peft (``PeftModel.from_pretrained`` lo carga), también sin
 archivos a medias.
 """
@@ -18,17 +18,10 @@ from pathlib import Path
 
 import torch
 
-from ..base import ComoTabla, Tabla
-from ..checkpoints import (
-    CarpetaCheckpoints,
-    como_carpeta,
-    copiar_atomico,
-    huella_de_datos,
-    nuevo_checkpoint,
-    preparar_reanudacion,
-    restaurar_estado_aleatorio,
-)
+from ..base import ComoTabla, Tabla, leer_numero
+from ..guardado import CarpetaCheckpoints, copiar_atomico, huella_de_datos
 from ..dispositivo import dispositivo_del_modelo
+from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento
 from ..rendimiento import preparar_precision
 from .diminuto import TEXTO_ENTRENAMIENTO
 
@@ -75,9 +68,47 @@ class ResultadoAjuste(ComoTabla):
         return Tabla("Pérdida media por época (entropía cruzada)", ["época", "pérdida"], filas, notas=notas)
 
 
-def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: int = 8, lote: int = 4,
+def _comprobar_modelo(modelo) -> None:
+    """Un modelo de peft con su adaptador LoRA (lo que da ``aplicar_lora``)."""
+    if not isinstance(modelo, torch.nn.Module):
+        raise ValueError(f"ajustar necesita un modelo de transformers con adaptador LoRA; recibí "
+                         f"{type(modelo).__name__}. Por ejemplo: modelo, tokenizador = modelo_diminuto(); "
+                         "modelo = aplicar_lora(modelo).")
+    if not callable(getattr(modelo, "get_base_model", None)) or not any("lora_" in n for n, _ in modelo.named_parameters()):
+        raise ValueError(f"El modelo ({type(modelo).__name__}) no tiene adaptador LoRA: ajustar solo entrena el "
+                         "adaptador. Pónselo antes con modelo = aplicar_lora(modelo, r=8, alpha=16).")
+
+
+def _comprobar_funcion(funcion, nombre: str, ejemplo: str) -> None:
+    if funcion is not None and not callable(funcion):
+        raise ValueError(f"{nombre} debe ser una función (o None); recibí {funcion!r}. Por ejemplo, {ejemplo}.")
+
+
+def _trozos(tokenizador, texto, secuencia: int) -> torch.Tensor:
+    """Los trozos de ``texto``, con un texto que el tokenizador entiende (no solo ``<unk>``)."""
+    if not isinstance(texto, str) or not texto.strip():
+        raise ValueError(f"texto debe ser un texto (str) con algo escrito; recibí {texto!r}. Por ejemplo, "
+                         "texto=TEXTO_ENTRENAMIENTO, o el contenido de un archivo: Path('datos.txt').read_text().")
+    if not callable(tokenizador):
+        raise ValueError(f"tokenizador debe ser el tokenizador del modelo (el segundo valor de modelo_diminuto() "
+                         f"o AutoTokenizer.from_pretrained(...)); recibí {type(tokenizador).__name__}.")
+    trozos = trozos_de_texto(tokenizador, texto, secuencia)
+    desconocido = getattr(tokenizador, "unk_token_id", None)
+    fraccion = float((trozos == desconocido).float().mean()) if desconocido is not None else 0.0
+    if fraccion == 1.0:
+        raise ValueError(f"Ningún carácter del texto ({texto[:40]!r}...) está en el alfabeto del modelo: entrenaría "
+                         "solo con <unk> (desconocido) y no aprendería nada. Usa un texto en el alfabeto del "
+                         "tokenizador, por ejemplo texto=TEXTO_ENTRENAMIENTO.")
+    if fraccion >= 0.5:
+        raise ValueError(f"El {fraccion:.0%} de los tokens del texto ({texto[:40]!r}...) son <unk>: caracteres que el "
+                         "alfabeto del modelo no tiene. Entrenaría sobre todo a predecir <unk>. Usa un texto en el "
+                         "alfabeto del tokenizador, por ejemplo texto=TEXTO_ENTRENAMIENTO.")
+    return trozos
+
+
+def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: int = 8, tamano_lote: int = 4,
             secuencia: int = 32, lr: float = 1e-2, semilla: int = 0, precision: str = "fp32",
-            checkpoints: CarpetaCheckpoints | str | os.PathLike | None = None, reanudar: bool | None = None,
+            checkpoints: CarpetaCheckpoints | str | os.PathLike | None = None,
             avisar=print, al_terminar_epoca=None) -> ResultadoAjuste:
     """Entrena el adaptador LoRA de ``modelo`` (un modelo de peft) con ``texto``. Lección 09.
 
@@ -86,91 +117,88 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
     época sale de ``semilla`` y de la época, así que cortar y reanudar da el mismo resultado,
     bit a bit. Solo se entrenan los parámetros con ``requires_grad`` (el adaptador).
 
+    - ``tamano_lote``: trozos por paso (el mismo nombre que en ``entrenar``).
     - ``precision``: ``"fp32"``, o ``"fp16"``/``"bf16"`` con autocast (``precision_mixta``, lección 06).
-    - ``checkpoints``: una carpeta (``carpeta_checkpoints("lora")`` o una ruta) para guardar un
-      checkpoint por época (si es una ruta), en el formato único de ``checkpoints``; ``reanudar``
-      (si no es None) cambia esa opción de la carpeta, como ``carpeta.con(reanudar=...)``.
+    - ``checkpoints``: ``carpeta_checkpoints("lora")`` o una ruta. Sin ``cada`` en la carpeta, un
+      checkpoint por época, con solo el adaptador (clave ``adaptador``) y el optimizador. La carpeta
+      dice si se reanuda: ``carpeta.con(reanudar=False)`` empieza de cero (como en ``entrenar``).
     - ``al_terminar_epoca(epoca, epocas)``: se llama tras guardar cada época.
+
+    Todo se comprueba antes de empezar: un valor que no vale da un ``ValueError`` que dice qué escribir.
     """
+    _comprobar_modelo(modelo)
+    epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=8")
+    tamano_lote = leer_numero(tamano_lote, "tamano_lote", entero=True, minimo=1, ejemplo="tamano_lote=4")
+    maximo = getattr(getattr(modelo, "config", None), "max_position_embeddings", None)
+    secuencia = leer_numero(secuencia, "secuencia", entero=True, minimo=2, maximo=maximo if isinstance(maximo, int) else None,
+                            ejemplo="secuencia=32 (con 1 token no hay ningún siguiente token que predecir)")
+    lr = leer_numero(lr, "lr", minimo=0, minimo_incluido=False, ejemplo="lr=0.01")
+    semilla = leer_numero(semilla, "semilla", entero=True, minimo=0, ejemplo="semilla=0")
+    _comprobar_funcion(avisar, "avisar", "avisar=print")
+    _comprobar_funcion(al_terminar_epoca, "al_terminar_epoca", "al_terminar_epoca=lambda epoca, total: None")
     dispositivo = dispositivo_del_modelo(modelo)
     contexto, escalador = preparar_precision(precision, dispositivo)
-    trozos = trozos_de_texto(tokenizador, texto, secuencia)
+    trozos = _trozos(tokenizador, texto, secuencia)
     entrenables = [p for p in modelo.parameters() if p.requires_grad]
     if not entrenables:
         raise ValueError("El modelo no tiene nada que entrenar: ¿le pusiste el adaptador con aplicar_lora?")
+    configuracion = configuracion_de_entrenamiento(
+        modelo, lr=lr, tamano_lote=tamano_lote, epocas=epocas, dispositivo=dispositivo, semilla=semilla,
+        criterio="entropía cruzada del siguiente token", precision=precision, secuencia=secuencia)
+    nucleo = NucleoCheckpoints(checkpoints, entrenador="ajustar", configuracion=configuracion, cada=1,
+                               datos=huella_de_datos(trozos, trozos) if checkpoints is not None else None)
     optimizador = torch.optim.AdamW(entrenables, lr=lr)
-    carpeta = como_carpeta(checkpoints, cada=1) if checkpoints is not None else None
-    if carpeta is not None and reanudar is not None:
-        carpeta = carpeta.con(reanudar=reanudar)
-    datos = huella_de_datos(trozos, trozos) if carpeta is not None else None  # labels = input_ids
-    configuracion = {"modelo": f"{type(modelo.get_base_model()).__name__} con LoRA", "epocas": epocas,
-                     "lr": lr, "lote": lote, "secuencia": secuencia, "semilla": semilla,
-                     "precision": precision, "dispositivo": str(dispositivo)}
     avisos: list[str] = []
 
     def decir(texto: str) -> None:
         avisos.append(texto)
         avisar(texto)
 
-    perdidas: list[float] = []
-    inicio_epoca, reanudado, ruta, tamano = 0, None, None, 0
-    candado = carpeta.candado() if carpeta is not None else None
-    if candado is not None:
-        carpeta.comprobar_escritura()
-        candado.tomar()
-    try:
-        if carpeta is not None:
-            estado = preparar_reanudacion(carpeta, configuracion, dispositivo, entrenador="ajustar", avisar=decir,
-                                          modelo=estado_adaptador(modelo), datos=datos)
+    historial = Historial(dispositivo=str(dispositivo), epocas_totales=epocas)
+    ruta, tamano = None, 0
+    with nucleo:
+        try:
+            estado = nucleo.decidir(estado_adaptador(modelo), dispositivo, decir)
             if estado is not None:
                 from peft import set_peft_model_state_dict
 
-                set_peft_model_state_dict(modelo, estado["modelo"])
-                optimizador.load_state_dict(estado["optimizador"])
-                if estado.get("escalador"):
-                    escalador.load_state_dict(estado["escalador"])
-                restaurar_estado_aleatorio(estado["aleatorio"])
-                perdidas = list(estado["perdidas"])
-                inicio_epoca = reanudado = int(estado["epoca"])
+                historial = nucleo.restaurar(estado, cargar_pesos=lambda pesos: set_peft_model_state_dict(modelo, pesos),
+                                             optimizador=optimizador, escalador=escalador, lr=lr)
                 ruta = estado["ruta"]
-        modelo.train()
-        pasos, comienzo = 0, time.perf_counter()
-        for epoca in range(inicio_epoca + 1, epocas + 1):
-            orden = torch.randperm(len(trozos), generator=torch.Generator().manual_seed(semilla * 100_003 + epoca))
-            suma, n = 0.0, 0
-            for i in range(0, len(trozos), lote):
-                ids = trozos[orden[i:i + lote]].to(dispositivo)
-                with contexto():
-                    perdida = modelo(input_ids=ids, labels=ids, use_cache=False).loss
-                optimizador.zero_grad(set_to_none=True)
-                escalador.scale(perdida).backward()
-                escalador.step(optimizador)
-                escalador.update()
-                suma += perdida.item()  # ← aquí la CPU espera a la GPU: una vez por paso
-                n += 1
-                pasos += 1
-            perdidas.append(suma / n)
-            if carpeta is not None and carpeta.toca_guardar(epoca, epocas):
-                estado = nuevo_checkpoint(
-                    entrenador="ajustar", epoca=epoca, epocas=epocas, configuracion=configuracion, datos=datos,
-                    modelo=estado_adaptador(modelo), optimizador=optimizador.state_dict(),
-                    escalador=escalador.state_dict() if escalador.is_enabled() else {}, semilla_lotes=semilla,
-                    perdidas=perdidas)
-                ruta = str(carpeta.guardar(estado, epoca))
-                tamano = Path(ruta).stat().st_size
-            if al_terminar_epoca is not None:
-                al_terminar_epoca(epoca, epocas)
-        segundos = time.perf_counter() - comienzo
-    finally:
-        modelo.eval()
-        if candado is not None:
-            candado.soltar()
-    if carpeta is not None:
-        carpeta.copiar_pendientes_a_drive()
-        if ruta and not tamano and Path(ruta).exists():
-            tamano = Path(ruta).stat().st_size
-    return ResultadoAjuste(perdidas=perdidas, epocas=epocas, pasos=pasos, segundos=segundos,
-                           reanudado_desde=reanudado, ruta_checkpoint=ruta, bytes_checkpoint=tamano, avisos=avisos)
+            inicio_epoca = historial.reanudado_desde or 0
+            modelo.train()
+            pasos, comienzo = 0, time.perf_counter()
+            for epoca in range(inicio_epoca + 1, epocas + 1):
+                orden = torch.randperm(len(trozos), generator=torch.Generator().manual_seed(semilla * 100_003 + epoca))
+                suma, n = 0.0, 0
+                for i in range(0, len(trozos), tamano_lote):
+                    ids = trozos[orden[i:i + tamano_lote]].to(dispositivo)
+                    with contexto():
+                        perdida = modelo(input_ids=ids, labels=ids, use_cache=False).loss
+                    optimizador.zero_grad(set_to_none=True)
+                    escalador.scale(perdida).backward()
+                    escalador.step(optimizador)
+                    escalador.update()
+                    suma += perdida.item()  # ← aquí la CPU espera a la GPU: una vez por paso
+                    n += 1
+                    pasos += 1
+                historial.epocas_registradas.append(epoca)
+                historial.perdida_entrenamiento.append(suma / n)
+                guardado = nucleo.guardar(epoca, pesos=estado_adaptador(modelo), optimizador=optimizador,
+                                          historial=historial, escalador=escalador, semilla_lotes=semilla)
+                if guardado is not None:
+                    ruta, tamano = str(guardado), guardado.stat().st_size
+                if al_terminar_epoca is not None:
+                    al_terminar_epoca(epoca, epocas)
+            segundos = time.perf_counter() - comienzo
+        finally:
+            modelo.eval()
+    nucleo.terminar()
+    if ruta and not tamano and Path(ruta).exists():
+        tamano = Path(ruta).stat().st_size
+    return ResultadoAjuste(perdidas=list(historial.perdida_entrenamiento), epocas=epocas, pasos=pasos,
+                           segundos=segundos, reanudado_desde=historial.reanudado_desde, ruta_checkpoint=ruta,
+                           bytes_checkpoint=tamano, avisos=avisos)
 
 
 def guardar_adaptador(modelo, carpeta: str | os.PathLike) -> list[Path]:

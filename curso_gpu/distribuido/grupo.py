@@ -21,12 +21,16 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
-from ..base import formatear_numero, leer_entero, leer_positivo
+from ..base import formatear_numero, leer_numero
 from ..dispositivo import cantidad_gpus, como_dispositivo, cuda_disponible, elegir_dispositivo
 from .padre import vigilar_padre
 
-BACKENDS = ("nccl", "gloo")
-ESPERA_S = 60.0  # tiempo máximo para reunirse y para cada operación colectiva: nunca un cuelgue mudo
+__all__ = ["ANCHOS_DE_BANDA_GB_S", "EFICIENCIA_PUBLICADA", "ErrorDistribuido", "Proceso", "TiempoAllReduce",
+           "bajo_torchrun", "elegir_backend", "es_principal", "huella_de_pesos", "iniciar", "proceso_actual",
+           "promediar", "terminar", "tiempo_allreduce"]
+
+_BACKENDS = ("nccl", "gloo")
+_ESPERA_S = 60.0  # tiempo máximo para reunirse y para cada operación colectiva: nunca un cuelgue mudo
 
 # Ancho de banda por GPU y por sentido, en GB/s (10⁹ bytes/s): el que usa un all-reduce en anillo.
 # Son picos teóricos; en la práctica se mide un 70-85 % (nccl-tests los llama «busbw»).
@@ -96,14 +100,19 @@ def bajo_torchrun() -> bool:
     return all(v in os.environ for v in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"))
 
 
-def _entero_de_entorno(nombre: str, defecto: int) -> int:
+def _entero_de_entorno(nombre: str, defecto: int, minimo: int = 0) -> int:
     valor = os.environ.get(nombre)
     if valor is None:
         return defecto
     try:
-        return int(valor)
+        numero = int(valor)
     except ValueError:
-        raise ErrorDistribuido(f"La variable de entorno {nombre} debe ser un entero; vale {valor!r}.") from None
+        numero = None
+    if numero is None or numero < minimo:
+        raise ErrorDistribuido(f"La variable de entorno {nombre} debe ser un entero mayor o igual que {minimo}; vale "
+                               f"{valor!r}. La pone torchrun: lanza con torchrun --nproc_per_node=2 ... o bórrala "
+                               f"(unset {nombre}) para un mundo de un proceso.") from None
+    return numero
 
 
 def elegir_backend(backend: str | None = None) -> str:
@@ -113,8 +122,8 @@ def elegir_backend(backend: str | None = None) -> str:
     """
     if backend in (None, "auto"):
         return "nccl" if elegir_dispositivo("auto").type == "cuda" else "gloo"
-    if backend not in BACKENDS:
-        raise ErrorDistribuido(f"Backend desconocido {backend!r}; usa uno de: {', '.join(BACKENDS)} (o 'auto').")
+    if backend not in _BACKENDS:
+        raise ErrorDistribuido(f"Backend desconocido {backend!r}; usa uno de: {', '.join(_BACKENDS)} (o 'auto').")
     if backend == "nccl" and not cuda_disponible():
         raise ErrorDistribuido(
             "Pediste el backend nccl, pero aquí no hay ninguna GPU con CUDA: nccl solo comunica GPU "
@@ -153,7 +162,7 @@ def _almacen(rango: int, tamano: int, espera: datetime.timedelta):
     return dist.PrefixStore(f"curso_gpu/intento_{intento}/", almacen)
 
 
-def iniciar(backend: str | None = None, *, timeout_s: float = ESPERA_S) -> Proceso:
+def iniciar(backend: str | None = None, *, timeout_s: float = _ESPERA_S) -> Proceso:
     """Une este proceso al grupo de ``torchrun`` y devuelve su ``Proceso``. Lección 08.
 
     - Lee ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE`` y ``LOCAL_WORLD_SIZE`` (las pone ``torchrun``).
@@ -166,15 +175,20 @@ def iniciar(backend: str | None = None, *, timeout_s: float = ESPERA_S) -> Proce
     Errores claros (``ErrorDistribuido``): nccl sin CUDA, más procesos que GPU con nccl,
     el puerto ocupado, procesos que no llegan.
     """
-    timeout_s = leer_positivo(timeout_s, "timeout_s")
+    timeout_s = leer_numero(timeout_s, "timeout_s", minimo=0, minimo_incluido=False, ejemplo="timeout_s=60 (segundos)")
     if dist.is_available() and dist.is_initialized():
         return proceso_actual()
     if not dist.is_available():
         raise ErrorDistribuido("Este PyTorch no trae torch.distributed; instala una versión oficial de PyTorch.")
     rango = _entero_de_entorno("RANK", 0)
-    tamano = _entero_de_entorno("WORLD_SIZE", 1)
+    tamano = _entero_de_entorno("WORLD_SIZE", 1, minimo=1)
     rango_local = _entero_de_entorno("LOCAL_RANK", 0)
-    locales = _entero_de_entorno("LOCAL_WORLD_SIZE", tamano)
+    locales = _entero_de_entorno("LOCAL_WORLD_SIZE", tamano, minimo=1)
+    if rango >= tamano or rango_local >= locales:
+        raise ErrorDistribuido(
+            f"RANK={rango} y LOCAL_RANK={rango_local} deben ser menores que WORLD_SIZE={tamano} y "
+            f"LOCAL_WORLD_SIZE={locales}: los rangos van de 0 a procesos − 1. Deja que las ponga torchrun "
+            "(torchrun --nproc_per_node=2 ...) o bórralas para un mundo de un proceso.")
     backend = elegir_backend(backend)
     if bajo_torchrun():
         vigilar_padre()  # si torchrun muere (SIGKILL), este proceso para en segundos
@@ -274,7 +288,8 @@ class TiempoAllReduce:
         all-reduce (``solapar=False``). DDP solapa en parte la comunicación con el
         ``backward`` (``solapar=True``: el paso dura lo que el más lento de los dos).
         """
-        segundos_calculo = leer_positivo(segundos_calculo, "segundos_calculo")
+        segundos_calculo = leer_numero(segundos_calculo, "segundos_calculo", minimo=0, minimo_incluido=False,
+                                       ejemplo="segundos_calculo=0.1")
         paso = max(segundos_calculo, self.segundos) if solapar else segundos_calculo + self.segundos
         return self.gpus * segundos_calculo / paso
 
@@ -297,17 +312,17 @@ def tiempo_allreduce(parametros: int, gpus: int, ancho_de_banda_gb_s, bytes_por_
     número (GB/s) o un nombre de ``ANCHOS_DE_BANDA_GB_S`` («PCIe 3.0 x16», «NVLink H100»…).
     Es un mínimo: no cuenta la latencia de cada mensaje ni que solo se alcanza un 70-85 % del pico.
     """
-    parametros = leer_entero(parametros, "parametros", 1, ejemplo="parametros=25_000_000")
-    gpus = leer_entero(gpus, "gpus", 1, ejemplo="gpus=8")
-    bytes_por_parametro = leer_entero(bytes_por_parametro, "bytes_por_parametro", 1,
+    parametros = leer_numero(parametros, "parametros", entero=True, minimo=1, ejemplo="parametros=25_000_000")
+    gpus = leer_numero(gpus, "gpus", entero=True, minimo=1, ejemplo="gpus=8")
+    bytes_por_parametro = leer_numero(bytes_por_parametro, "bytes_por_parametro", entero=True, minimo=1,
                                       ejemplo="bytes_por_parametro=4 (fp32) o 2 (fp16)")
     if isinstance(ancho_de_banda_gb_s, str):
         if ancho_de_banda_gb_s not in ANCHOS_DE_BANDA_GB_S:
             raise ValueError(f"Enlace desconocido {ancho_de_banda_gb_s!r}; usa un número de GB/s o uno de: "
                              f"{', '.join(ANCHOS_DE_BANDA_GB_S)}.")
         ancho_de_banda_gb_s = ANCHOS_DE_BANDA_GB_S[ancho_de_banda_gb_s]
-    ancho_de_banda_gb_s = leer_positivo(ancho_de_banda_gb_s, "ancho_de_banda_gb_s", "GB/s",
-                                        ejemplo="15.75 o 'PCIe 3.0 x16'")
+    ancho_de_banda_gb_s = leer_numero(ancho_de_banda_gb_s, "ancho_de_banda_gb_s", minimo=0, minimo_incluido=False,
+                                      ejemplo="ancho_de_banda_gb_s=15.75 o 'PCIe 3.0 x16'")
     bytes_gradiente = parametros * bytes_por_parametro
     bytes_por_gpu = 2 * (gpus - 1) / gpus * bytes_gradiente
     return TiempoAllReduce(parametros, gpus, float(ancho_de_banda_gb_s), bytes_gradiente, bytes_por_gpu,

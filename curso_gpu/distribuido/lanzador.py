@@ -20,23 +20,27 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from ..base import leer_entero, leer_positivo, mostrar_valor
+from ..base import leer_numero, mostrar_valor
 
-ANFITRION = "127.0.0.1"  # solo la propia máquina (loopback): nada sale a la red
+__all__ = ["Ejecucion", "PuertoOcupado", "descendientes", "ejecutar", "orden_torchrun", "puerto_en_uso", "puerto_libre",
+           "sigue_vivo"]
+
+_ANFITRION = "127.0.0.1"  # solo la propia máquina (loopback): nada sale a la red
 
 
 class PuertoOcupado(ValueError):
     """El puerto de reunión (rendezvous) ya lo usa otro programa."""
 
 
-PUERTO_MAXIMO = 65535  # los puertos TCP son números de 16 bits
+_PUERTO_MAXIMO = 65535  # los puertos TCP son números de 16 bits
 
 
 def _puerto(valor, nombre: str = "puerto") -> int:
-    return leer_entero(valor, nombre, 1, PUERTO_MAXIMO, ejemplo=f"{nombre}=puerto_libre() o un número como 29500")
+    return leer_numero(valor, nombre, entero=True, minimo=1, maximo=_PUERTO_MAXIMO,
+                       ejemplo=f"{nombre}=puerto_libre() o un número como 29500")
 
 
-def puerto_en_uso(puerto: int, anfitrion: str = ANFITRION) -> bool:
+def puerto_en_uso(puerto: int, anfitrion: str = _ANFITRION) -> bool:
     """True si otro programa escucha ya en ``anfitrion:puerto`` (de 1 a 65535)."""
     puerto = _puerto(puerto)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -47,7 +51,7 @@ def puerto_en_uso(puerto: int, anfitrion: str = ANFITRION) -> bool:
     return False
 
 
-def puerto_libre(anfitrion: str = ANFITRION) -> int:
+def puerto_libre(anfitrion: str = _ANFITRION) -> int:
     """Un puerto TCP libre ahora mismo en ``anfitrion`` (lo elige el sistema operativo)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((anfitrion, 0))
@@ -79,10 +83,10 @@ def orden_torchrun(programa, *, procesos: int = 2, nodos: int = 1, rango_nodo: i
     Comprueba que el puerto esté libre: si no, ``PuertoOcupado`` con qué hacer.
     """
     partes = _validar_programa(programa)
-    procesos = leer_entero(procesos, "procesos", 1, 1024, ejemplo="procesos=2")
-    nodos = leer_entero(nodos, "nodos", 1, 1024, ejemplo="nodos=1")
-    reinicios = leer_entero(reinicios, "reinicios", 0, 100, ejemplo="reinicios=1")
-    rango_nodo = leer_entero(rango_nodo, "rango_nodo", 0, ejemplo="rango_nodo=0")
+    procesos = leer_numero(procesos, "procesos", entero=True, minimo=1, maximo=1024, ejemplo="procesos=2")
+    nodos = leer_numero(nodos, "nodos", entero=True, minimo=1, maximo=1024, ejemplo="nodos=1")
+    reinicios = leer_numero(reinicios, "reinicios", entero=True, minimo=0, maximo=100, ejemplo="reinicios=1")
+    rango_nodo = leer_numero(rango_nodo, "rango_nodo", entero=True, minimo=0, ejemplo="rango_nodo=0")
     if rango_nodo >= nodos:
         raise ValueError(f"rango_nodo va de 0 a {nodos - 1}; recibí {rango_nodo}.")
     puerto = puerto_libre() if puerto is None else _puerto(puerto)
@@ -96,7 +100,7 @@ def orden_torchrun(programa, *, procesos: int = 2, nodos: int = 1, rango_nodo: i
     orden = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={procesos}", f"--nnodes={nodos}"]
     if nodos > 1:  # con c10d torchrun numera los nodos por orden de llegada (y avisa de que ignora esto)
         orden.append(f"--node-rank={rango_nodo}")
-    orden += ["--rdzv-backend=c10d", f"--rdzv-endpoint={ANFITRION}:{puerto}", "--rdzv-id=curso_gpu",
+    orden += ["--rdzv-backend=c10d", f"--rdzv-endpoint={_ANFITRION}:{puerto}", "--rdzv-id=curso_gpu",
               "--rdzv-conf=join_timeout=60"]
     # Cada cuánto mira torchrun si sus procesos terminaron o fallaron: 0.1 s, el valor por omisión
     # desde 2024; antes era 5 s, una espera muerta tras cada fallo y al terminar
@@ -205,7 +209,7 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
     """
     if not ordenes:
         raise ValueError("ejecutar necesita al menos una orden, por ejemplo orden_torchrun('guion.py').")
-    limite_s = leer_positivo(timeout_s, "timeout_s", ejemplo=120)
+    limite_s = leer_numero(timeout_s, "timeout_s", minimo=0, minimo_incluido=False, ejemplo="timeout_s=120 (segundos)")
     for orden in ordenes:
         if (isinstance(orden, (str, bytes)) or not isinstance(orden, (list, tuple)) or not orden
                 or not all(isinstance(p, (str, os.PathLike)) for p in orden)):

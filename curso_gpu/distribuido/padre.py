@@ -4,9 +4,9 @@ Si alguien mata a ``torchrun`` con SIGKILL (una interrupción de Colab que escal
 nadie avisa a sus trabajadores: seguirían entrenando sin supervisión y escribiendo checkpoints.
 ``vigilar_padre()`` hace que cada trabajador lo note en segundos y pare:
 
-- En Linux, ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: el núcleo le manda SIGTERM cuando muere su padre.
-- En todos los sistemas, un hilo que mira ``os.getppid()`` cada ``CADA_S`` segundos (un huérfano
-  cambia de padre) y, si el proceso sigue vivo ``GRACIA_PADRE_S`` segundos después del aviso (atascado
+- En Linux, ``prctl(_PR_SET_PDEATHSIG, SIGTERM)``: el núcleo le manda SIGTERM cuando muere su padre.
+- En todos los sistemas, un hilo que mira ``os.getppid()`` cada ``_CADA_S`` segundos (un huérfano
+  cambia de padre) y, si el proceso sigue vivo ``_GRACIA_PADRE_S`` segundos después del aviso (atascado
   en una operación de C, como un all-reduce que espera a un compañero muerto), lo termina con
   ``os._exit``. Los checkpoints se escriben de forma atómica: el último completo queda intacto.
 """
@@ -21,26 +21,28 @@ import sys
 import threading
 import time
 
-PR_SET_PDEATHSIG = 1  # <linux/prctl.h>; https://man7.org/linux/man-pages/man2/prctl.2.html
-CADA_S = 0.5
-GRACIA_PADRE_S = 3.0
-CODIGO_HUERFANO = 128 + signal.SIGTERM  # como un proceso que terminó por SIGTERM
+__all__ = ["padre_muerto", "terminar_lanzador", "vigilar_padre"]
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>; https://man7.org/linux/man-pages/man2/prctl.2.html
+_CADA_S = 0.5
+_GRACIA_PADRE_S = 3.0
+_CODIGO_HUERFANO = 128 + signal.SIGTERM  # como un proceso que terminó por SIGTERM
 
 _vigilando: int | None = None  # el pid del padre que ya se vigila en este proceso
 
 
 def _senal_al_morir_el_padre(senal: int) -> bool:
-    """``prctl(PR_SET_PDEATHSIG, senal)`` por ctypes; False fuera de Linux o si falla."""
+    """``prctl(_PR_SET_PDEATHSIG, senal)`` por ctypes; False fuera de Linux o si falla."""
     if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return libc.prctl(PR_SET_PDEATHSIG, int(senal), 0, 0, 0) == 0
+        return libc.prctl(_PR_SET_PDEATHSIG, int(senal), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 
 
-def vigilar_padre(cada_s: float = CADA_S, gracia_s: float = GRACIA_PADRE_S) -> bool:
+def vigilar_padre(cada_s: float = _CADA_S, gracia_s: float = _GRACIA_PADRE_S) -> bool:
     """Para este proceso en segundos si su padre (``torchrun``) muere. Lección 08.
 
     Devuelve True si el núcleo avisará con SIGTERM (Linux); el hilo que mira ``os.getppid()``
@@ -62,7 +64,7 @@ def vigilar_padre(cada_s: float = CADA_S, gracia_s: float = GRACIA_PADRE_S) -> b
             except OSError:
                 pass
         time.sleep(gracia_s)  # tiempo para que el manejador de SIGTERM cierre con orden
-        os._exit(CODIGO_HUERFANO)  # sigue vivo: atascado en C, sin nadie que lo supervise
+        os._exit(_CODIGO_HUERFANO)  # sigue vivo: atascado en C, sin nadie que lo supervise
 
     threading.Thread(target=mirar, name="curso_gpu-vigilar-padre", daemon=True).start()
     if os.getppid() != padre:  # el padre murió antes de pedir el aviso: prctl ya no llegará

@@ -4,6 +4,8 @@
 - ``modelos``: la CNN pequeña, la red tabular y el Transformer de las lecciones 04 y 07.
 - ``entradas``: comprobar modelo, datos y números antes de entrenar, con errores claros.
 - ``resultados``: ``Registro``, ``Historial`` y ``Prediccion``.
+- ``ddp``: ``entrenar_ddp``, la CNN de la lección 05 con varios procesos (lección 08).
+- ``nucleo``: lo que comparten los tres entrenadores (candado, reanudar, guardar el checkpoint).
 - ``bucle``: ``entrenar``, ``evaluar`` y ``predecir``.
 """
 
@@ -39,6 +41,13 @@ CASAS = {
     "GPT2Pequeno": "modelos",
     "MLPTabular": "modelos",
     "contar_parametros_entrenables": "modelos",
+    "EJEMPLOS_POR_CLASE": "ddp",
+    "FALLO": "ddp",
+    "LR": "ddp",
+    "ResultadoDDP": "ddp",
+    "entrenar_ddp": "ddp",
+    "NucleoCheckpoints": "nucleo",
+    "configuracion_de_entrenamiento": "nucleo",
     "Historial": "resultados",
     "Prediccion": "resultados",
     "Registro": "resultados",

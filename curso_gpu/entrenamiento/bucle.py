@@ -15,7 +15,7 @@ import contextlib
 import math
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import torch
@@ -23,6 +23,7 @@ from torch import nn
 
 from .datos import NOMBRES_CLASES
 from ..dispositivo import como_dispositivo as _como_dispositivo
+from ..base import leer_numero
 from ..dispositivo import sincronizar
 from .entradas import (
     comprobar_con_modelo,
@@ -30,12 +31,15 @@ from .entradas import (
     modo_evaluacion,
     validar_datos,
     validar_modelo,
-    validar_positivo,
     validar_semilla,
 )
+from ..guardado import CheckpointNoGuardado, huella_de_datos
 from ..memoria import validar_modelo_entrenable
+from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento
 from ..rendimiento import preparar_precision
 from .resultados import Historial, Prediccion, Registro
+
+__all__ = ["CADA_REGISTRO", "PerdidaNoFinita", "calcular_accuracy", "entrenar", "evaluar", "fijar_semilla", "predecir"]
 
 CADA_REGISTRO = 10
 
@@ -94,7 +98,7 @@ def evaluar(modelo: nn.Module, X: torch.Tensor, y: torch.Tensor, dispositivo, *,
     validar_modelo(modelo)
     dispositivo = _como_dispositivo(dispositivo)
     if tamano_lote is not None:
-        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+        tamano_lote = leer_numero(tamano_lote, "tamano_lote", entero=True, minimo=1, ejemplo="tamano_lote=64")
     X, y = validar_datos((X, y), "Los datos a evaluar")
     comprobar_mismo_dispositivo(modelo, dispositivo)
     criterio, y = comprobar_con_modelo(modelo, criterio, X, y, "Los datos a evaluar", dispositivo)
@@ -179,34 +183,6 @@ def _parar_si_no_finita(epoca_mala: float, perdidas, lr: float, historial: Histo
         historial)
 
 
-def _seguir_desde(estado: dict, sesion: "_Sesion") -> Historial:
-    """Carga modelo, optimizador, escalador e historial de un checkpoint; el lr es el que pides ahora.
-
-    Vale para uno de ``entrenar_ddp`` (lección 08): trae el modelo y el optimizador pero no el
-    historial de la lección 05, así que este empieza vacío en la época del checkpoint.
-    """
-    try:
-        sesion.modelo.load_state_dict(estado["modelo"])
-        sesion.optimizador.load_state_dict(estado["optimizador"])
-    except (RuntimeError, ValueError, KeyError) as error:
-        raise ValueError(
-            f"El checkpoint {estado['ruta']} no corresponde a este modelo ({error}). Usa otra carpeta, o "
-            "carpeta_checkpoints(..., reanudar=False) para empezar de cero.") from None
-    if estado.get("escalador") and sesion.precision == "fp16":
-        sesion.escalador.load_state_dict(estado["escalador"])
-    for grupo in sesion.optimizador.param_groups:
-        grupo["lr"] = sesion.lr  # si cambiaste lr, manda el nuevo (preparar_reanudacion ya lo avisó)
-    if estado.get("historial"):
-        historial = Historial.desde_dict(estado["historial"])
-    else:
-        historial = Historial()
-    historial.epocas_totales, historial.dispositivo = sesion.epocas, str(sesion.dispositivo)
-    historial.avisos = []  # los de la sesión anterior ya se vieron entonces
-    historial.reanudado_desde = int(estado["epoca"])
-    sesion.semilla_lotes = int(estado["semilla_lotes"])
-    return historial
-
-
 @contextlib.contextmanager
 def _determinista(activar: bool):
     """En CUDA, algoritmos de cuDNN deterministas mientras dura el entrenamiento."""
@@ -225,13 +201,6 @@ def _ejemplos_del_grupo(micro_lote: int, tamano_lote: int, acumular: int, n: int
     """Ejemplos del grupo de ``acumular`` micro-lotes al que pertenece el micro-lote ``micro_lote``."""
     inicio = (micro_lote // acumular) * acumular * tamano_lote
     return min(acumular * tamano_lote, n - inicio)
-
-
-# Parámetros que entrenar tuvo antes y ahora lleva la carpeta de checkpoints.
-_AHORA_EN_LA_CARPETA = {
-    "cada_checkpoint": "checkpoints=carpeta_checkpoints('nombre', cada=10)",
-    "reanudar": "checkpoints=carpeta_checkpoints('nombre', reanudar=False)",
-}
 
 
 @dataclass
@@ -255,9 +224,7 @@ class _Sesion:
     y_val: torch.Tensor
     semilla: int | None
     semilla_lotes: int
-    carpeta: object = None                 # CarpetaCheckpoints o None
-    configuracion: dict = field(default_factory=dict)
-    datos: dict | None = None              # huella de los datos de entrenamiento (para reanudar)
+    nucleo: NucleoCheckpoints
     cargador: object = None                # DataLoader barajado (con tamano_lote)
     generador: torch.Generator | None = None
 
@@ -265,17 +232,16 @@ class _Sesion:
 def _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas, lr, tamano_lote, semilla,
               checkpoints, criterio, acumular, precision) -> _Sesion:
     """Comprueba todo antes de gastar un segundo de cálculo y lo lleva al dispositivo, una sola vez."""
-    from ..checkpoints import como_carpeta, huella_de_datos
 
     # 1. Comprobar todo (el modelo del alumno no se toca hasta que todo está bien).
     validar_modelo(modelo)
     validar_modelo_entrenable(modelo)  # congelado entero: nada que entrenar
-    epocas = validar_positivo(epocas, "epocas", True, "epocas=120")
-    lr = validar_positivo(lr, "lr", False, "lr=0.01")
+    epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=120")
+    lr = leer_numero(lr, "lr", minimo=0, minimo_incluido=False, ejemplo="lr=0.01")
     if tamano_lote is not None:
-        tamano_lote = validar_positivo(tamano_lote, "tamano_lote", True, "tamano_lote=64")
+        tamano_lote = leer_numero(tamano_lote, "tamano_lote", entero=True, minimo=1, ejemplo="tamano_lote=64")
     semilla = validar_semilla(semilla)
-    acumular = validar_positivo(acumular, "acumular", True, "acumular=4")
+    acumular = leer_numero(acumular, "acumular", entero=True, minimo=1, ejemplo="acumular=4")
     if acumular > 1 and tamano_lote is None:
         raise ValueError(f"acumular={acumular} necesita un tamaño de micro-lote: entrenar(..., tamano_lote=8, "
                          f"acumular={acumular}) da pasos con {acumular} × 8 ejemplos.")
@@ -287,10 +253,8 @@ def _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas
                          "y mover ahí el modelo borraría sus pesos. Usa 'cpu', 'cuda' o 'mps' "
                          "(o elegir_dispositivo()). Tu modelo no se ha tocado.")
     autocast, escalador = preparar_precision(precision, dispositivo)
-    carpeta = None
-    if checkpoints is not None:
-        carpeta = como_carpeta(checkpoints)
-        carpeta.comprobar_escritura()  # una carpeta sin permisos falla ahora, no tras una hora
+    nucleo = NucleoCheckpoints(checkpoints, entrenador="entrenar", configuracion={"epocas": epocas})
+    nucleo.comprobar()  # una carpeta sin permisos falla ahora, no tras una hora (y solo se comprueba aquí)
     if semilla is not None:
         fijar_semilla(semilla)
 
@@ -299,7 +263,6 @@ def _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas
     criterio, y_ent = comprobar_con_modelo(modelo, criterio, X_ent, y_ent, "datos_entrenamiento", dispositivo)
     criterio, y_val = comprobar_con_modelo(modelo, criterio, X_val, y_val, "datos_validacion", dispositivo)
     optimizador = torch.optim.Adam(modelo.parameters(), lr=lr)
-    huella = huella_de_datos(X_ent, y_ent) if carpeta is not None else None
     if tamano_lote is None:
         X_ent, y_ent = X_ent.to(dispositivo), y_ent.to(dispositivo)
         X_val, y_val = X_val.to(dispositivo), y_val.to(dispositivo)
@@ -308,14 +271,13 @@ def _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas
     semilla_lotes = semilla if semilla is not None else 0
     if semilla is None and tamano_lote is not None:
         semilla_lotes = int(torch.randint(0, 2**31 - 1, (1,)).item())  # se guarda en el checkpoint
-    # Lo que se compara al reanudar (quien añada una opción a entrenar, que la añada aquí). Las
-    # mismas claves que escribe entrenar_ddp (lección 08): un checkpoint de uno lo reanuda el otro.
-    configuracion = {"lr": lr, "tamano_lote": tamano_lote, "epocas": epocas, "modelo": type(modelo).__name__,
-                     "criterio": type(criterio).__name__, "dispositivo": dispositivo.type, "semilla": semilla,
-                     "acumular": acumular, "precision": precision, "procesos": 1}
+    nucleo.configuracion = configuracion_de_entrenamiento(
+        modelo, lr=lr, tamano_lote=tamano_lote, epocas=epocas, dispositivo=dispositivo, semilla=semilla,
+        criterio=type(criterio).__name__, acumular=acumular, precision=precision)
+    if nucleo.activo:
+        nucleo.datos = huella_de_datos(X_ent, y_ent)
     sesion = _Sesion(modelo, dispositivo, epocas, lr, tamano_lote, acumular, precision, criterio, optimizador,
-                     autocast, escalador, X_ent, y_ent, X_val, y_val, semilla, semilla_lotes, carpeta,
-                     configuracion, huella)
+                     autocast, escalador, X_ent, y_ent, X_val, y_val, semilla, semilla_lotes, nucleo)
     if tamano_lote is not None:
         sesion.generador = torch.Generator()
         sesion.cargador = torch.utils.data.DataLoader(
@@ -368,16 +330,13 @@ def _registrar(s: _Sesion, epoca: int, no_finita: torch.Tensor, historial: Histo
 
 
 def _guardar(s: _Sesion, epoca: int, no_finita: torch.Tensor, historial: Historial) -> None:
-    """Escribe el checkpoint de ``epoca`` (el formato único de ``checkpoints``)."""
-    from ..checkpoints import CheckpointNoGuardado, nuevo_checkpoint
-
+    """Escribe el checkpoint de ``epoca`` si toca (el formato único, con el núcleo)."""
+    if not s.nucleo.activo or not s.nucleo.carpeta.toca_guardar(epoca, s.epocas):
+        return
     _parar_si_no_finita(no_finita.item(), None, s.lr, historial)  # nunca se guarda un modelo con pesos NaN
     try:
-        s.carpeta.guardar(nuevo_checkpoint(
-            entrenador="entrenar", epoca=epoca, epocas=s.epocas, configuracion=s.configuracion, datos=s.datos,
-            modelo=s.modelo.state_dict(), optimizador=s.optimizador.state_dict(),
-            escalador=s.escalador.state_dict(), semilla_lotes=s.semilla_lotes, historial=historial.a_dict()),
-            epoca)
+        s.nucleo.guardar(epoca, pesos=s.modelo.state_dict(), optimizador=s.optimizador, historial=historial,
+                         escalador=s.escalador, semilla_lotes=s.semilla_lotes)
     except CheckpointNoGuardado as error:
         error.historial = historial  # lo entrenado no se pierde
         raise
@@ -400,7 +359,6 @@ def entrenar(
     criterio: nn.Module | None = None,
     acumular: int = 1,
     precision: str = "fp32",
-    **antiguos,
 ) -> Historial:
     """Entrena ``modelo`` en ``dispositivo`` con Adam y devuelve su ``Historial``. Lección 05.
 
@@ -431,14 +389,10 @@ def entrenar(
     - ``precision``: ``"fp32"`` (por defecto), ``"fp16"`` (autocast + ``GradScaler``, cuyo
       estado va en el checkpoint) o ``"bf16"`` (autocast, sin escalador). Lección 06.
     """
-    from ..checkpoints import preparar_reanudacion, restaurar_estado_aleatorio
-
-    for nombre in antiguos:
-        arreglo = _AHORA_EN_LA_CARPETA.get(nombre)
-        if arreglo is None:
-            raise TypeError(f"entrenar() no tiene el parámetro {nombre!r}.")
-        raise ValueError(f"entrenar ya no tiene el parámetro {nombre!r}: ahora es una opción de la carpeta de "
-                         f"checkpoints. Escribe {arreglo}.")
+    for nombre, funcion in (("al_registrar", al_registrar), ("al_avanzar", al_avanzar)):
+        if funcion is not None and not callable(funcion):
+            raise ValueError(f"{nombre} debe ser una función (o None); recibí {funcion!r}. Por ejemplo, "
+                             f"{nombre}=print.")
     s = _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas, lr, tamano_lote, semilla,
                   checkpoints, criterio, acumular, precision)
     historial = Historial(dispositivo=str(s.dispositivo), epocas_totales=s.epocas)
@@ -446,16 +400,15 @@ def entrenar(
     inicio = 1
 
     # 3. El bucle (con el candado de la carpeta: un solo entrenamiento a la vez).
-    candado = s.carpeta.candado() if s.carpeta is not None else contextlib.nullcontext()
     no_finita = torch.zeros((), device=s.dispositivo)  # la época en que la pérdida dejó de ser finita (0: nunca)
-    with candado, _determinista(s.dispositivo.type == "cuda" and s.semilla is not None):
-        if s.carpeta is not None:
-            estado = preparar_reanudacion(s.carpeta, s.configuracion, s.dispositivo, entrenador="entrenar",
-                                          avisar=avisos.append, modelo=s.modelo.state_dict(), datos=s.datos)
-            if estado is not None:
-                historial = _seguir_desde(estado, s)
-                inicio = int(estado["epoca"]) + 1
-                restaurar_estado_aleatorio(estado["aleatorio"])
+    with s.nucleo, _determinista(s.dispositivo.type == "cuda" and s.semilla is not None):
+        estado = s.nucleo.decidir(s.modelo.state_dict(), s.dispositivo, avisos.append)
+        if estado is not None:
+            historial = s.nucleo.restaurar(estado, cargar_pesos=s.modelo.load_state_dict,
+                                           optimizador=s.optimizador, escalador=s.escalador, lr=s.lr)
+            historial.epocas_totales, historial.dispositivo = s.epocas, str(s.dispositivo)
+            s.semilla_lotes = int(estado["semilla_lotes"])
+            inicio = int(estado["epoca"]) + 1
         historial.avisos += avisos
         previos = historial.segundos
         if al_avanzar is None and not silencioso:
@@ -469,13 +422,11 @@ def entrenar(
                 registro = _registrar(s, epoca, no_finita, historial, previos + time.perf_counter() - comienzo)
                 if al_registrar is not None:
                     al_registrar(registro)
-            if s.carpeta is not None and s.carpeta.toca_guardar(epoca, s.epocas):
-                historial.segundos = previos + time.perf_counter() - comienzo
-                _guardar(s, epoca, no_finita, historial)
+            historial.segundos = previos + time.perf_counter() - comienzo
+            _guardar(s, epoca, no_finita, historial)
             if al_avanzar is not None:
                 al_avanzar(epoca, s.epocas)
         sincronizar(s.dispositivo)
     historial.segundos = previos + time.perf_counter() - comienzo
-    if s.carpeta is not None:
-        s.carpeta.copiar_pendientes_a_drive()
+    s.nucleo.terminar()
     return historial

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 
 from ..base import Celda, ComoTabla, Tabla
 
+__all__ = ["Historial", "Prediccion", "Registro"]
+
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """El único formato de checkpoint del curso: el de ``entrenar``, ``entrenar_ddp`` y ``ajustar``. Lecciones 05, 08 y 09.
 
 - Los nombres: ``checkpoint_epoca_000040.pt`` (``nombre_archivo``), sus temporales y ``anteriores/``.
-- ``nuevo_checkpoint(...)``: el diccionario que escriben los dos entrenadores (``FORMATO``): quién
-  lo escribió, la época, la configuración, la huella de los datos, el modelo, el optimizador, el
-  escalador, los estados aleatorios y lo entrenado. Se escribe en un solo sitio y se lee en uno
+- ``nuevo_checkpoint(...)``: el diccionario que escriben los tres entrenadores (``FORMATO``): quién
+  lo escribió, la época, la configuración, la huella de los datos, el modelo entero (``modelo``) o
+  solo el adaptador LoRA (``adaptador``), el optimizador, el escalador, los estados aleatorios y el
+  historial. Se escribe en un solo sitio y se lee en uno
   (``cargar_checkpoint``), como el ``ckpt.pt`` de nanoGPT.
 - Cada checkpoint lleva su suma SHA-256 (de sus tensores y datos) y se comprueba al cargar: uno
   con bytes cambiados se llama dañado (``CheckpointDanado``). Se cargan con ``weights_only=True``
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import random
 import re
 import warnings
@@ -27,23 +29,31 @@ import numpy as np
 import torch
 
 from ..dispositivo import como_dispositivo
-from .escritura_segura import AvisoCheckpoint, escribir_atomico
+from .destino import comprobar_destino
+from .escritura_segura import AvisoCheckpoint, comprobar_destino_atomico, escribir_atomico
 
-PATRON = re.compile(r"^checkpoint_epoca_(\d{6})\.pt$")
-TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.pt(\..+)?\.tmp$")  # los que deja un proceso muerto
+__all__ = ["ANTERIORES", "CLAVE_DE_PESOS", "CheckpointDanado", "ENTRENADORES", "FORMATO", "PRUEBA", "RESTOS",
+           "cargar_checkpoint", "cargar_pesos", "epoca_de", "estado_aleatorio", "formas_distintas",
+           "guardar_atomico", "guardar_pesos", "huella_de_datos", "nombre_archivo", "nuevo_checkpoint",
+           "quien_lo_escribio", "restaurar_estado_aleatorio"]
+
+_PATRON = re.compile(r"^checkpoint_epoca_(\d{6})\.pt$")
+_TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.pt(\..+)?\.tmp$")  # los que deja un proceso muerto
 PRUEBA = ".prueba_de_escritura"
 # Lo que se borra al tomar el candado: temporales de checkpoints y pruebas de escritura a medias.
-RESTOS = re.compile(rf"{TEMPORAL.pattern}|^{re.escape(PRUEBA)}\..+")
+RESTOS = re.compile(rf"{_TEMPORAL.pattern}|^{re.escape(PRUEBA)}\..+")
 ANTERIORES = "anteriores"
-CLAVE_SUMA = "sha256"
-FORMATO = 3  # 1: el de entrenar_ddp; 2: el de entrenar; 3: uno solo para los dos
+_CLAVE_SUMA = "sha256"
+FORMATO = 4  # uno solo para los tres entrenadores; los de antes (1 a 3) no se leen: no hay alumnos con ellos
+_CLAVES_DE_PESOS = ("modelo", "adaptador")  # el state_dict entero, o solo el adaptador LoRA (ajustar)
+CLAVE_DE_PESOS = {"entrenar": "modelo", "entrenar_ddp": "modelo", "ajustar": "adaptador"}  # qué guarda cada uno
 ENTRENADORES = {"entrenar": "entrenar (lección 05)", "entrenar_ddp": "entrenar_ddp (lección 08)",
                 "ajustar": "ajustar (lección 09)"}
-DATOS_ENTEROS = 16 * 2**20  # hasta 16 MiB de datos se resume todo; más, una muestra de MUESTRA filas
-MUESTRA = 1024
+_DATOS_ENTEROS = 16 * 2**20  # hasta 16 MiB de datos se resume todo; más, una muestra de _MUESTRA filas
+_MUESTRA = 1024
 # Las claves que solo tiene un archivo del curso: si aparecen pero falta algo, el archivo está dañado.
-_CLAVES_PROPIAS = {"formato", "entrenador", "epoca", "epocas", "modelo", "optimizador", "configuracion",
-                   "aleatorio", "historial", "pesos", CLAVE_SUMA}
+_CLAVES_PROPIAS = {"formato", "entrenador", "epoca", "epocas", "modelo", "adaptador", "optimizador", "configuracion",
+                   "aleatorio", "historial", "pesos", _CLAVE_SUMA}
 
 
 class CheckpointDanado(ValueError):
@@ -57,7 +67,7 @@ def nombre_archivo(epoca: int) -> str:
 
 def epoca_de(ruta: Path) -> int | None:
     """La época de un archivo ``checkpoint_epoca_000040.pt`` (40); None si no es un checkpoint."""
-    coincide = PATRON.match(Path(ruta).name)
+    coincide = _PATRON.match(Path(ruta).name)
     return int(coincide.group(1)) if coincide else None
 
 
@@ -66,7 +76,7 @@ def quien_lo_escribio(estado: dict) -> str:
     return ENTRENADORES.get(estado.get("entrenador"), f"otro programa ({estado.get('entrenador')!r})")
 
 
-def _huella(estado) -> tuple[str, int]:
+def _suma_de_contenido(estado) -> tuple[str, int]:
     """(SHA-256 en hexadecimal, bytes de tensores) del contenido de ``estado``.
 
     Recorre el diccionario (claves, números, textos y los bytes de cada tensor, con su tipo y
@@ -94,7 +104,7 @@ def _huella(estado) -> tuple[str, int]:
         else:
             suma.update(f"{type(valor).__name__}:{valor!r};".encode())
 
-    visitar({k: v for k, v in estado.items() if k != CLAVE_SUMA})
+    visitar({k: v for k, v in estado.items() if k != _CLAVE_SUMA})
     return suma.hexdigest(), total
 
 
@@ -113,7 +123,7 @@ class _Contador:
         pass
 
 
-def tamano_en_disco(estado) -> int:
+def _tamano_en_disco(estado) -> int:
     """Los bytes que ocupa ``torch.save(estado)`` (sin escribir nada en disco)."""
     contador = _Contador()
     torch.save(estado, contador)
@@ -121,8 +131,8 @@ def tamano_en_disco(estado) -> int:
 
 
 def _lleva_suma(estado) -> bool:
-    """Un checkpoint (``epoca`` y ``modelo``) o unos pesos (``pesos``) del curso: llevan su SHA-256."""
-    return isinstance(estado, dict) and (("epoca" in estado and "modelo" in estado) or "pesos" in estado)
+    """Un checkpoint (``epoca`` y sus pesos) o unos pesos (``pesos``) del curso: llevan su SHA-256."""
+    return isinstance(estado, dict) and ("epoca" in estado or "pesos" in estado)
 
 
 def guardar_atomico(estado: dict, destino: str | os.PathLike) -> Path:
@@ -134,48 +144,38 @@ def guardar_atomico(estado: dict, destino: str | os.PathLike) -> Path:
     muere a mitad, ``destino`` sigue como estaba. Sin espacio o sin permiso,
     ``CheckpointNoGuardado`` en español, con lo que ocupa de verdad el archivo.
     """
-    destino = Path(destino)
+    destino = comprobar_destino_atomico(destino)
     if _lleva_suma(estado):
-        estado = {**estado, CLAVE_SUMA: _huella(estado)[0]}
-    return escribir_atomico(destino, lambda archivo: torch.save(estado, archivo), lambda: tamano_en_disco(estado))
+        estado = {**estado, _CLAVE_SUMA: _suma_de_contenido(estado)[0]}
+    try:
+        return escribir_atomico(destino, lambda archivo: torch.save(estado, archivo), lambda: _tamano_en_disco(estado))
+    except (pickle.PicklingError, AttributeError, TypeError) as error:
+        if "pickle" not in str(error).lower():
+            raise
+        raise ValueError(f"No puedo guardar {destino.name}: contiene algo que torch.save no sabe guardar "
+                         f"({error}). Guarda solo tensores, números, textos, listas y diccionarios: por ejemplo "
+                         "modelo.state_dict() en vez del modelo con funciones dentro. No se escribió nada.") from None
 
 
 def nuevo_checkpoint(*, entrenador: str, epoca: int, epocas: int, configuracion: dict, datos: dict | None,
-                     modelo: dict, optimizador: dict, escalador: dict | None = None, semilla_lotes: int = 0,
-                     historial: dict | None = None, perdidas=()) -> dict:
-    """El checkpoint que escriben ``entrenar`` y ``entrenar_ddp`` (el único formato del curso).
+                     pesos: dict, optimizador: dict, historial: dict, escalador: dict | None = None,
+                     semilla_lotes: int = 0) -> dict:
+    """El checkpoint que escriben ``entrenar``, ``entrenar_ddp`` y ``ajustar`` (el único formato del curso).
 
-    ``configuracion``: lo que se compara al reanudar (lr, tamano_lote global, modelo...);
-    ``datos``: ``huella_de_datos(X, y)``; ``historial``: ``Historial.a_dict()`` (``entrenar``);
-    ``perdidas``: la pérdida media de cada época (``entrenar_ddp``). Los estados aleatorios se
-    toman aquí.
+    ``pesos``: ``{"modelo": state_dict}`` (el modelo entero) o ``{"adaptador": ...}`` (solo LoRA,
+    ``ajustar``); ``configuracion``: lo que se compara al reanudar (lr, tamano_lote global, modelo...);
+    ``datos``: ``huella_de_datos(X, y)``; ``historial``: ``Historial.a_dict()``. Los estados
+    aleatorios se toman aquí.
     """
     if entrenador not in ENTRENADORES:
         raise ValueError(f"entrenador debe ser uno de: {', '.join(ENTRENADORES)}; recibí {entrenador!r}.")
+    if len(pesos) != 1 or next(iter(pesos)) not in _CLAVES_DE_PESOS:
+        raise ValueError(f"pesos debe ser {{'modelo': state_dict}} o {{'adaptador': state_dict}}; recibí las claves "
+                         f"{sorted(pesos)}.")
     return {"formato": FORMATO, "entrenador": entrenador, "epoca": int(epoca), "epocas": int(epocas),
-            "configuracion": dict(configuracion), "datos": datos, "modelo": modelo, "optimizador": optimizador,
+            "configuracion": dict(configuracion), "datos": datos, **pesos, "optimizador": optimizador,
             "escalador": escalador or {}, "aleatorio": estado_aleatorio(), "semilla_lotes": int(semilla_lotes),
-            "historial": historial, "perdidas": [float(p) for p in perdidas]}
-
-
-def _al_formato_actual(estado: dict) -> dict:
-    """Un checkpoint de los formatos 1 (``entrenar_ddp``) o 2 (``entrenar``) con las claves del actual."""
-    formato = estado.get("formato", 2)
-    if formato == 1:
-        configuracion = dict(estado.get("configuracion") or {})
-        lote = configuracion.pop("lote_global", None)
-        configuracion.pop("ejemplos", None)
-        configuracion.update({"tamano_lote": lote, "modelo": "CNNPequena", "epocas": estado.get("epocas")})
-        estado = {**estado, "entrenador": "entrenar_ddp", "configuracion": configuracion,
-                  "semilla_lotes": configuracion.get("semilla", 0)}
-    elif formato == 2:
-        estado = {**estado, "entrenador": "entrenar"}
-    estado.setdefault("datos", None)
-    estado.setdefault("historial", None)
-    estado.setdefault("perdidas", [])
-    estado.setdefault("escalador", {})
-    estado.setdefault("semilla_lotes", 0)
-    return estado
+            "historial": dict(historial)}
 
 
 def _mover(valor, dispositivo: torch.device):
@@ -204,10 +204,10 @@ def _leer(ruta: Path, que: str):
 
 
 def _comprobar_suma(estado: dict, ruta: Path, que: str) -> None:
-    if CLAVE_SUMA not in estado:
+    if _CLAVE_SUMA not in estado:
         raise CheckpointDanado(f"{que} {ruta.name} está dañado: no trae su suma de verificación SHA-256 "
                                "(faltan datos o algún byte cambió), así que no puedo comprobarlo.")
-    if _huella(estado)[0] != estado[CLAVE_SUMA]:
+    if _suma_de_contenido(estado)[0] != estado[_CLAVE_SUMA]:
         raise CheckpointDanado(
             f"{que} {ruta.name} no pasa la suma de verificación SHA-256: algún byte cambió "
             "desde que se guardó (disco, copia o sincronización). Está dañado.")
@@ -216,8 +216,7 @@ def _comprobar_suma(estado: dict, ruta: Path, que: str) -> None:
 def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device = "cpu") -> dict:
     """Carga un checkpoint con ``weights_only=True``, comprueba su SHA-256 y lleva sus tensores a ``dispositivo``.
 
-    Vale para los de ``entrenar`` y los de ``entrenar_ddp`` (también los de formatos anteriores,
-    que se devuelven con las claves del actual). Si no existe, ``ValueError``; si está dañado
+    Vale para los de ``entrenar``, ``entrenar_ddp`` y ``ajustar`` (el formato ``FORMATO``). Si no existe, ``ValueError``; si está dañado
     (truncado, basura, un byte cambiado o una clave perdida), ``CheckpointDanado``.
     """
     dispositivo = como_dispositivo(dispositivo, meta=True)  # meta: mirar formas sin memoria
@@ -227,7 +226,7 @@ def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device =
             f"No existe el checkpoint {ruta}. Mira cuáles hay con carpeta.archivos() "
             "o usa carpeta.cargar_ultimo(dispositivo).")
     estado = _leer(ruta, "El checkpoint")
-    if not isinstance(estado, dict) or "epoca" not in estado or "modelo" not in estado:
+    if not isinstance(estado, dict) or "epoca" not in estado or not any(c in estado for c in _CLAVES_DE_PESOS):
         propio = isinstance(estado, dict) and any(isinstance(k, str) and k in _CLAVES_PROPIAS for k in estado)
         if propio or epoca_de(ruta) is not None:  # lo escribió el curso: si le falta algo, está dañado
             raise CheckpointDanado(f"El checkpoint {ruta.name} está dañado: le faltan partes ('epoca' o "
@@ -235,10 +234,14 @@ def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device =
         raise ValueError(f"{ruta} no tiene la forma de un checkpoint del curso (faltan 'epoca' o 'modelo'): "
                          "¿son unos pesos sueltos? Cárgalos con cargar_pesos(ruta, modelo).")
     _comprobar_suma(estado, ruta, "El checkpoint")
-    if not isinstance(estado.get("formato", 2), int) or estado.get("formato", 2) > FORMATO:
-        raise ValueError(f"El checkpoint {ruta.name} es del formato {estado.get('formato')!r}, más nuevo que el "
-                         f"de esta versión del curso ({FORMATO}): actualiza curso_gpu para cargarlo.")
-    estado = _al_formato_actual(estado)
+    formato = estado.get("formato")
+    if formato != FORMATO:
+        if isinstance(formato, int) and not isinstance(formato, bool) and formato > FORMATO:
+            raise ValueError(f"El checkpoint {ruta.name} es del formato {formato}, más nuevo que el de esta "
+                             f"versión del curso ({FORMATO}): actualiza curso_gpu para cargarlo.")
+        raise ValueError(f"El checkpoint {ruta.name} es de una versión anterior del curso (formato {formato!r}; "
+                         f"esta escribe el {FORMATO}) y no sé seguirlo. Empieza de cero con "
+                         "carpeta_checkpoints(..., reanudar=False): se aparta a anteriores/, no se borra.")
     return _mover(estado, dispositivo) if dispositivo.type != "cpu" else estado
 
 
@@ -260,9 +263,7 @@ def guardar_pesos(modelo, ruta: str | os.PathLike) -> Path:
 
     Escritura atómica, como un checkpoint. Se cargan con ``cargar_pesos(ruta, modelo)``.
     """
-    ruta = _como_ruta(ruta, "de los pesos")
-    if ruta.is_dir():
-        raise ValueError(f"{ruta} es una carpeta: los pesos se guardan en un archivo, por ejemplo {ruta / 'pesos.pt'}.")
+    ruta = comprobar_destino(ruta, "ruta de los pesos", sobrescribir=True)
     estado = modelo.state_dict() if isinstance(modelo, torch.nn.Module) else modelo
     if not isinstance(estado, dict) or not all(isinstance(v, torch.Tensor) for v in estado.values()):
         raise ValueError(f"guardar_pesos necesita un modelo (nn.Module) o su state_dict; recibí {type(modelo).__name__}.")
@@ -287,8 +288,13 @@ def cargar_pesos(ruta: str | os.PathLike, modelo: torch.nn.Module | None = None)
     if isinstance(estado, dict) and "pesos" in estado:
         _comprobar_suma(estado, ruta, "El archivo de pesos")
         pesos = estado["pesos"]
-    elif isinstance(estado, dict) and ("epoca" in estado or CLAVE_SUMA in estado or "modelo" in estado):
-        pesos = cargar_checkpoint(ruta)["modelo"]
+    elif isinstance(estado, dict) and ("epoca" in estado or _CLAVE_SUMA in estado or "modelo" in estado):
+        checkpoint = cargar_checkpoint(ruta)
+        if "modelo" not in checkpoint:
+            raise ValueError(f"{ruta.name} es un checkpoint de ajustar (lección 09): guarda solo el adaptador LoRA, "
+                             "no los pesos de un modelo entero. Sigue ese entrenamiento con ajustar(..., "
+                             "checkpoints=esa_carpeta).")
+        pesos = checkpoint["modelo"]
     elif isinstance(estado, dict) and estado and all(isinstance(v, torch.Tensor) for v in estado.values()):
         warnings.warn(f"{ruta.name} es un state_dict guardado con torch.save, sin suma SHA-256: no puedo "
                       "comprobar que esté sano. Guárdalo con guardar_pesos para que lleve su suma.",
@@ -315,14 +321,14 @@ def huella_de_datos(X: torch.Tensor, y: torch.Tensor) -> dict:
     """Tamaños, tipos y SHA-256 de ``(X, y)``: de todo si ocupan poco, de una muestra de filas si no.
 
     Se guarda en cada checkpoint para notar al reanudar que los datos cambiaron (más ejemplos,
-    otra semilla). Cuesta poco: como mucho ``MUESTRA`` filas copiadas a la CPU.
+    otra semilla). Cuesta poco: como mucho ``_MUESTRA`` filas copiadas a la CPU.
     """
     n = int(X.shape[0])
     total = X.numel() * X.element_size() + y.numel() * y.element_size()
-    if total <= DATOS_ENTEROS or n <= MUESTRA:
+    if total <= _DATOS_ENTEROS or n <= _MUESTRA:
         filas = None
     else:
-        filas = torch.linspace(0, n - 1, MUESTRA, dtype=torch.float64).round().long()
+        filas = torch.linspace(0, n - 1, _MUESTRA, dtype=torch.float64).round().long()
     suma = hashlib.sha256()
     for tensor in (X, y):
         parte = tensor if filas is None else tensor.index_select(0, filas.to(tensor.device))
@@ -331,7 +337,7 @@ def huella_de_datos(X: torch.Tensor, y: torch.Tensor) -> dict:
         suma.update(plano.view(torch.uint8).numpy().tobytes())
     return {"ejemplos": n, "forma_x": list(X.shape[1:]), "tipo_x": str(X.dtype).replace("torch.", ""),
             "forma_y": list(y.shape[1:]), "tipo_y": str(y.dtype).replace("torch.", ""),
-            "filas_resumidas": n if filas is None else MUESTRA, "sha256": suma.hexdigest()}
+            "filas_resumidas": n if filas is None else _MUESTRA, "sha256": suma.hexdigest()}
 
 
 # ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Escribir sin perder nada: archivos atómicos y un solo escritor por carpeta. Lección 05.
 
-Lo que usan los checkpoints (``checkpoints``) para que un corte no deje nada a medias:
+Lo que usa ``guardado`` para que un corte no deje nada a medias:
 
 - ``escribir_atomico`` y ``copiar_atomico``: un temporal con nombre único creado en exclusiva
   junto al destino, flush, fsync y ``os.replace``; nunca se sigue un enlace simbólico. Sin
@@ -26,10 +26,15 @@ import warnings
 from pathlib import Path
 
 from ..base import formatear_bytes
+from .destino import DestinoNoValido, comprobar_destino
+
+__all__ = ["AvisoCheckpoint", "CANDADO", "Candado", "CarpetaDesaparecida", "CarpetaOcupada", "CheckpointNoGuardado",
+           "comprobar_destino_atomico", "copiar_atomico", "crear_exclusivo", "escribir_atomico",
+           "fsync_carpeta"]
 
 CANDADO = ".entrenando.lock"
 # Sin espacio, sin permiso o en una carpeta de solo lectura: lo que le puede pasar a un disco.
-ERRORES_DE_DISCO = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM}
+_ERRORES_DE_DISCO = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM}
 
 
 class CarpetaOcupada(ValueError):
@@ -100,9 +105,30 @@ def _no_guardado(error: OSError, destino: Path, necesario) -> CheckpointNoGuarda
         carpeta, necesario, error.errno)
 
 
+def comprobar_destino_atomico(destino, nombre: str = "destino") -> Path:
+    """``comprobar_destino`` para una escritura atómica: se puede reemplazar un archivo que ya existe, y
+    un enlace simbólico en el destino también (``os.replace`` renombra el enlace, nunca lo sigue)."""
+    try:
+        return comprobar_destino(destino, nombre, sobrescribir=True)
+    except DestinoNoValido:
+        texto = os.fspath(destino) if isinstance(destino, (str, os.PathLike)) else None
+        if isinstance(texto, str) and texto.strip() and "\0" not in texto and os.path.islink(texto):
+            comprobar_destino(Path(texto).parent, nombre, carpeta=True)
+            return Path(texto)
+        raise
+
+
 def copiar_atomico(origen: str | os.PathLike, destino: str | os.PathLike) -> Path:
     """Copia ``origen`` a ``destino`` con un nombre temporal y ``os.replace`` (para Drive)."""
-    origen, destino = Path(origen), Path(destino)
+    destino = comprobar_destino_atomico(destino)
+    texto = os.fspath(origen) if isinstance(origen, (str, os.PathLike)) else None
+    if not isinstance(texto, str) or not texto.strip() or "\0" in texto:
+        raise DestinoNoValido(f"origen debe ser la ruta de un archivo (un texto o un Path sin caracteres nulos); "
+                              f"recibí {origen!r}.")
+    origen = Path(texto)
+    if not origen.is_file():
+        que = "es una carpeta" if origen.is_dir() else "no existe"
+        raise DestinoNoValido(f"No puedo copiar {origen}: {que}. Da la ruta de un archivo que exista.")
     with open(origen, "rb") as entrada:
         tamano = os.fstat(entrada.fileno()).st_size
         return escribir_atomico(destino, lambda salida: shutil.copyfileobj(entrada, salida), tamano)
@@ -137,6 +163,7 @@ def escribir_atomico(destino: Path, escribir, necesario=None) -> Path:
 
     ``necesario``: los bytes del archivo (o una función que los calcula) para el mensaje de disco lleno.
     """
+    destino = comprobar_destino_atomico(destino)
     temporal, escritor = None, None
     try:
         fd, temporal = crear_exclusivo(destino.parent, f".{destino.name}.")
@@ -151,8 +178,12 @@ def escribir_atomico(destino: Path, escribir, necesario=None) -> Path:
     except (OSError, RuntimeError) as error:
         if not isinstance(error, OSError):
             error = escritor.error if escritor is not None and escritor.error is not None else error
-        if isinstance(error, OSError) and error.errno in ERRORES_DE_DISCO:
+        if isinstance(error, OSError) and error.errno in _ERRORES_DE_DISCO:
             raise _no_guardado(error, destino, necesario) from error
+        if isinstance(error, (FileNotFoundError, NotADirectoryError, IsADirectoryError)):
+            raise DestinoNoValido(f"No pude escribir {destino}: la carpeta {destino.parent} o el propio destino "
+                                  f"cambió mientras escribía ({os.strerror(error.errno)}). Comprueba la ruta y "
+                                  "vuelve a intentarlo.") from None
         raise
     finally:
         if temporal is not None and os.path.lexists(temporal):
@@ -220,7 +251,7 @@ class Candado:
     """
 
     def __init__(self, carpeta: str | os.PathLike, temporales: re.Pattern | None = None):
-        self.carpeta = Path(carpeta)
+        self.carpeta = comprobar_destino(carpeta, "carpeta del candado", carpeta=True)
         self.ruta = self.carpeta / CANDADO
         self.temporales = temporales
         self._fd: int | None = None
@@ -240,7 +271,12 @@ class Candado:
             "carpeta: checkpoints=carpeta_checkpoints('otro_nombre').")
 
     def tomar(self) -> None:
-        self.carpeta.mkdir(parents=True, exist_ok=True)
+        try:
+            self.carpeta.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise DestinoNoValido(f"No puedo crear la carpeta {self.carpeta} para su candado "
+                                  f"({os.strerror(error.errno) if error.errno else error}). Elige otra carpeta o "
+                                  "revisa los permisos.") from None
         self._clave = os.path.join(os.path.realpath(self.carpeta), CANDADO)  # sin seguir un enlace plantado
         with _CERROJO:
             if self._clave in _TOMADOS:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import numbers
 import os
 import shutil
 import time
@@ -28,7 +27,8 @@ from pathlib import Path
 import torch
 
 from ..dispositivo import como_dispositivo
-from ..base import formatear_bytes
+from ..base import formatear_bytes, leer_numero
+from .destino import comprobar_destino
 from .escritura_segura import (
     AvisoCheckpoint,
     Candado,
@@ -49,18 +49,13 @@ from .formato import (
     nombre_archivo,
 )
 
+__all__ = ["CarpetaCheckpoints", "CarpetaNoEscribible", "carpeta_checkpoints", "como_carpeta"]
+
 _SIN_ESPACIO = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 class CarpetaNoEscribible(ValueError):
     """La carpeta de checkpoints no se puede crear o no deja escribir."""
-
-
-def _entero(valor, nombre: str, minimo: int, ejemplo: str) -> int:
-    if isinstance(valor, bool) or not isinstance(valor, numbers.Integral) or int(valor) < minimo:
-        raise ValueError(f"{nombre} debe ser un entero mayor o igual que {minimo}; recibí {valor!r}. "
-                         f"Por ejemplo, {ejemplo}.")
-    return int(valor)
 
 
 @dataclass
@@ -69,7 +64,8 @@ class CarpetaCheckpoints:
 
     ``ruta`` es el destino final (en Drive, si ``en_drive``); ``local`` es donde se escribe
     primero (la misma carpeta si no hay Drive). Se conservan los últimos ``conservar``.
-    ``cada``: guardar cada N épocas (0: solo al final; siempre se guarda la última).
+    ``cada``: guardar cada N épocas (0: solo al final; siempre se guarda la última; None: lo decide
+    el entrenador, ``entrenar`` solo al final y ``entrenar_ddp``/``ajustar`` cada época).
     ``reanudar``: None (sigue si hay checkpoints), True (igual, y dice si no hay) o False
     (empieza de cero y aparta los viejos a ``anteriores/``).
     """
@@ -78,20 +74,23 @@ class CarpetaCheckpoints:
     local: Path
     en_drive: bool = False
     conservar: int = 3
-    cada: int = 0
+    cada: int | None = None
     reanudar: bool | None = None
     _candado: Candado | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         self.ruta, self.local = Path(self.ruta), Path(self.local)
-        self.conservar = _entero(self.conservar, "conservar", 1, "conservar=3")
-        self.cada = _entero(self.cada, "cada", 0, "cada=10 (un checkpoint cada 10 épocas)")
+        self.conservar = leer_numero(self.conservar, "conservar", entero=True, minimo=1, ejemplo="conservar=3")
+        if self.cada is not None:
+            self.cada = leer_numero(self.cada, "cada", entero=True, minimo=0,
+                                    ejemplo="cada=10 (un checkpoint cada 10 épocas)")
         if self.reanudar is not None and not isinstance(self.reanudar, bool):
             raise ValueError(f"reanudar debe ser None (sigue si hay checkpoints), True o False (empieza de cero); "
                              f"recibí {self.reanudar!r}.")
 
     def __str__(self) -> str:
-        cada = f"cada {self.cada} épocas y al final" if self.cada else "al final"
+        cada = (f"cada {self.cada} épocas y al final" if self.cada else "al final" if self.cada == 0
+                else "cuando diga el entrenador: entrenar, al final; entrenar_ddp y ajustar, cada época")
         if self.en_drive:
             return (f"Los checkpoints se guardan en Google Drive: {self.ruta} "
                     f"(primero en {self.local}; {cada}; se conservan los últimos {self.conservar}).")
@@ -320,7 +319,7 @@ class CarpetaCheckpoints:
             try:
                 estado = cargar_checkpoint(ruta, dispositivo)
             except Exception as error:  # zip roto, archivo truncado, suma que no cuadra, contenido no permitido...
-                motivo = str(error) if isinstance(error, CheckpointDanado) else (
+                motivo = str(error) if isinstance(error, (CheckpointDanado, ValueError)) else (
                     f"El checkpoint {ruta.name} está dañado o incompleto ({type(error).__name__}).")
                 warnings.warn(f"{motivo} Uso el anterior (el archivo se queda donde está).",
                               AvisoCheckpoint, stacklevel=2)
@@ -350,7 +349,7 @@ class _CandadoDeCarpeta(Candado):
 def carpeta_checkpoints(
     nombre: str,
     *,
-    cada: int = 0,
+    cada: int | None = None,
     reanudar: bool | None = None,
     drive: bool = False,
     base: str | os.PathLike | None = None,
@@ -359,7 +358,8 @@ def carpeta_checkpoints(
 ) -> CarpetaCheckpoints:
     """La carpeta donde guardar los checkpoints del entrenamiento ``nombre``. Lección 05.
 
-    - ``cada=10``: un checkpoint cada 10 épocas (0, por defecto: solo al final).
+    - ``cada=10``: un checkpoint cada 10 épocas; ``cada=0``: solo al final. Sin ``cada`` (None),
+      lo decide el entrenador: ``entrenar`` guarda al final; ``entrenar_ddp`` y ``ajustar``, cada época.
     - ``reanudar``: None (por defecto) sigue desde el último checkpoint si lo hay; False empieza
       de cero y aparta los viejos a ``anteriores/<fecha>/`` (nunca se borran).
 
@@ -374,13 +374,10 @@ def carpeta_checkpoints(
         raise ValueError(
             f"El nombre de la carpeta de checkpoints no vale: {nombre!r}. "
             "Usa un nombre sencillo sin barras, por ejemplo 'cnn_lineas'.")
-    if base is not None and (not isinstance(base, (str, os.PathLike)) or "\0" in os.fspath(base)):
-        raise ValueError(f"base debe ser una carpeta (un texto o un Path sin caracteres nulos); recibí {base!r}. "
-                         "Por ejemplo, base=Path.home() / 'checkpoints'.")
     from ..dispositivo import en_colab
 
-    local = Path(base) if base is not None else Path.cwd() / "checkpoints"
-    local = local / nombre
+    base = comprobar_destino(base if base is not None else Path.cwd() / "checkpoints", "base", carpeta=True)
+    local = comprobar_destino(base / nombre, "carpeta_checkpoints", carpeta=True) if base.is_dir() else base / nombre
     quiere_drive = bool(drive)
     opciones = {"conservar": conservar, "cada": cada, "reanudar": reanudar}
     carpeta = CarpetaCheckpoints(ruta=local, local=local, en_drive=False, **opciones)
@@ -405,17 +402,38 @@ def carpeta_checkpoints(
     return carpeta
 
 
-def como_carpeta(checkpoints, **opciones) -> CarpetaCheckpoints:
-    """Acepta una ``CarpetaCheckpoints`` (con sus opciones) o una ruta (carpeta local con ``opciones``)."""
+def como_carpeta(checkpoints, *, cada_por_defecto: int = 0, **opciones) -> CarpetaCheckpoints:
+    """Una ``CarpetaCheckpoints`` o una ruta, como ``CarpetaCheckpoints``. Lecciones 05, 08 y 09.
+
+    - ``opciones`` (``cada``, ``reanudar``, ``conservar``): una ruta las toma; una carpeta las toma
+      si coinciden con las suyas o si no eligió ``cada``; si dicen otra cosa que la carpeta, un error
+      que dice cómo cambiarla (``carpeta.con(cada=1)``): nunca se ignora lo que pides.
+    - ``cada_por_defecto``: cada cuántas épocas guarda el entrenador si nadie eligió ``cada``
+      (``entrenar``: 0, al final; ``entrenar_ddp`` y ``ajustar``: 1, cada época).
+
+    La ruta se comprueba con ``comprobar_destino`` (una carpeta donde se puede escribir).
+    """
+    otras = set(opciones) - {"cada", "reanudar", "conservar"}
+    if otras:
+        raise ValueError(f"como_carpeta solo acepta cada, reanudar o conservar; recibí {sorted(otras)}.")
     if isinstance(checkpoints, CarpetaCheckpoints):
-        return checkpoints
-    if isinstance(checkpoints, (str, os.PathLike)):
-        texto = os.fspath(checkpoints)
-        if not str(texto).strip() or "\0" in str(texto):
-            raise ValueError(
-                f"checkpoints no puede ser una ruta vacía ni con caracteres nulos (recibí {checkpoints!r}): "
-                "escribiría los checkpoints en la carpeta actual, mezclados con tus archivos. Usa "
-                "checkpoints=carpeta_checkpoints('nombre') o una carpeta propia, por ejemplo 'checkpoints/mi_modelo'.")
-        return CarpetaCheckpoints(ruta=Path(checkpoints), local=Path(checkpoints), **opciones)
-    raise ValueError(
-        f"checkpoints debe ser una carpeta (carpeta_checkpoints('nombre') o una ruta); recibí {checkpoints!r}.")
+        carpeta = checkpoints
+        distintas = {k: v for k, v in opciones.items()
+                     if getattr(carpeta, k) != v and not (k == "cada" and carpeta.cada is None)}
+        if distintas:
+            pedido = ", ".join(f"{k}={v!r}" for k, v in distintas.items())
+            tiene = ", ".join(f"{k}={getattr(carpeta, k)!r}" for k in distintas)
+            raise ValueError(f"La carpeta de checkpoints ya dice {tiene} y aquí se pide {pedido}: no sé cuál "
+                             f"quieres. Pasa la carpeta cambiada, carpeta.con({pedido}), o créala así: "
+                             f"carpeta_checkpoints('nombre', {pedido}).")
+        if opciones:
+            carpeta = carpeta.con(**opciones)
+    elif isinstance(checkpoints, (str, os.PathLike)):
+        ruta = comprobar_destino(checkpoints, "checkpoints", carpeta=True)
+        carpeta = CarpetaCheckpoints(ruta=ruta, local=ruta, **opciones)
+    else:
+        raise ValueError(f"checkpoints debe ser una carpeta (carpeta_checkpoints('nombre') o una ruta como "
+                         f"'checkpoints/mi_modelo'); recibí {checkpoints!r}.")
+    if carpeta.cada is None:
+        carpeta = carpeta.con(cada=leer_numero(cada_por_defecto, "cada_por_defecto", entero=True, minimo=0))
+    return carpeta

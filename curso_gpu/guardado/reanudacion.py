@@ -1,6 +1,6 @@
 """Reanudar un entrenamiento desde su último checkpoint o empezar de cero. Lecciones 05 y 08.
 
-Una sola política para ``entrenar`` y ``entrenar_ddp``: ``preparar_reanudacion`` lo decide (y
+Una sola política para ``entrenar``, ``entrenar_ddp`` y ``ajustar``: ``preparar_reanudacion`` lo decide (y
 lo dice). Otro modelo o menos épocas de las ya hechas se rechazan con el arreglo; cualquier otro
 cambio (lr, lote, dispositivo, datos...) se avisa y manda el valor nuevo. Un checkpoint escrito
 por el otro entrenador se reanuda igual, o se rechaza diciendo quién lo escribió. Nunca se borra
@@ -12,29 +12,31 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+from ..base import leer_numero
 from .carpeta import CarpetaCheckpoints
 from .escritura_segura import AvisoCheckpoint
-from .formato import ENTRENADORES, formas_distintas, quien_lo_escribio
+from .formato import CLAVE_DE_PESOS, ENTRENADORES, formas_distintas, quien_lo_escribio
+
+__all__ = ["preparar_reanudacion"]
 
 
-def configuracion_de(estado: dict) -> dict:
-    """La configuración con la que se guardó un checkpoint (los de la versión 1 no la traen entera)."""
-    if isinstance(estado.get("configuracion"), dict):
-        return dict(estado["configuracion"])
-    return {clave: estado[clave] for clave in ("lr", "epocas", "tamano_lote", "acumular", "precision") if clave in estado}
+def _configuracion_de(estado: dict) -> dict:
+    """La configuración con la que se guardó un checkpoint (vacía si no trae ninguna)."""
+    configuracion = estado.get("configuracion") if isinstance(estado, dict) else None
+    return dict(configuracion) if isinstance(configuracion, dict) else {}
 
 
-def describir_datos(huella: dict) -> str:
+def _describir_datos(huella: dict) -> str:
     """«192 ejemplos [1, 8, 8] float32, etiquetas int64» a partir de ``huella_de_datos``."""
     return (f"{huella['ejemplos']} ejemplos {huella['forma_x']} {huella['tipo_x']}, "
             f"etiquetas {huella['forma_y'] or ''} {huella['tipo_y']}".replace("  ", " "))
 
 
-def cambio_de_datos(guardada: dict | None, actual: dict | None) -> str | None:
+def _cambio_de_datos(guardada: dict | None, actual: dict | None) -> str | None:
     """Qué cambió entre dos ``huella_de_datos`` (None si son iguales o falta alguna)."""
     if not guardada or not actual or guardada.get("sha256") == actual.get("sha256"):
         return None
-    antes, ahora = describir_datos(guardada), describir_datos(actual)
+    antes, ahora = _describir_datos(guardada), _describir_datos(actual)
     if antes != ahora:
         return f"datos de entrenamiento {antes} → {ahora}"
     return f"datos de entrenamiento: mismos tamaños ({ahora}) pero otros valores (¿otra semilla u otro archivo?)"
@@ -56,6 +58,27 @@ def _cambio(clave: str, antes, ahora) -> str:
     return f"{clave} {antes!r} → {ahora!r} (uso {ahora!r})"
 
 
+def _comprobar_entradas(carpeta, configuracion, entrenador, avisar, modelo, datos) -> None:
+    """Lo que recibe ``preparar_reanudacion``, comprobado antes de tocar la carpeta."""
+    if not isinstance(carpeta, CarpetaCheckpoints):
+        raise ValueError(f"carpeta debe ser una CarpetaCheckpoints (carpeta_checkpoints('nombre') o "
+                         f"como_carpeta(ruta)); recibí {type(carpeta).__name__}.")
+    if entrenador not in ENTRENADORES:
+        raise ValueError(f"entrenador debe ser uno de: {', '.join(ENTRENADORES)}; recibí {entrenador!r}.")
+    faltan = [c for c in ("epocas", "modelo") if not isinstance(configuracion, dict) or c not in configuracion]
+    if faltan:
+        raise ValueError(f"configuracion debe ser un diccionario con, al menos, {', '.join(faltan)} (por ejemplo "
+                         "{'epocas': 10, 'modelo': 'CNNPequena', 'lr': 0.01}); recibí "
+                         f"{configuracion!r}.")
+    leer_numero(configuracion["epocas"], "configuracion['epocas']", entero=True, minimo=1)
+    if not callable(avisar):
+        raise ValueError(f"avisar debe ser una función que recibe un texto (print, o lista.append); recibí {avisar!r}.")
+    for nombre, valor in (("modelo", modelo), ("datos", datos)):
+        if valor is not None and not isinstance(valor, dict):
+            raise ValueError(f"{nombre} debe ser un diccionario (un state_dict o huella_de_datos(X, y)) o None; "
+                             f"recibí {type(valor).__name__}.")
+
+
 def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispositivo, *, entrenador: str,
                          avisar=print, modelo: dict | None = None, datos: dict | None = None) -> dict | None:
     """Decide si se sigue desde un checkpoint o se empieza de cero. Lecciones 05 y 08.
@@ -71,9 +94,10 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispo
     - ``carpeta.reanudar`` False: empieza de cero y mueve los checkpoints que hubiera a
       ``anteriores/<fecha>/``. Nunca se borra nada.
 
-    ``entrenador``: quién reanuda (``"entrenar"`` o ``"entrenar_ddp"``). Devuelve el estado
+    ``entrenador``: quién reanuda (``"entrenar"``, ``"entrenar_ddp"`` o ``"ajustar"``). Devuelve el estado
     cargado (con ``ruta``) o ``None`` si se empieza de cero.
     """
+    _comprobar_entradas(carpeta, configuracion, entrenador, avisar, modelo, datos)
     if carpeta.reanudar is False:
         _empezar_de_cero(carpeta, "reanudar=False", avisar)
         return None
@@ -84,7 +108,7 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispo
         elif carpeta.reanudar:
             avisar(f"No hay checkpoints en {carpeta.ruta}: empiezo desde la época 1.")
         return None
-    guardada, epoca, ruta = configuracion_de(estado), int(estado["epoca"]), estado["ruta"]
+    guardada, epoca, ruta = _configuracion_de(estado), int(estado["epoca"]), estado["ruta"]
     quien = quien_lo_escribio(estado)
     yo = ENTRENADORES.get(entrenador, entrenador)
     de_quien = f"El checkpoint {ruta} (escrito por {quien})"
@@ -93,7 +117,12 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispo
     if guardada.get("modelo", configuracion.get("modelo")) != configuracion.get("modelo"):
         raise ValueError(f"{de_quien} no corresponde a este modelo: es de un {guardada['modelo']} y ahora "
                          f"{yo} entrena un {configuracion['modelo']}. {arreglo}")
-    distintas = formas_distintas(estado["modelo"], modelo) if modelo is not None else []
+    clave = CLAVE_DE_PESOS[entrenador]
+    if clave not in estado:
+        guarda = "solo un adaptador LoRA" if "adaptador" in estado else "un modelo entero"
+        raise ValueError(f"{de_quien} guarda {guarda} y {yo} necesita {'un adaptador' if clave == 'adaptador' else 'un modelo entero'}. "
+                         f"{arreglo}")
+    distintas = formas_distintas(estado[clave], modelo) if modelo is not None else []
     if distintas:
         raise ValueError(f"{de_quien} no corresponde a este modelo (cambian {len(distintas)} "
                          f"parámetros: {'; '.join(distintas[:3])}). {arreglo}")
@@ -103,7 +132,7 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispo
                          "para empezar de cero (los checkpoints actuales se guardan en anteriores/).")
     cambios = [_cambio(clave, guardada[clave], valor) for clave, valor in configuracion.items()
                if clave in guardada and guardada[clave] != valor and not (clave == "semilla" and valor is None)]
-    cambio_datos = cambio_de_datos(estado.get("datos"), datos)
+    cambio_datos = _cambio_de_datos(estado.get("datos"), datos)
     if cambio_datos:
         cambios.append(f"{cambio_datos} (sigo con los datos nuevos; si no querías esto, vuelve a los datos de "
                        "antes o empieza de cero con reanudar=False)")

@@ -1,0 +1,151 @@
+"""El núcleo que comparten los tres entrenadores del curso: ``entrenar`` (lección 05), el de DDP
+(lección 08) y ``ajustar`` (lección 09).
+
+Un solo sitio para lo que no debe hacerse de tres maneras:
+
+- ``configuracion_de_entrenamiento(...)``: lo que se compara al reanudar (las mismas claves para
+  los tres, con el nombre del modelo leído del modelo, nunca escrito a mano).
+- ``NucleoCheckpoints``: la carpeta de un entrenamiento. Se usa con ``with``: comprueba una vez que
+  se puede escribir, toma el candado (un solo entrenamiento por carpeta) y lo suelta al salir.
+  ``decidir`` sigue desde el último checkpoint o empieza de cero (la política única de
+  ``preparar_reanudacion``); ``restaurar`` devuelve pesos, optimizador, escalador, estados
+  aleatorios e historial; ``guardar`` escribe el checkpoint (el formato único).
+
+En un checkpoint, ``modelo`` es siempre el ``state_dict`` entero; ``adaptador``, solo los pesos de
+LoRA (los escribe ``ajustar``); ``historial`` es siempre un ``Historial.a_dict()``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from ..guardado import (
+    CLAVE_DE_PESOS,
+    como_carpeta,
+    nuevo_checkpoint,
+    preparar_reanudacion,
+    restaurar_estado_aleatorio,
+)
+from .resultados import Historial
+
+__all__ = ["NucleoCheckpoints", "configuracion_de_entrenamiento"]
+
+
+def _nombre_del_modelo(modelo: torch.nn.Module) -> str:
+    """«CNNPequena», o «GPT2LMHeadModel con LoRA» para un modelo de peft: lo que se compara al reanudar."""
+    base = getattr(modelo, "get_base_model", None)
+    if callable(base):
+        return f"{type(base()).__name__} con LoRA"
+    return type(modelo).__name__
+
+
+def configuracion_de_entrenamiento(modelo: torch.nn.Module, *, lr: float, tamano_lote: int | None, epocas: int,
+                                   dispositivo: torch.device, semilla: int | None, criterio: str,
+                                   acumular: int = 1, precision: str = "fp32", procesos: int = 1,
+                                   **otras) -> dict:
+    """Lo que se compara al reanudar, con las mismas claves en los tres entrenadores.
+
+    ``tamano_lote``: el global (el de cada proceso × procesos en DDP). ``otras``: lo propio de un
+    entrenador (``secuencia`` en ``ajustar``). Si añades una opción a un entrenador, añádela aquí.
+    """
+    return {"lr": lr, "tamano_lote": tamano_lote, "epocas": epocas, "modelo": _nombre_del_modelo(modelo),
+            "criterio": criterio, "dispositivo": torch.device(dispositivo).type, "semilla": semilla,
+            "acumular": acumular, "precision": precision, "procesos": procesos, **otras}
+
+
+class NucleoCheckpoints:
+    """La carpeta de checkpoints de un entrenamiento, tomada mientras dura el ``with``. Lecciones 05, 08 y 09.
+
+    - ``checkpoints``: ``carpeta_checkpoints(...)``, una ruta o None (sin checkpoints: todo es no-op).
+    - ``entrenador``: ``"entrenar"``, ``"entrenar_ddp"`` o ``"ajustar"``.
+    - ``cada``: cada cuántas épocas guardar si la carpeta no lo dice (``entrenar``: 0, solo al final;
+      los otros dos: 1).
+    - ``escribe``: False en los procesos de DDP que no son el rango 0 (ni candado ni escritura).
+    """
+
+    def __init__(self, checkpoints, *, entrenador: str, configuracion: dict, datos: dict | None = None,
+                 cada: int = 0, escribe: bool = True):
+        self.carpeta = como_carpeta(checkpoints, cada_por_defecto=cada) if checkpoints is not None else None
+        self.entrenador, self.configuracion, self.datos = entrenador, dict(configuracion), datos
+        self.escribe = escribe
+        self.clave = CLAVE_DE_PESOS[entrenador]
+        self._comprobada = False
+        self._candado = None
+
+    @property
+    def activo(self) -> bool:
+        """True si hay carpeta y este proceso escribe en ella."""
+        return self.carpeta is not None and self.escribe
+
+    def comprobar(self) -> None:
+        """Comprueba (una sola vez por entrenamiento) que se puede escribir en la carpeta."""
+        if self.activo and not self._comprobada:
+            self.carpeta.comprobar_escritura()
+            self._comprobada = True
+
+    def __enter__(self) -> "NucleoCheckpoints":
+        if self.activo:
+            self.comprobar()
+            self._candado = self.carpeta.candado()
+            self._candado.tomar()
+        return self
+
+    def __exit__(self, *excepcion) -> None:
+        if self._candado is not None:
+            self._candado.soltar()
+            self._candado = None
+
+    def decidir(self, pesos: dict, dispositivo, avisar=print) -> dict | None:
+        """El checkpoint desde el que seguir (con ``ruta``), o None para empezar de cero.
+
+        ``pesos``: el ``state_dict`` actual (o el del adaptador), para comprobar las formas.
+        """
+        if not self.activo:
+            return None
+        return preparar_reanudacion(self.carpeta, self.configuracion, dispositivo, entrenador=self.entrenador,
+                                    avisar=avisar, modelo=pesos, datos=self.datos)
+
+    def restaurar(self, estado: dict, *, cargar_pesos, optimizador: torch.optim.Optimizer, escalador=None,
+                  lr: float | None = None) -> Historial:
+        """Deja pesos, optimizador, escalador y estados aleatorios como en ``estado``; devuelve su historial.
+
+        ``cargar_pesos(state_dict)``: ``modelo.load_state_dict`` (o ``set_peft_model_state_dict`` para un
+        adaptador). ``lr``: si lo das, manda sobre el del checkpoint (``preparar_reanudacion`` ya avisó
+        del cambio). El historial vuelve con ``reanudado_desde`` y sin los avisos de la sesión anterior.
+        """
+        arreglo = "Usa otra carpeta, o carpeta_checkpoints(..., reanudar=False) para empezar de cero."
+        try:
+            cargar_pesos(estado[self.clave])
+            optimizador.load_state_dict(estado["optimizador"])
+        except (RuntimeError, ValueError, KeyError) as error:
+            raise ValueError(f"El checkpoint {estado.get('ruta')} no corresponde a este modelo ({error}). "
+                             f"{arreglo}") from None
+        if estado.get("escalador") and escalador is not None and escalador.is_enabled():
+            escalador.load_state_dict(estado["escalador"])
+        if lr is not None:
+            for grupo in optimizador.param_groups:
+                grupo["lr"] = lr
+        restaurar_estado_aleatorio(estado["aleatorio"])
+        historial = Historial.desde_dict(estado["historial"])
+        historial.avisos = []  # los de la sesión anterior ya se vieron entonces
+        historial.reanudado_desde = int(estado["epoca"])
+        return historial
+
+    def guardar(self, epoca: int, *, pesos: dict, optimizador: torch.optim.Optimizer, historial: Historial,
+                escalador=None, semilla_lotes: int = 0) -> Path | None:
+        """Escribe el checkpoint de ``epoca`` si toca (cada ``cada`` épocas y la última); si no, None."""
+        if not self.activo or not self.carpeta.toca_guardar(epoca, self.configuracion["epocas"]):
+            return None
+        escala = escalador.state_dict() if escalador is not None and escalador.is_enabled() else {}
+        return self.carpeta.guardar(nuevo_checkpoint(
+            entrenador=self.entrenador, epoca=epoca, epocas=self.configuracion["epocas"],
+            configuracion=self.configuracion, datos=self.datos, pesos={self.clave: pesos},
+            optimizador=optimizador.state_dict(), escalador=escala, semilla_lotes=semilla_lotes,
+            historial=historial.a_dict()), epoca)
+
+    def terminar(self) -> None:
+        """Al acabar: copia a Drive lo que falte (si la carpeta está en Drive)."""
+        if self.activo:
+            self.carpeta.copiar_pendientes_a_drive()
