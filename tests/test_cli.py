@@ -180,6 +180,9 @@ def _modulos_importados(importtime: str) -> set[str]:
     ("curso_gpu", ["--no-existe"], 2, "argumentos que no conozco: --no-existe"),
     ("curso_gpu.app_lineas", ["--help"], 0, "uso: python -m curso_gpu.app_lineas"),
     ("curso_gpu.app_lineas", ["--epocas", "0"], 2, "--epocas: debe ser un entero mayor o igual que 1"),
+    ("curso_gpu.entrenar_ddp", ["--help"], 0, "uso: "),
+    ("curso_gpu.entrenar_ddp", ["--epocas", "0"], 2, "--epocas"),
+    ("curso_gpu.entrenar_ddp", ["--semilla", str(2**70)], 2, "--semilla: debe ser un entero entre 0 y 2**63 - 1"),
 ])
 def test_la_ayuda_y_los_errores_de_argumentos_no_importan_torch(modulo, argumentos, codigo, texto):
     resultado = _orden("-X", "importtime", "-m", modulo, *argumentos, text=True)
