@@ -31,7 +31,7 @@ def procesos():
     «tuberia» escribe en una tubería cuyo lector ya se fue, como ``python -m curso_gpu | head -1``.
     """
     ordenes = {
-        "texto": [sys.executable, "-m", "curso_gpu"],
+        "texto": [sys.executable, "-m", "curso_gpu", "--rapido"],  # lo mismo, con matrices de 1024
         "tuberia": [sys.executable, "-m", "curso_gpu", "--rapido", "--dispositivo", "cpu"],
     }
     leer, cerrada = os.pipe()

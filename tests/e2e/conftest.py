@@ -359,7 +359,7 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture
-def lab(servidor_jupyter, navegador, tmp_path, capsys, request):
+def lab(navegador, servidor_jupyter, tmp_path, capsys, request):  # sin Chromium, ni se arranca JupyterLab
     """Una pestaña de JupyterLab para la prueba; capturas en su carpeta temporal.
 
     Si la prueba falla, guarda además ``fallo.png``: lo que se veía en ese momento.
