@@ -20,7 +20,11 @@ el dato allí y la lección cambia sola.
 Las lecciones 06 a 09 tienen su punto marcado «GANCHO» (``comprobar_leccion_06``,
 ``comprobar_leccion_07``, ``comprobar_leccion_08``, ``comprobar_leccion_09``): cada uno llama a la comprobación en GPU
 de su lección (``comprobar_en_gpu``) y convierte sus líneas en resultados. La lección 10
-(``comprobar_leccion_10``) comprueba aquí mismo la caché KV, el lote y el techo del ancho de banda.
+(``comprobar_leccion_10``) comprueba aquí mismo la caché KV, el lote y el techo del ancho de banda,
+y ``comprobar_leccion_10_qwen`` mide Qwen2.5-0.5B como la sección 6 de la lección (lotes 1, 4 y 16,
+con y sin caché, caché estática compilada) frente al techo de la GPU.
+La lección 11 (``comprobar_leccion_11``): los kernels de Triton ≡ PyTorch en la GPU y su fracción
+del ancho de banda y del pico de la ficha.
 """
 
 from __future__ import annotations
@@ -434,6 +438,143 @@ def comprobar_leccion_10(gpu: torch.device, rapido: bool) -> list[Resultado]:
     return resultados
 
 
+# --- Lección 11: kernels de Triton -----------------------------------------------------------------
+def comprobar_leccion_11(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """Lección 11: los kernels de Triton del curso, compilados en la GPU, dan lo mismo que PyTorch, y
+    su ritmo medido (alternado con PyTorch, ``comparar_tiempos``) como fracción de la ficha.
+
+    suma y softmax: GB/s (bytes de ``trafico_suma`` / ``trafico_softmax``) ÷ ancho de banda de la
+    ficha; matmul fp16: TFLOP/s ÷ pico fp16. Pasar de 1 es imposible (la medida o la tabla están mal).
+    """
+    from curso_gpu.base import picos_de
+    from curso_gpu.kernels import (COMPILADO, flops_matmul, matmul_teselas, modo_triton, softmax_filas, suma,
+                                   trafico_softmax, trafico_suma, triton_instalado)
+    from curso_gpu.medicion import comparar_tiempos
+
+    if not triton_instalado():
+        return [Resultado("11", "triton está instalado (el PyTorch con CUDA de Linux lo trae)", "no está", False)]
+    modo = modo_triton()
+    resultados = [Resultado("11", "con GPU CUDA los kernels del curso se compilan", modo, modo == COMPILADO)]
+    generador = torch.Generator(device=gpu).manual_seed(0)
+
+    def aleatorio(*forma, dtype=torch.float32):
+        return torch.randn(*forma, device=gpu, generator=generador).to(dtype)
+
+    x, y = aleatorio(98_765), aleatorio(98_765)
+    iguales = torch.equal(suma(x, y), x + y)
+    resultados.append(Resultado("11", "suma ≡ x + y en la GPU (98 765 elementos, fp32)",
+                                "idénticos" if iguales else "distintos", iguales))
+    s = aleatorio(1823, 781) * 5
+    s[0, :400] = -float("inf")
+    s[1] = -float("inf")
+    for bloque, cuando in ((None, "de una vez"), (64, "a trozos de 64")):
+        resultado = softmax_filas(s, bloque=bloque)
+        diferencia = (resultado - torch.softmax(s, dim=1)).nan_to_num(0.0).abs().max().item()
+        nan_igual = bool(torch.isnan(resultado[1]).all())  # una fila toda -inf: NaN, como PyTorch
+        resultados.append(Resultado("11", f"softmax_filas ≡ torch.softmax (1823 × 781 con -inf, {cuando})",
+                                    f"máxima diferencia {diferencia:.1e}", diferencia <= 1e-5 and nan_igual))
+    for dtype, tolerancia in ((torch.float16, 1e-2), (torch.float32, 1e-2)):  # fp32: TF32 en A100/H100
+        a, b = aleatorio(257, 129, dtype=dtype), aleatorio(129, 383, dtype=dtype)
+        esperado = (a.float() @ b.float())
+        diferencia = ((matmul_teselas(a, b).float() - esperado).abs().max() / esperado.abs().max()).item()
+        resultados.append(Resultado("11", f"matmul_teselas ≡ a @ b (257×129 @ 129×383, {str(dtype)[6:]})",
+                                    f"diferencia relativa {diferencia:.1e}", diferencia <= tolerancia))
+
+    ficha = picos_de(torch.cuda.get_device_name(gpu))
+    n = 2**22 if rapido else 2**26
+    filas = 2048 if rapido else 8192
+    lado = 2048 if rapido else 4096
+    x, y = aleatorio(n), aleatorio(n)
+    m = aleatorio(filas, 4096)
+    a, b = aleatorio(lado, lado, dtype=torch.float16), aleatorio(lado, lado, dtype=torch.float16)
+    medidas = [("suma", lambda: suma(x, y), lambda: x + y, trafico_suma(n).total / 1e9, "GB/s",
+                ficha.ancho_de_banda_gb_s if ficha else None),
+               ("softmax_filas", lambda: softmax_filas(m), lambda: torch.softmax(m, dim=1),
+                trafico_softmax(filas, 4096).total / 1e9, "GB/s", ficha.ancho_de_banda_gb_s if ficha else None),
+               ("matmul_teselas fp16", lambda: matmul_teselas(a, b), lambda: a @ b,
+                flops_matmul(lado, lado, lado) / 1e12, "TFLOP/s", ficha.pico("fp16") if ficha else None)]
+    for nombre, nuestro, de_torch, cantidad, unidad, techo in medidas:
+        c = comparar_tiempos(nuestro, de_torch, nombres=("Triton", "PyTorch"), dispositivo=gpu,
+                             presupuesto_s=1.0 if rapido else 3.0)
+        ritmo, ritmo_torch = cantidad / c.mediana_a, cantidad / c.mediana_b
+        if techo is None:
+            resultados.append(Resultado("11", f"{nombre}: ritmo medido (GPU sin ficha en la tabla)",
+                                        f"{ritmo:.1f} {unidad}; PyTorch {ritmo_torch:.1f}", True))
+            continue
+        resultados.append(Resultado("11", f"{nombre}: fracción de la ficha ({techo:g} {unidad}) ≤ 1",
+                                    f"{ritmo:.1f} {unidad} = {ritmo / techo:.2f} de la ficha; PyTorch "
+                                    f"{ritmo_torch / techo:.2f}; Triton/PyTorch {ritmo / ritmo_torch:.2f}",
+                                    ritmo <= techo))
+    return resultados
+
+
+def resultados_de_barrido(barrido) -> list[Resultado]:
+    """Lo que la lección 10 dice de Qwen2.5-0.5B en una GPU, frente a un ``BarridoGeneracion`` medido.
+
+    Función pura (la prueba ``tests/test_validar_en_gpu.py`` en CPU con un barrido hecho a mano).
+    """
+    from curso_gpu.generacion import VARIANTES
+
+    CON_CACHE, SIN_CACHE, ESTATICA = VARIANTES
+
+    resultados = []
+    uno, dieciseis = barrido.fila(CON_CACHE, 1), barrido.fila(CON_CACHE, 16)
+    if uno is not None and dieciseis is not None:
+        veces = dieciseis.tokens_por_segundo / uno.tokens_por_segundo
+        resultados.append(Resultado("10", "Qwen2.5-0.5B: el lote 16 da al menos 4 veces los tokens/s del lote 1",
+                                    f"{uno.tokens_por_segundo:.0f} → {dieciseis.tokens_por_segundo:.0f} tokens/s "
+                                    f"({veces:.1f}x)", veces >= 4))
+    sin = barrido.fila(SIN_CACHE, 16)
+    if dieciseis is not None and sin is not None:
+        veces = dieciseis.tokens_por_segundo / sin.tokens_por_segundo
+        resultados.append(Resultado("10", "Qwen2.5-0.5B: con lote 16, la caché da más tokens/s que sin caché",
+                                    f"{veces:.2f}x", veces > 1))
+    estatica = next((f for f in barrido.filas if f.variante == ESTATICA), None)
+    techo = barrido.techo(1)
+    if techo is None:
+        resultados.append(Resultado("10", "una GPU fuera de la tabla: la lección mide sin techo y lo dice",
+                                    f"{uno.tokens_por_segundo:.0f} tokens/s con lote 1" if uno else "sin medida",
+                                    uno is not None and any("No conozco su ancho de banda" in f for f in barrido.frases())))
+        return resultados
+    for fila, que in ((uno, "generate tal cual"), (estatica, "caché estática + torch.compile")):
+        if fila is not None:
+            resultados.append(Resultado("10", f"Qwen2.5-0.5B en fp16, lote 1, {que}: no pasa del techo del ancho de banda",
+                                        f"{fila.tokens_por_segundo:.0f} tokens/s = "
+                                        f"{porcentaje(fila.tokens_por_segundo, techo):.0f} % de {techo:.0f}",
+                                        fila.tokens_por_segundo <= techo))
+    if uno is not None:
+        resultados.append(Resultado("10", "Qwen2.5-0.5B: generate tal cual queda muy por debajo del techo (< 70 %)",
+                                    f"{porcentaje(uno.tokens_por_segundo, techo):.0f} %",
+                                    porcentaje(uno.tokens_por_segundo, techo) < 70))
+    return resultados
+
+
+def comprobar_leccion_10_qwen(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """La sección 6 de la lección 10: Qwen2.5-0.5B en fp16 (con el adaptador de la 09 si está), lotes
+    de 1, 4 y 16 con y sin caché y la caché estática compilada, frente al techo de esta GPU.
+
+    Descarga el modelo (~1 GB) la primera vez; sin red ni copia guardada, lo dice y no comprueba nada.
+    """
+    from curso_gpu.generacion import (ADAPTADOR_QWEN, VARIANTES, buscar_adaptador, cargar_para_generar,
+                                      medir_barrido)
+
+    try:
+        modelo, tokenizador = cargar_para_generar("Qwen/Qwen2.5-0.5B", gpu, adaptador=buscar_adaptador(ADAPTADOR_QWEN))
+    except OSError as error:
+        print(f"(lección 10: no pude cargar Qwen2.5-0.5B, sin comprobar: {error})")
+        return []
+    frases = ["La GPU hace muchas cuentas a la vez.", "Una T4 tiene dieciséis gigas de memoria.",
+              "Mide antes de creer y anota lo que ves."]
+    barrido = medir_barrido(modelo, tokenizador, frases, lotes=(1, 4, 16), variantes=VARIANTES,
+                            max_tokens_nuevos=32 if rapido else 64, repeticiones=3,
+                            nombre_gpu=torch.cuda.get_device_name(gpu))
+    print(barrido)
+    print(*barrido.frases(), sep="\n")
+    del modelo
+    torch.cuda.empty_cache()
+    return resultados_de_barrido(barrido)
+
+
 def comprobaciones(rapido: bool):
     """Las comprobaciones en orden: (nombre, función que recibe el dispositivo)."""
     return [
@@ -448,6 +589,8 @@ def comprobaciones(rapido: bool):
         ("lección 08", lambda g: comprobar_leccion_08(g, rapido)),
         ("lección 09", lambda g: comprobar_leccion_09(g, rapido)),
         ("lección 10", lambda g: comprobar_leccion_10(g, rapido)),
+        ("lección 10 con Qwen2.5-0.5B", lambda g: comprobar_leccion_10_qwen(g, rapido)),
+        ("lección 11", lambda g: comprobar_leccion_11(g, rapido)),
     ]
 
 

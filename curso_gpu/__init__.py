@@ -10,6 +10,7 @@ abajo (lo comprueba ``tests/test_arquitectura.py``):
 2. ``dispositivo``: elegir CPU/CUDA/MPS/XPU, ``como_dispositivo``, ``sincronizar``,
    ``nvidia-smi`` y ``describir_entorno()`` (lección 01).
 3. ``colab`` y ``nube``: Google Colab y Drive; lo que cuesta una GPU alquilada (lección 02).
+   ``kernels``: tus primeros kernels de GPU con Triton, también en la CPU con su intérprete (lección 11).
 4. ``medicion``: cronometrar bien, CPU frente a GPU, comparar dos tiempos (lección 03).
    ``memoria``: cuánta memoria necesita un modelo, medida al entrenar y el lote que cabe (lecciones 04 y 07).
    ``guardado``: escribir sin perder nada, checkpoints con SHA-256 y reanudar (lección 05).
@@ -24,7 +25,7 @@ abajo (lo comprueba ``tests/test_arquitectura.py``):
    curso_gpu.app_lineas``, la app de la lección 05) y ``entrenar_ddp`` (``python -m
    curso_gpu.entrenar_ddp``, lección 08).
 
-``import curso_gpu`` no carga torch, matplotlib, ipywidgets ni transformers: cada subpaquete se carga al
+``import curso_gpu`` no carga torch, matplotlib, ipywidgets, transformers ni triton: cada subpaquete se carga al
 usarlo (``curso_gpu.memoria`` funciona sin importarlo antes).
 """
 

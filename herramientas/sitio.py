@@ -52,6 +52,8 @@ SVG_COLAB = """<svg xmlns="http://www.w3.org/2000/svg" width="117" height="20" r
 <g fill="#fff" font-family="DejaVu Sans,Verdana,Geneva,sans-serif" font-size="11">
 <text x="7" y="14">Abrir en</text><text x="64" y="14">Colab</text></g></svg>
 """
+# Lo que Sphinx escribe cuando falta un dato de conf.py: nunca debe llegar a una página.
+MARCADORES_SPHINX = ("Author name not set", "Project name not set", "&lt;no title&gt;", "<no title>")
 # Sin red ni estado de los widgets, la vista de un widget sería un hueco: gana su copia fija (HTML).
 CONF_PY = """# Generado por herramientas/sitio.py: no lo edites a mano.
 project = {proyecto!r}
@@ -69,6 +71,9 @@ html_copy_source = False
 html_show_sourcelink = False
 html_last_updated_fmt = None
 html_theme_options = {{
+    # Solo nuestro pie: el del tema empieza por «Por <autor>», y el curso no firma con un autor
+    # (sin esto, Sphinx pone «Author name not set»).
+    "footer_content_items": ["extra-footer.html"],
     "extra_footer": {pie!r},
     "show_toc_level": 2,
     "use_download_button": False,
@@ -343,6 +348,16 @@ def _comprobar_salida(salida: Path) -> None:
                          "--salida o vacíala tú.")
 
 
+def marcadores_en_paginas(carpeta: str | Path) -> dict[str, list[str]]:
+    """Las páginas HTML de ``carpeta`` que muestran un marcador de Sphinx (``MARCADORES_SPHINX``), y cuáles."""
+    encontrados = {}
+    for pagina in sorted(Path(carpeta).rglob("*.html")):
+        texto = pagina.read_text(encoding="utf-8", errors="replace")
+        if hallados := [m for m in MARCADORES_SPHINX if m in texto]:
+            encontrados[pagina.relative_to(carpeta).as_posix()] = hallados
+    return encontrados
+
+
 def _tamano(carpeta: Path) -> int:
     return sum(r.stat().st_size for r in carpeta.rglob("*") if r.is_file())
 
@@ -401,6 +416,9 @@ def construir(salida: str | Path = SALIDA, sin_ejecutar: bool = False, cache: st
                              str(fuente), str(nuevo)])
         if codigo != 0:
             raise RuntimeError(f"Sphinx terminó con el código {codigo}: mira los mensajes de arriba.")
+        if marcadores := marcadores_en_paginas(nuevo):
+            raise RuntimeError("Sphinx dejó marcadores de datos que faltan en conf.py: "
+                               + "; ".join(f"{p}: {', '.join(m)}" for p, m in list(marcadores.items())[:5]))
         (nuevo / MARCA).write_text("Sitio del curso (herramientas/sitio.py): se reemplaza entero.\n", encoding="utf-8")
         (nuevo / ".buildinfo").unlink(missing_ok=True)
         if salida.exists():

@@ -222,7 +222,7 @@ for nombre in ["NVIDIA T4", "NVIDIA RTX 3060", "NVIDIA RTX 4090", "NVIDIA A100 8
 # %%
 mib_t4 = 15360
 bytes_t4 = mib_t4 * 2**20
-print(f"{mib_t4} MiB = {a_gib(bytes_t4):.1f} GiB = {a_gb(bytes_t4):.1f} GB")
+print(f"{formatear_numero(mib_t4)} MiB = {a_gib(bytes_t4):.1f} GiB = {a_gb(bytes_t4):.1f} GB")
 
 # %% [markdown]
 # 15 GiB, no 16: falta 1 GiB. Es el **ECC** (corrección de errores de memoria): la memoria
@@ -255,7 +255,7 @@ from curso_gpu.dispositivo import consultar_nvidia_smi
 
 informe_smi = consultar_nvidia_smi()
 if informe_smi is None or not informe_smi.gpus:
-    print("Aquí no hay nvidia-smi (ni GPU NVIDIA). En una T4 de Colab verías unos 15360 MiB en total.")
+    print("Aquí no hay nvidia-smi (ni GPU NVIDIA). En una T4 de Colab verías unos 15 360 MiB en total.")
 else:
     for g in informe_smi.gpus:
         print(f"nvidia-smi: {g.nombre}: {g.memoria_total_mib} MiB = {g.memoria_total_mib / 1024:.1f} GiB "
@@ -344,7 +344,7 @@ graficos.grafico_entrenamiento_gpus(
 
 # %% [markdown]
 # Entrenar entero un 8B pide 128 GB: fuera del alcance de casi todos. Por eso existe **LoRA**
-# (lo verás en la lección 09, *Ajuste fino con LoRA y QLoRA*): congela los pesos del modelo
+# (lo verás en la lección 09, «Ajustar un modelo de lenguaje en una T4: LoRA y QLoRA»): congela los pesos del modelo
 # (solo 2 bytes por parámetro, en fp16, sin gradientes ni estados de Adam) y entrena unas
 # matrices pequeñas añadidas, que suman muy pocos parámetros. Una cuenta aproximada:
 

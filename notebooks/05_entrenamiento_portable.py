@@ -484,7 +484,7 @@ def ampliado():
 
 
 grande_ent, grande_val = generar_dataset(400, semilla=5), generar_dataset(40, semilla=6)
-print("Parámetros del modelo ampliado:", contar_parametros_entrenables(ampliado()))
+print("Parámetros del modelo ampliado:", formatear_numero(contar_parametros_entrenables(ampliado())))
 donde = ["cpu"] + ([str(dispositivo)] if dispositivo.type != "cpu" else [])
 tiempos = {}
 for d in donde:

@@ -175,7 +175,7 @@ diagnostico
 # %% [markdown]
 # Con imágenes de 8×8 y 2 339 parámetros, cada operación hace muy poco trabajo. En la CPU,
 # que calcula despacio, el cálculo aún pesa; en una T4, que en fp32 calcula unas 30–60 veces más
-# rápido (lo mediste en la lección 03; cientos de veces solo en fp16 con sus núcleos tensor),
+# rápido (lo mediste en la lección 03; cientos de veces solo en fp16 con sus Tensor Cores),
 # este modelo es el caso de libro de **lanzamientos**: la GPU termina cada operación antes de
 # que Python le encargue la siguiente. Los otros dos cuellos, provocados a propósito:
 
@@ -359,7 +359,7 @@ comparar_tiempos(lambda: epoca(True), lambda: epoca(False), nombres=("con .item(
 #
 # ### 6. Precisión mixta
 #
-# Las GPU modernas tienen **núcleos tensor** que multiplican matrices en 16 bits muchas veces
+# Las GPU modernas tienen **Tensor Cores** que multiplican matrices en 16 bits muchas veces
 # más rápido que en 32. La **precisión mixta** hace el paso hacia delante en 16 bits donde es
 # seguro (multiplicaciones, convoluciones) y deja en 32 lo delicado (sumas grandes, `softmax`,
 # la pérdida) y los pesos. En PyTorch puro:
@@ -386,7 +386,7 @@ print("logits:", logits.dtype, "· pérdida:", perdida.dtype, "· pesos:", model
 # %% [markdown]
 # **¿Acelera en esta máquina?** Depende del hardware:
 #
-# - Una **T4** (Turing) tiene núcleos tensor para **fp16**, pero **no para bf16**: en ella bf16
+# - Una **T4** (Turing) tiene Tensor Cores para **fp16**, pero **no para bf16**: en ella bf16
 #   funciona, emulado, y va varias veces más lento
 #   ([un caso medido: 1.29 s por lote en bf16 frente a 0.30 s en fp16](https://earino.github.io/applied-deep-learning/site/blog/05_bf16_on_t4.html)).
 #   bf16 acelera desde Ampere (A100, RTX 30xx, capacidad 8.0+). En una T4, usa fp16.
@@ -439,7 +439,7 @@ for precision in ("fp32", "bf16", "fp16"):
 # ### 7. Los interruptores gratis
 #
 # **TF32** (Ampere y más nuevas: A100, RTX 30xx, L4; **no** en una T4): las multiplicaciones en
-# fp32 usan los núcleos tensor con 10 bits de mantisa. Pierdes decimales que casi nunca
+# fp32 usan los Tensor Cores con 10 bits de mantisa. Pierdes decimales que casi nunca
 # importan y ganas mucha velocidad. Desde PyTorch 2.9 se elige así (antes,
 # `torch.backends.cuda.matmul.allow_tf32 = True`):
 
@@ -545,7 +545,7 @@ else:
 # - **fp16 / bf16**: números de 16 bits; fp16 tiene más decimales y bf16 más rango.
 # - **`GradScaler`**: escala la pérdida para que los gradientes en fp16 no se vuelvan 0.
 # - **Núcleos tensor**: unidades de la GPU que multiplican matrices pequeñas en baja precisión.
-# - **TF32**: formato de Ampere para hacer las cuentas de fp32 en los núcleos tensor.
+# - **TF32**: formato de Ampere para hacer las cuentas de fp32 en los Tensor Cores.
 # - **`torch.compile`**: compila tu modelo o función para lanzar menos *kernels* y más grandes.
 
 # %%

@@ -25,7 +25,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 
 # %%
 # Las bibliotecas de modelos de lenguaje: solo en Colab, y solo las que falten. Colab ya trae
-# transformers, peft y accelerate; bitsandbytes (los 4 bits) solo se instala si hay GPU.
+# transformers, peft y accelerate; bitsandbytes (los 4 bits) solo se instala si hay GPU (el curso
+# solo usa los 4 bits en una GPU CUDA).
 if "google.colab" in sys.modules:
     import torch
     faltan = [p for p in ("transformers", "peft", "accelerate") if importlib.util.find_spec(p) is None]
@@ -37,8 +38,9 @@ if "google.colab" in sys.modules:
 # %% [markdown]
 # ## Qué vas a aprender
 #
-# - Por qué **ajustar un modelo entero** (*full fine-tuning*) no cabe en una T4 de 16 GB, con las
-#   cuentas de las lecciones 04 y 07 sobre la arquitectura real de Qwen2.5-0.5B y Qwen2.5-7B.
+# - Cuándo cabe en una T4 de 16 GB el **ajuste fino completo** (*full fine-tuning*: entrenar todos los
+#   pesos) y cuándo no, con las cuentas de las lecciones 04 y 07 sobre la arquitectura real de
+#   Qwen2.5-0.5B (sí cabe) y Qwen2.5-7B (ni de lejos).
 # - **LoRA** escrito a mano en 15 líneas de PyTorch, y lo mismo con la biblioteca **`peft`**: dan lo mismo.
 # - **Cuántos parámetros** entrena LoRA (r · (entradas + salidas) por capa) y cuánta memoria ahorra, medida.
 # - A **entrenar de verdad** un modelo pequeño en la CPU: la pérdida baja, el modelo base no cambia, y
@@ -88,7 +90,7 @@ print("PyTorch", torch.__version__)
 # ## La idea clave: no cambies W, súmale B·A
 #
 # Una capa lineal hace `y = W x`, con `W` de tamaño salidas × entradas (896 × 896 en una capa de
-# atención de Qwen2.5-0.5B: 802 816 números). Ajustar el modelo entero cambia todos esos números.
+# atención de Qwen2.5-0.5B: 802 816 números). El ajuste completo cambia todos esos números.
 # LoRA (*Low-Rank Adaptation*, Hu et al. 2021) **congela** `W` y aprende un cambio pequeño:
 #
 # ```
@@ -102,10 +104,10 @@ print("PyTorch", torch.__version__)
 #
 # ## Paso a paso
 #
-# ### 1. Por qué ajustar el modelo entero no cabe
+# ### 1. Cuándo cabe el ajuste completo
 #
 # Construimos Qwen2.5-0.5B y Qwen2.5-7B en el dispositivo `meta`: todas sus capas, con su forma y
-# su tipo, pero sin datos. Los valores de su arquitectura (capas, ancho, cabezas, vocabulario) están
+# su tipo, pero sin datos. Los valores de su arquitectura (bloques, ancho, cabezas, vocabulario) están
 # escritos en `curso_gpu.ajuste.arquitecturas`, copiados del `config.json` de cada modelo: nada se descarga.
 
 # %%
@@ -124,7 +126,7 @@ for nombre in ("Qwen2.5-0.5B", "Qwen2.5-7B"):
 # lección 07 (pesos, gradientes, optimizador y activaciones **medidas**, aquí en `meta` para un lote
 # de 1 × 512 tokens en fp16), `memoria_ajuste` compara los tres métodos:
 #
-# - **entero**: pesos, gradientes y Adam en fp32, más la copia de 16 bits de autocast (18 bytes por parámetro);
+# - **completo** (`metodo="completo"`): pesos, gradientes y Adam en fp32, más la copia de 16 bits de autocast (18 bytes por parámetro);
 # - **LoRA**: el modelo base congelado en fp16 (2 bytes) y el adaptador en fp32 con sus gradientes y Adam;
 # - **QLoRA**: como LoRA, pero las capas lineales en 4 bits (NF4).
 
@@ -135,13 +137,17 @@ desgloses = [memoria_ajuste(nombre, metodo, "fp16", lote=1, secuencia=512, r=16)
 tabla_metodos(desgloses)
 
 # %% [markdown]
-# Fíjate en tres cosas:
+# Fíjate en cuatro cosas:
 #
+# - El 0.5B **cabe entero** en una T4 (9.9 GB): el ajuste completo de un modelo pequeño es posible;
+#   el 7B pide 140 GB.
 # - Con LoRA, **gradientes y optimizador casi desaparecen**: solo los tiene el adaptador.
 # - En el 7B, LoRA sigue sin caber: el modelo base en fp16 ya ocupa ~15 GB. Por eso existe QLoRA.
-# - Las **activaciones** no cambian con el método: dependen del lote y de la longitud del texto
-#   (lección 07). Con textos largos son ellas las que llenan la GPU; el *activation checkpointing*
-#   (lección 07) las recorta mucho, y QLoRA lo activa casi siempre.
+# - Las **activaciones** cambian poco con el método: dependen sobre todo del lote y de la longitud
+#   del texto (lección 07). El ajuste completo guarda algo más (la entrada de cada capa lineal, para
+#   el gradiente de sus pesos): entre un 0 y un 25 % más que LoRA, en la tabla y en la medida del
+#   paso 3. Con textos largos son ellas las que llenan la GPU; el *activation checkpointing*
+#   (lección 07) las recorta mucho, y `prepare_model_for_kbit_training` lo activa en QLoRA.
 
 # %%
 print(desgloses[1])  # el desglose entero de Qwen2.5-0.5B con LoRA
@@ -241,12 +247,12 @@ print(f"Un {100 * parametros_lora(config, r=16) / total:.2f} % de los {formatear
 # En el modelo diminuto, `parametros_lora` y `peft` cuentan lo mismo:
 
 # %%
-print("parametros_lora:", parametros_lora(modelo_diminuto()[0], r=8),
-      "· peft:", modelo_lora.get_nb_trainable_parameters()[0])
+print("parametros_lora:", formatear_numero(parametros_lora(modelo_diminuto()[0], r=8)),
+      "· peft:", formatear_numero(modelo_lora.get_nb_trainable_parameters()[0]))
 
 # %% [markdown]
 # Y la memoria de un paso, **medida** con la herramienta de la lección 07 en el modelo diminuto,
-# en la CPU: entrenarlo entero frente a entrenar solo el adaptador.
+# en la CPU: el ajuste completo frente a entrenar solo el adaptador.
 
 # %%
 from curso_gpu.memoria import medir_memoria_entrenamiento
@@ -254,8 +260,10 @@ from curso_gpu.memoria import medir_memoria_entrenamiento
 ids_ejemplo = tokenizador([TEXTO_ENTRENAMIENTO[:32]] * 4, return_tensors="pt")["input_ids"]
 entero = medir_memoria_entrenamiento(modelo_diminuto()[0], ids_ejemplo, "adamw")
 con_lora = medir_memoria_entrenamiento(modelo_lora, ids_ejemplo, "adamw")
-for nombre, d in (("entero", entero), ("LoRA", con_lora)):
-    print(f"{nombre:>6}: " + ", ".join(f"{parte} {valor / 1e3:.1f} kB" for parte, valor in d.partes().items()))
+for nombre, d in (("completo", entero), ("LoRA", con_lora)):
+    print(f"{nombre:>8}: " + ", ".join(f"{parte} {formatear_numero(valor / 1e3, 1)} kB" for parte, valor in d.partes().items()))
+mas = 100 * (entero.partes()["activaciones"] / con_lora.partes()["activaciones"] - 1)
+print(f"Activaciones: el ajuste completo guarda un {mas:.0f} % más que LoRA.")
 
 # %% [markdown]
 # ### 4. Entrenar el adaptador de verdad
@@ -339,16 +347,19 @@ pesos_base_despues = {k: v for k, v in modelo_lora.get_base_model().state_dict()
 iguales = all(torch.equal(pesos_base_antes[k.replace(".base_layer", "")], v) for k, v in pesos_base_despues.items())
 print("¿El modelo base sigue idéntico, bit a bit?", iguales)
 print(f"El checkpoint ocupa {resultado.bytes_checkpoint / 1e3:.1f} kB: el adaptador "
-      f"({sum(v.numel() for v in estado_adaptador(modelo_lora).values())} números) y los dos estados de Adam.")
+      f"({formatear_numero(sum(v.numel() for v in estado_adaptador(modelo_lora).values()))} números) y los dos estados de Adam.")
 
 # %% [markdown]
 # Para usar el adaptador después (o compartirlo), se guarda en el formato de `peft`, también sin
-# archivos a medias. Se carga con `PeftModel.from_pretrained(modelo_base, carpeta)`.
+# archivos a medias. Se carga con `PeftModel.from_pretrained(modelo_base, carpeta)`: la lección 10
+# lo hace para generar texto con él (lo busca en `checkpoints/lora_diminuto/adaptador`, junto al
+# notebook; si lo guardaste en Drive, dale esa ruta).
 
 # %%
-archivos = guardar_adaptador(modelo_lora, carpeta.local / "adaptador")
+archivos = guardar_adaptador(modelo_lora, carpeta.local / "adaptador")  # la lección 10 lo busca aquí
 for archivo in archivos:
     print(f"{archivo.name}: {archivo.stat().st_size / 1e3:.1f} kB")
+print("Guardado en", carpeta.local / "adaptador")
 print(f"Para Qwen2.5-0.5B con r=16 serían {parametros_lora(config_de('Qwen2.5-0.5B'), 16) * 4 / 1e6:.1f} MB en fp32 "
       "(el modelo entero en fp16: ~1 GB).")
 
@@ -356,7 +367,9 @@ print(f"Para Qwen2.5-0.5B con r=16 serían {parametros_lora(config_de('Qwen2.5-0
 # ### 5. Fusionar: un modelo normal otra vez
 #
 # `merge_and_unload()` suma `(alpha / r) · B A` a cada `W` y quita el adaptador. El modelo que queda
-# es un modelo de `transformers` normal, igual de rápido que el original, y da **los mismos logits**.
+# es un modelo de `transformers` normal, con la forma y la velocidad del original, y da **los mismos
+# logits**. Sin fusionar, cada capa hace además dos multiplicaciones pequeñas: la lección 10 mide
+# cuánto cuesta eso, alternando las medidas.
 
 # %%
 ids = tokenizador(["Con LoRA entrenas pocas matrices."], return_tensors="pt")["input_ids"]
@@ -377,6 +390,7 @@ print(type(fusionado).__name__, f"· diferencia máxima de logits: {diferencia:.
 # from transformers import AutoModelForCausalLM, BitsAndBytesConfig
 # from peft import prepare_model_for_kbit_training
 # bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+#                          bnb_4bit_use_double_quant=True,             # doble cuantización
 #                          bnb_4bit_compute_dtype=torch.float16)       # fp16 en una T4
 # modelo = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", quantization_config=bnb,
 #                                               device_map={"": 0})   # directo a la GPU
@@ -384,10 +398,16 @@ print(type(fusionado).__name__, f"· diferencia máxima de logits: {diferencia:.
 # modelo = get_peft_model(modelo, LoraConfig(r=16, lora_alpha=32, target_modules="all-linear"))
 # ```
 #
-# `config_4_bits("fp16")` del paquete devuelve esa `BitsAndBytesConfig` tras comprobar que hay CUDA,
-# `bitsandbytes` y una GPU que admite la precisión.
+# La **doble cuantización** (QLoRA, Dettmers et al. 2023, sección 3) cuantiza también las constantes
+# de escala de cada bloque de 64 pesos: pasan de 0.5 a 0.127 bits por parámetro, unos 0.37 bits menos
+# (unos 17 MB en los 358 millones de pesos de las capas lineales del 0.5B).
+# `config_4_bits("fp16")` del paquete devuelve esa misma `BitsAndBytesConfig` tras comprobar que hay
+# CUDA, `bitsandbytes` y una GPU que admite la precisión. Que pida CUDA es una **decisión del curso**,
+# no un límite de la biblioteca: bitsandbytes trae también un camino para CPU (su documentación lo
+# llama *multi-backend*; la 0.50.2 ejecuta una capa NF4, `Linear4bit`, en una máquina sin GPU), pero
+# ahí es lento, y lo que QLoRA busca es que el modelo quepa **en la memoria de la GPU**.
 #
-# - **fp16, no bf16**: la T4 (Turing, capacidad 7.5) no tiene núcleos tensor para bf16 (lección 06).
+# - **fp16, no bf16**: la T4 (Turing, capacidad 7.5) no tiene Tensor Cores para bf16 (lección 06).
 # - **El adaptador, en fp32**: con `GradScaler` (necesario en fp16), los gradientes que se
 #   desescalan deben ser fp32. `peft` ya crea el adaptador en fp32; si lo pasas a fp16 (por ejemplo
 #   con `modelo.half()`), aparece este error. Lo reproducimos en la CPU:
@@ -459,21 +479,27 @@ if torch.cuda.is_available() and hay_red():
     modelo_q = AutoModelForCausalLM.from_pretrained(nombre, quantization_config=config_4_bits("fp16"),
                                                     device_map={"": 0}, **tipo)
     print(f"Tras cargar en 4 bits: {torch.cuda.memory_allocated() / 1e6:.0f} MB en la GPU")
-    modelo_q = aplicar_lora(prepare_model_for_kbit_training(modelo_q), r=16, alpha=32)
+    modelo_q = prepare_model_for_kbit_training(modelo_q)  # lo no cuantizado (embeddings, normas) pasa a fp32
+    print(f"Tras prepare_model_for_kbit_training: {torch.cuda.memory_allocated() / 1e6:.0f} MB en la GPU")
+    modelo_q = aplicar_lora(modelo_q, r=16, alpha=32)
     tokenizador_q = AutoTokenizer.from_pretrained(nombre)
     resultado_q = ajustar(modelo_q, tokenizador_q, epocas=3, tamano_lote=2, secuencia=32, lr=2e-4, precision="fp16")
     print(resultado_q)
     print(f"Pico de memoria: {torch.cuda.max_memory_allocated() / 1e6:.0f} MB · "
           f"{resultado_q.segundos / max(resultado_q.pasos, 1):.2f} s por paso")
     print(memoria_ajuste("Qwen2.5-0.5B", "qlora", "fp16", lote=2, secuencia=32, r=16))
+    from curso_gpu.generacion import ADAPTADOR_QWEN
+    guardar_adaptador(modelo_q, ADAPTADOR_QWEN)  # la lección 10 genera con él
+    print("Adaptador de Qwen2.5-0.5B guardado en", ADAPTADOR_QWEN)
 else:
     print("Sin GPU CUDA o sin conexión: no cargo Qwen2.5-0.5B (necesita las dos cosas). En una T4 de Colab, "
           "esta celda imprime la memoria tras cargar en 4 bits, la pérdida de cada época, el pico de "
-          "memoria y los segundos por paso, y la estimación de memoria_ajuste para comparar.")
+          "memoria y los segundos por paso, y la estimación de memoria_ajuste para comparar; y guarda el "
+          "adaptador, que la lección 10 usa para generar.")
 
 # %% [markdown]
-# **Lo que verás en una T4**: primero la memoria tras cargar (los pesos en 4 bits y lo que
-# `prepare_model_for_kbit_training` deja en fp32, como los embeddings), luego la pérdida de cada
+# **Lo que verás en una T4**: primero la memoria tras cargar (los pesos en 4 bits), luego la que queda
+# tras `prepare_model_for_kbit_training` (más: pasa a fp32 lo no cuantizado, como los embeddings), la pérdida de cada
 # época y el **pico de memoria**. Compáralo con el total de `memoria_ajuste`: el pico real suma
 # además los temporales de cada operación y el contexto de CUDA, y el *activation checkpointing*
 # baja las activaciones. Los segundos por paso dependen del texto y del lote: anótalos y compáralos
@@ -489,10 +515,10 @@ else:
 #
 # | error | qué pasa | cómo se arregla |
 # |---|---|---|
-# | Ajustar el modelo entero en una T4 | `CUDA out of memory` | LoRA o QLoRA: `memoria_ajuste` dice antes si cabe |
+# | Ajuste completo de un modelo de 7B en una T4 | `CUDA out of memory` | LoRA o QLoRA: `memoria_ajuste` dice antes si cabe |
 # | `bnb_4bit_compute_dtype=torch.bfloat16` en una T4 | bf16 emulado, mucho más lento | `torch.float16` en una T4; bf16 en Ampere o más nueva |
 # | El adaptador en fp16 con `GradScaler` | `ValueError: Attempting to unscale FP16 gradients.` | deja el adaptador en fp32 (lo que hace `peft`) |
-# | Cargar en 4 bits sin GPU o sin `bitsandbytes` | error al cargar | GPU T4 en Colab y `pip install bitsandbytes` |
+# | Cargar en 4 bits sin GPU o sin `bitsandbytes` | `config_4_bits` lo rechaza (el curso usa los 4 bits solo en CUDA) | GPU T4 en Colab y `pip install bitsandbytes` |
 # | `target_modules` con nombres de otro modelo (`query`, `value` son de BERT) | no se adapta nada, o un error | mira los nombres con `print(modelo)` |
 # | Cargar el modelo sin `device_map` en Colab | «Your session crashed after using all available RAM» | `device_map={"": 0}` y safetensors |
 #
@@ -514,7 +540,8 @@ for intento in (lambda: aplicar_lora(modelo_diminuto()[0], r=0),
 # %% [markdown]
 # ## Retos
 #
-# 1. Entrena el modelo diminuto entero (sin LoRA, todos los parámetros) con el mismo bucle. ¿Baja más
+# 1. Haz el ajuste completo del modelo diminuto (sin LoRA, todos los parámetros) con el bucle del paso 4
+#    (no con `ajustar`, que entrena solo adaptadores de `peft`). ¿Baja más
 #    la pérdida? ¿Cuánto ocupa su checkpoint frente al del adaptador?
 # 2. Con `memoria_ajuste`, ¿qué pesa más en Qwen2.5-0.5B con QLoRA y 2048 tokens: los pesos o las activaciones?
 # 3. Escribe `merge` a mano para una capa: `W + (alpha / r) · B @ A`, y compáralo con `merge_and_unload()`.
@@ -523,13 +550,19 @@ for intento in (lambda: aplicar_lora(modelo_diminuto()[0], r=0),
 #
 # ## Glosario
 #
-# - ***Fine-tuning* (ajuste)**: seguir entrenando un modelo ya entrenado con tus datos.
+# - **Ajuste fino (*fine-tuning*)**: seguir entrenando un modelo ya entrenado con tus datos. **Completo**
+#   si se entrenan todos los pesos.
 # - **LoRA**: congelar `W` y entrenar un cambio de rango bajo `B A`, escalado por `alpha / r`.
 # - **Rango `r`**: cuántas columnas tiene `B` (y filas `A`); pocas (8, 16) bastan.
+# - **`alpha`**: la escala del adaptador: su cambio se multiplica por `alpha / r` (`lora_alpha` en `peft`).
 # - **Adaptador**: las matrices `A` y `B` de todas las capas; lo único que se entrena y se guarda.
 # - **`peft`**: la biblioteca de Hugging Face para LoRA y otros ajustes con pocos parámetros.
 # - **QLoRA**: LoRA sobre un modelo base cuantizado en 4 bits.
 # - **NF4**: el formato de 4 bits de QLoRA, pensado para pesos con distribución normal.
+# - **Doble cuantización**: cuantizar también las escalas de cada bloque de pesos de 4 bits
+#   (`bnb_4bit_use_double_quant=True`).
+# - ***Activation checkpointing***: no guardar las activaciones y recalcularlas en la pasada hacia
+#   atrás; menos memoria a cambio de más cálculo (lección 07).
 # - **`meta`**: un dispositivo de PyTorch con tensores sin datos: forma y tipo, cero bytes.
 # - **Fusionar (`merge_and_unload`)**: sumar el adaptador a los pesos y volver a un modelo normal.
 # - **`GradScaler`**: multiplica la pérdida para que los gradientes pequeños no se pierdan en fp16.

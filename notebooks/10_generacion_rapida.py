@@ -29,10 +29,14 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # - Qué cuesta **un token**: leer todos los pesos del modelo. Y de ahí, el **techo** de tokens por
 #   segundo de tu GPU, con una división.
 # - Qué ahorran `model.eval()` y `torch.inference_mode()`.
+# - Las dos fases de generar: leer la entrada (***prefill***, de ahí el **tiempo hasta el primer
+#   token**, TTFT) y escribir token a token (***decode***).
 # - La **caché KV**: qué guarda, cuánto ocupa (calculado y medido) y cuánto tiempo ahorra.
 # - Generar **por lotes**: relleno a la **izquierda** con máscara de atención, y el error clásico
 #   del relleno a la derecha.
-# - Qué verás en una **T4**: fp16, caché estática con `torch.compile` e int8.
+# - A generar con el **adaptador que entrenaste en la lección 09**: antes y después, y si el
+#   adaptador sin fusionar va más lento que el modelo fusionado (medido).
+# - Qué verás en una **T4**: fp16, caché estática con `torch.compile` e int8; con una GPU, medido.
 #
 # ## Por qué importa
 #
@@ -41,8 +45,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # pasa casi todo el tiempo **leyendo pesos de su memoria**, no calculando. Con esa idea sabes qué
 # esperar, qué arreglos sirven (lotes, fp16, menos bytes por peso) y cuáles no.
 #
-# Todo se mide aquí en la CPU con el modelo diminuto de la lección 09 (sin descargas). Lo de la
-# T4 está escrito como «lo que verás», con sus fuentes.
+# Todo se mide aquí en la CPU con el modelo diminuto de la lección 09 (sin descargas). Con una GPU,
+# la sección 6 carga Qwen2.5-0.5B de verdad y lo mide; sin ella, dice qué verías en una T4 y por qué.
 
 # %%
 import time
@@ -51,11 +55,15 @@ import torch
 
 from curso_gpu.ajuste import TEXTO_ENTRENAMIENTO, config_de, modelo_diminuto, modelo_en_meta
 from curso_gpu.generacion import (
+    ADAPTADOR_DIMINUTO,
+    VARIANTES,
     avisos_de_transformers,
+    buscar_adaptador,
     bytes_cache_kv,
     bytes_de_cache,
     cache_de,
     medir_ancho_de_banda,
+    medir_barrido,
     medir_generacion,
     preparar_lote,
     techo_tokens_por_segundo,
@@ -63,7 +71,7 @@ from curso_gpu.generacion import (
 from curso_gpu.medicion import comparar_tiempos
 from curso_gpu.base import formatear_numero
 
-torch.set_num_threads(1)  # con un modelo diminuto, más hilos solo se estorban (y la CPU es compartida)
+torch.set_num_threads(1)  # con un modelo diminuto, más hilos solo se estorban
 torch.manual_seed(0)
 INICIO = time.perf_counter()
 print("PyTorch", torch.__version__)
@@ -75,7 +83,7 @@ print("PyTorch", torch.__version__)
 # lo añade y vuelve a empezar. Para cada token nuevo, cada peso del modelo se usa una vez, así que
 # **todos los pesos viajan de la memoria de la GPU a sus núcleos en cada paso**. Con un solo texto
 # (lote 1) los cálculos son pocos (una multiplicación y una suma por peso), y la GPU espera a la
-# memoria. Es el techo de la lección 03, pero con la memoria en vez de los FLOP/s:
+# memoria. Es la idea del «% del pico» de la lección 03, pero con la memoria en vez de los FLOP/s:
 #
 # ```
 # tokens/s  ≤  ancho de banda de la memoria (bytes/s) ÷ bytes de los pesos
@@ -86,12 +94,12 @@ print("PyTorch", torch.__version__)
 # `meta`, sin descargar nada:
 
 # %%
-QWEN25_05B = config_de("Qwen2.5-0.5B")  # 24 capas, 896 de ancho, 14 cabezas de consulta y 2 de claves/valores
+QWEN25_05B = config_de("Qwen2.5-0.5B")  # 24 bloques, 896 de ancho, 14 cabezas de consulta y 2 de claves/valores
 qwen = modelo_en_meta(QWEN25_05B)       # la forma de los tensores, sin memoria
 parametros = sum(p.numel() for p in qwen.parameters())
 bytes_fp16 = parametros * 2
 print(f"Qwen2.5-0.5B: {formatear_numero(parametros)} parámetros → {bytes_fp16 / 1e9:.3f} GB en fp16")
-print(f"Techo en una T4 (320 GB/s), a mano: {320e9 / bytes_fp16:.0f} tokens/s")
+print(f"Techo en una T4 (320 GB/s), a mano: {formatear_numero(320e9 / bytes_fp16, 0)} tokens/s")
 
 # %% [markdown]
 # El ancho de banda de cada GPU está en la tabla de GPU del curso, con su fuente (la ficha del
@@ -99,7 +107,7 @@ print(f"Techo en una T4 (320 GB/s), a mano: {320e9 / bytes_fp16:.0f} tokens/s")
 
 # %%
 for gpu in ["Tesla T4", "NVIDIA L4", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3"]:
-    print(f"{gpu:<24} techo con lote 1: {techo_tokens_por_segundo(bytes_fp16, gpu):>6.0f} tokens/s")
+    print(f"{gpu:<24} techo con lote 1: {formatear_numero(techo_tokens_por_segundo(bytes_fp16, gpu), 0):>6} tokens/s")
 
 # %% [markdown]
 # Es un **techo**: ningún truco de software lo pasa con lote 1 y pesos en fp16. Lo que sí lo sube:
@@ -110,7 +118,7 @@ for gpu in ["Tesla T4", "NVIDIA L4", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB 
 #
 # ### 1. El modelo diminuto de la lección 09
 #
-# Arquitectura de Qwen2 con 64 de ancho y 2 capas, pesos aleatorios y un tokenizador de
+# Arquitectura de Qwen2 con 64 de ancho y 2 bloques, pesos aleatorios y un tokenizador de
 # caracteres. El texto que escribe no tiene sentido (no ha aprendido nada), pero es un modelo de
 # `transformers` de verdad, con su `generate`: sirve para medir y comparar.
 
@@ -133,7 +141,10 @@ print(repr(tokenizador.decode(salida[0], skip_special_tokens=True)))
 # ### 2. `model.eval()` y `torch.inference_mode()`
 #
 # - **`model.eval()`** apaga lo que solo sirve para entrenar, como el *dropout* (apagar neuronas al
-#   azar). Sin él, dos generaciones con la misma entrada pueden dar textos distintos.
+#   azar). Solo cambia algo si el modelo tiene *dropout* encendido: entonces, sin `eval()`, dos
+#   pasadas con la misma entrada dan resultados distintos. `from_pretrained` ya devuelve el modelo
+#   en modo evaluación (y Qwen2.5 trae el *dropout* de la atención a 0); el riesgo es volver de
+#   entrenar (lección 09: `ajustar` deja el modelo en `train()`) y generar sin llamar a `eval()`.
 # - **`torch.inference_mode()`** le dice a PyTorch que no vas a calcular gradientes: no guarda lo
 #   que haría falta para la pasada hacia atrás (las activaciones de la lección 07) y no apunta
 #   el grafo.
@@ -160,24 +171,25 @@ with torch.autograd.graph.saved_tensors_hooks(al_guardar, lambda t: t):
 guardado_con_grafo, guardados = sum(guardados), []
 with torch.inference_mode(), torch.autograd.graph.saved_tensors_hooks(al_guardar, lambda t: t):
     sin_grafo = modelo(**texto_largo)
-print(f"\nSin inference_mode, autograd guarda {guardado_con_grafo / 1024:.0f} KiB para la pasada hacia atrás; "
-      f"con inference_mode, {sum(guardados) / 1024:.0f} KiB.")
+print(f"\nSin inference_mode, autograd guarda {formatear_numero(guardado_con_grafo / 2**20, 1)} MiB para la pasada "
+      f"hacia atrás; con inference_mode, {formatear_numero(sum(guardados) / 2**20, 1)} MiB.")
 print("¿Los logits piden gradiente?", con_grafo.logits.requires_grad, "→", sin_grafo.logits.requires_grad)
 del con_grafo
 
 # %% [markdown]
-# Aquí son unos cientos de KiB; con un modelo de 0.5B y textos largos en la GPU son gigas, y el
-# primer síntoma es un `CUDA out of memory` que no tiene sentido «si solo estoy evaluando».
+# Aquí son unos 4 MiB (trece veces los 314 KiB de pesos: las activaciones de 300 tokens); con un
+# modelo de 0.5B y textos largos en la GPU son gigas, y el primer síntoma es un `CUDA out of memory`
+# que no tiene sentido «si solo estoy evaluando».
 #
 # ### 3. La caché KV: qué guarda y cuánto ocupa
 #
-# En cada paso, la atención de cada capa compara el token nuevo con **todos los anteriores**
+# En cada paso, la atención de cada bloque compara el token nuevo con **todos los anteriores**
 # usando sus **claves** (K) y sus **valores** (V). Sin caché, el modelo recalcularía K y V de todo
 # el texto en cada paso. La caché los guarda: en cada paso solo se calculan los del token nuevo.
 # Ocupa, por token y por texto:
 #
 # ```
-# 2 (K y V) × capas × cabezas de K/V × dimensión de cabeza × bytes por valor
+# 2 (K y V) × bloques × cabezas de K/V × dimensión de cabeza × bytes por valor
 # ```
 #
 # Qwen2.5-0.5B usa **atención agrupada** (GQA): 14 cabezas de consulta comparten solo 2 de claves
@@ -185,15 +197,17 @@ del con_grafo
 
 # %%
 por_token = bytes_cache_kv(QWEN25_05B, tokens=1, bytes_por_valor=2)  # fp16
-print(f"Qwen2.5-0.5B en fp16: 2 · 24 · 2 · 64 · 2 = {por_token} bytes = {por_token / 1024:.0f} KiB por token")
+print(f"Qwen2.5-0.5B en fp16: 2 · 24 · 2 · 64 · 2 = {formatear_numero(por_token)} bytes = "
+      f"{por_token / 1024:.0f} KiB por token")
 for tokens, lote in [(4096, 1), (32_768, 1), (32_768, 16)]:
     total = bytes_cache_kv(QWEN25_05B, tokens=tokens, lote=lote)
-    print(f"  {tokens:>6} tokens × lote {lote:>2}: {total / 2**20:>8.0f} MiB")
+    print(f"  {formatear_numero(tokens):>6} tokens × lote {lote:>2}: {formatear_numero(total / 2**20, 0):>5} MiB")
+print(f"Los pesos en fp16: {formatear_numero(bytes_fp16 / 2**20, 0)} MiB")
 
 # %% [markdown]
-# Con 32 768 tokens son 384 MiB: poco al lado de los 0.99 GB de pesos. Pero crece con la longitud
-# **y** con el lote: 16 textos de 32 k tokens son 6 GiB. Ahora la medimos en el modelo diminuto: una
-# pasada con `use_cache=True` devuelve la caché, con un tensor de claves y otro de valores por capa
+# Con 32 768 tokens son 384 MiB: poco al lado de los 942 MiB de pesos. Pero crece con la longitud
+# **y** con el lote: 16 textos de 32 768 tokens son 6 144 MiB (6 GiB). Ahora la medimos en el modelo diminuto: una
+# pasada con `use_cache=True` devuelve la caché, con un tensor de claves y otro de valores por bloque
 # de forma `[lote, cabezas_kv, tokens, dimensión]`:
 
 # %%
@@ -201,11 +215,12 @@ with torch.inference_mode():
     salida = modelo(**texto_largo, use_cache=True)
 cache = cache_de(salida)  # salida.cache en transformers 5; salida.past_key_values en las versiones 4
 tokens = texto_largo["input_ids"].shape[1]
-if hasattr(cache, "layers"):
-    print("claves de la capa 0:", tuple(cache.layers[0].keys.shape), "· valores:", tuple(cache.layers[0].values.shape))
+if hasattr(cache, "layers"):  # transformers ≥ 4.54; hasta la 4.55 también cache.key_cache[0] (quitado en la 4.56)
+    print("claves del bloque 0:", tuple(cache.layers[0].keys.shape), "· valores:", tuple(cache.layers[0].values.shape))
 medido = bytes_de_cache(cache)
 calculado = bytes_cache_kv(modelo.config, tokens=tokens, bytes_por_valor=4)  # el modelo diminuto está en fp32
-print(f"{tokens} tokens: medido {medido} bytes, calculado {calculado} bytes →", "iguales" if medido == calculado else "¡distintos!")
+print(f"{tokens} tokens: medido {formatear_numero(medido)} bytes, calculado {formatear_numero(calculado)} bytes →",
+      "iguales" if medido == calculado else "¡distintos!")
 
 # %% [markdown]
 # **¿Cambia el texto?** No: la caché solo evita repetir cuentas. Con búsqueda voraz, el texto con
@@ -235,12 +250,12 @@ print(comparacion.veredicto)
 comparacion
 
 # %% [markdown]
-# Con 200 tokens de entrada y 60 nuevos, en este modelo diminuto la caché ganó entre 1.7 y 2.3 veces
+# Con 200 tokens de entrada y 60 nuevos, en este modelo diminuto la caché ganó entre 1.5 y 4 veces
 # en nuestras ejecuciones, con la CPU tranquila y con la CPU ocupada (las medidas alternadas se frenan
-# juntas). La frase de arriba dice lo que pasó en la tuya. La ventaja crece con la longitud del texto (sin caché, el trabajo
-# total crece con el cuadrado) y con el tamaño del modelo: en una T4 con un modelo de 0.5B y textos
-# de miles de tokens, generar sin caché es inviable. Por eso `use_cache=True` es lo que hace
-# `generate` por defecto.
+# juntas). La frase de arriba dice lo que pasó en la tuya. La ventaja crece con la longitud del
+# texto (sin caché, el trabajo total crece con el cuadrado) y con el tamaño del modelo: en una T4
+# con un modelo de 0.5B y textos de miles de tokens, generar sin caché es inviable. Por eso
+# `use_cache=True` es lo que hace `generate` por defecto.
 #
 # ### 4. Por lotes: relleno a la izquierda y máscara de atención
 #
@@ -279,41 +294,36 @@ print("\ntransformers avisó:", *avisos)
 # los continúa después de los `<pad>`. `transformers` avisa, pero el aviso se pierde entre otros.
 # `preparar_lote` del curso rellena siempre por la izquierda, sin tocar tu tokenizador.
 #
-# **¿Cuánto ganas con el lote?** `medir_generacion` genera con `generate` y mide: tokens por
-# segundo, tiempo hasta el primer token (leer la entrada) y la caché al terminar. Lo medimos con
-# lotes de 1, 4 y 16 textos:
+# **Las dos fases de generar.** `medir_generacion` genera con `generate` y mide el **tiempo hasta
+# el primer token** (TTFT: leer toda la entrada de una vez, la fase de ***prefill***) y el ritmo de
+# después, token a token (la fase de ***decode***, la que limita la memoria), con la caché al terminar:
 
 # %%
 FRASES = [f.strip() + "." for f in TEXTO_ENTRENAMIENTO.split(".") if f.strip()]
-medidas = {}
-for lote in (1, 4, 16):
-    textos = [FRASES[i % len(FRASES)] for i in range(lote)]
-    medidas[lote] = medir_generacion(modelo, tokenizador, textos, max_tokens_nuevos=32, dispositivo="cpu")
-    print(f"lote {lote:>2}: {medidas[lote].tokens_por_segundo:>7.0f} tokens/s")
-medidas[16]
+medir_generacion(modelo, tokenizador, FRASES[:4], max_tokens_nuevos=32, dispositivo="cpu")
 
 # %% [markdown]
-# Y el techo de **esta** máquina: su ancho de banda de memoria, medido copiando un tensor grande,
-# entre los bytes de los pesos del modelo diminuto:
+# **¿Cuánto ganas con el lote?** `medir_barrido` genera 32 tokens por texto con lotes de 1, 4 y 16
+# textos, y **alterna** las medidas (una ronda mide los tres lotes, la siguiente en orden inverso):
+# si otro programa frena la máquina, frena a los tres. Con el ancho de banda de **esta** máquina
+# (medido copiando un tensor grande) calcula además el techo de cada lote:
 
 # %%
 ancho_cpu = medir_ancho_de_banda("cpu", megabytes=64)
 print(f"Ancho de banda medido en esta CPU (1 hilo): {ancho_cpu:.1f} GB/s")
-techos = {lote: techo_tokens_por_segundo(bytes_pesos, ancho_cpu, lote=lote) for lote in medidas}
-for lote, medida in medidas.items():
-    print(f"lote {lote:>2}: medido {medida.tokens_por_segundo:>7.0f} tokens/s, techo {techos[lote]:>9.0f} tokens/s "
-          f"→ {100 * medida.tokens_por_segundo / techos[lote]:.1f} % del techo")
-ganancia = medidas[16].tokens_por_segundo / medidas[1].tokens_por_segundo
-print(f"\nCon lote 16, {ganancia:.1f} veces los tokens/s del lote 1 en esta ejecución.")
+barrido = medir_barrido(modelo, tokenizador, FRASES, lotes=(1, 4, 16), max_tokens_nuevos=32, repeticiones=5,
+                        dispositivo="cpu", ancho_de_banda_gb_s=ancho_cpu)
+print(*barrido.frases(), sep="\n")
+barrido
 
 # %%
 from curso_gpu.graficos import COLORES, dar_estilo, leyenda_fuera, nueva_figura
 
 figura, ejes = nueva_figura()
-lotes = list(medidas)
-ejes.plot(lotes, [medidas[l].tokens_por_segundo for l in lotes], marker="o", color=COLORES["cpu"],
+lotes = [1, 4, 16]
+ejes.plot(lotes, [barrido.fila("con caché", l).tokens_por_segundo for l in lotes], marker="o", color=COLORES["cpu"],
           label="medido en esta CPU")
-ejes.plot(lotes, [techos[l] for l in lotes], linestyle="--", color=COLORES["referencia"],
+ejes.plot(lotes, [barrido.techo(l) for l in lotes], linestyle="--", color=COLORES["referencia"],
           label=f"techo: {ancho_cpu:.1f} GB/s ÷ {bytes_pesos / 1024:.0f} KiB de pesos × lote")
 ejes.set_xscale("log", base=2)
 ejes.set_yscale("log")
@@ -325,30 +335,134 @@ leyenda_fuera(ejes, debajo=True);
 # %% [markdown]
 # Lo que dice la figura:
 #
-# - Los tokens/s **suben con el lote**: cada paso cuesta casi lo mismo con 1 texto que con 16,
-#   porque lo caro es el coste fijo del paso, no los cálculos.
+# - Los tokens/s **suben con el lote**: un paso con 16 textos cuesta más que uno con 1, pero
+#   mucho menos que 16 veces (entre 1 y 4 veces en nuestras ejecuciones; la frase de arriba dice
+#   cuánto en la tuya), porque lo caro es el coste fijo del paso, no los cálculos.
 # - El modelo diminuto queda **muy lejos** de su techo. Sus pesos (unos cientos de KiB) caben en la
-#   caché del procesador: aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar
-#   decenas de operaciones pequeñas), como con las matrices pequeñas de la lección 03.
-# - Con un modelo de verdad en una GPU, los pesos (0.99 GB) no caben en ninguna caché y la memoria
-#   sí manda: ahí el techo es la cifra que importa, y el lote lo multiplica hasta que manda el cálculo.
+#   memoria caché del procesador (sus niveles L2 y L3: otra caché, nada que ver con la caché KV).
+#   Aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar decenas de
+#   operaciones pequeñas), como con las matrices pequeñas de la lección 03.
+# - Con un modelo de verdad en una GPU, los pesos (0.99 GB) no caben en la caché L2 de la GPU (unos
+#   MB) y la memoria sí manda: ahí el techo es la cifra que importa, y el lote lo multiplica hasta
+#   que manda el cálculo.
 #
-# ### 5. En una GPU: lo que verás en una T4
+# ### 5. Con el adaptador que entrenaste en la lección 09
 #
-# Si tienes una GPU, esta celda mide lo mismo en ella, con el modelo diminuto en fp16:
+# La lección 09 entrenó un adaptador LoRA para **este mismo** modelo diminuto y lo guardó en
+# `checkpoints/lora_diminuto/adaptador` (`ADAPTADOR_DIMINUTO`, junto al notebook). Se carga sobre el
+# modelo base con `PeftModel.from_pretrained` (`cargar_adaptador` es esa llamada, sin un aviso entre
+# `peft` y `transformers` que no depende de ti). Si no ejecutaste la lección 09 (o guardaste en
+# Drive), la celda entrena aquí uno igual, con el mismo `ajustar` (unos segundos):
+
+# %%
+from curso_gpu.ajuste import ajustar, aplicar_lora
+from curso_gpu.generacion import cargar_adaptador
+
+base_09, _ = modelo_diminuto(semilla=0)
+ruta_adaptador = buscar_adaptador(ADAPTADOR_DIMINUTO)
+ajustado = None
+if ruta_adaptador is not None:
+    try:
+        ajustado = cargar_adaptador(base_09, ruta_adaptador)
+        print(f"Cargué el adaptador de la lección 09 ({ruta_adaptador}).")
+    except (OSError, ValueError, RuntimeError) as error:  # a medias (la lección 09 lo está escribiendo) o de otro modelo
+        print(f"No pude cargar {ruta_adaptador} ({type(error).__name__}).")
+        base_09, _ = modelo_diminuto(semilla=0)
+if ajustado is None:
+    torch.manual_seed(0)
+    ajustado = aplicar_lora(base_09, r=8, alpha=16)
+    entrenado = ajustar(ajustado, tokenizador, epocas=10, avisar=lambda *a: None)
+    print(f"No encontré el adaptador de la lección 09 en {ADAPTADOR_DIMINUTO}: entrené uno igual aquí "
+          f"(pérdida {entrenado.perdidas[0]:.2f} → {entrenado.perdidas[-1]:.2f}).")
+ajustado.eval()  # ajustar deja el modelo en train(): sin eval(), el dropout seguiría encendido (si lo hubiera)
+
+INICIO_09 = tokenizador("La GPU", return_tensors="pt")
+GENERAR = dict(max_new_tokens=40, do_sample=False, pad_token_id=tokenizador.pad_token_id)
+with torch.inference_mode():
+    antes = tokenizador.decode(modelo.generate(**INICIO_09, **GENERAR)[0], skip_special_tokens=True)
+    despues = tokenizador.decode(ajustado.generate(**INICIO_09, **GENERAR)[0], skip_special_tokens=True)
+print(f"antes (modelo base):      {antes!r}")
+print(f"después (con adaptador):  {despues!r}")
+
+# %% [markdown]
+# El modelo base escribe letras al azar; con el adaptador, trozos parecidos al texto con el que
+# entrenó en la lección 09 (con un modelo de 80 mil parámetros y unos segundos de entrenamiento, no
+# esperes más). **¿Cuesta velocidad el adaptador?** Sin fusionar, cada capa adaptada hace además
+# `x·A` y `·B`: dos multiplicaciones pequeñas más por capa y por paso. Fusionado (`merge_and_unload`,
+# lección 09), vuelve a ser un modelo normal. Medimos los dos alternados, con el mismo texto:
+
+# %%
+import copy
+
+fusionado = copy.deepcopy(ajustado).merge_and_unload()
+
+def con_adaptador():
+    return ajustado.generate(**PROMPT_LARGO, **OPCIONES)
+
+def con_fusionado():
+    return fusionado.generate(**PROMPT_LARGO, **OPCIONES)
+
+with torch.inference_mode():
+    print("¿El mismo texto?", torch.equal(con_adaptador(), con_fusionado()))
+    comparacion_fusion = comparar_tiempos(con_fusionado, con_adaptador, nombres=("fusionado", "con adaptador"),
+                                          repeticiones=7, presupuesto_s=None,
+                                          descripcion="200 tokens de entrada + 60 nuevos")
+print(comparacion_fusion.veredicto)
+
+# %% [markdown]
+# La frase de arriba sale de los datos de tu ejecución. En un modelo diminuto en la CPU, las
+# multiplicaciones extra del adaptador pesan frente al resto; en una GPU con un modelo de verdad
+# pesan menos, pero existen. Para servir un modelo, fusiona; para seguir entrenando o cambiar de
+# adaptador, no.
+#
+# ### 6. En una GPU: Qwen2.5-0.5B medido, o lo que verás en una T4
+#
+# Con una GPU CUDA, esta celda descarga **Qwen2.5-0.5B** (~1 GB la primera vez), lo carga en fp16
+# (con el adaptador de QLoRA de la celda de la T4 de la lección 09, fusionado, si lo guardaste) y
+# mide tokens/s con lotes de 1, 4 y 16, con caché, sin caché y con la caché estática compilada,
+# frente al techo de **tu** GPU. Si tu GPU no está en la tabla del curso, lo dice y da la medida sola.
 
 # %%
 if torch.cuda.is_available():
-    gpu = torch.device("cuda")
-    diminuto_gpu = modelo.to(gpu, torch.float16)
-    medida_gpu = medir_generacion(diminuto_gpu, tokenizador, FRASES[:1], max_tokens_nuevos=32, dispositivo=gpu)
-    print(medida_gpu)
-    nombre = torch.cuda.get_device_name(gpu)
-    print(f"Qwen2.5-0.5B en fp16 en tu {nombre}: techo de "
-          f"{techo_tokens_por_segundo(bytes_fp16, nombre):.0f} tokens/s con lote 1.")
-    modelo = modelo.to("cpu", torch.float32)
+    from curso_gpu.generacion import ADAPTADOR_QWEN, cargar_para_generar
+
+    nombre_gpu = torch.cuda.get_device_name(0)
+    adaptador_qwen = buscar_adaptador(ADAPTADOR_QWEN)
+    try:
+        qwen_gpu, tokenizador_qwen = cargar_para_generar("Qwen/Qwen2.5-0.5B", "cuda", adaptador=adaptador_qwen)
+    except OSError as error:  # sin red y sin una copia guardada del modelo
+        qwen_gpu = None
+        print(f"No pude cargar Qwen2.5-0.5B: {error}")
+    if qwen_gpu is not None:
+        print(f"Qwen2.5-0.5B en fp16 en tu {nombre_gpu}",
+              f"con el adaptador de la lección 09 ({adaptador_qwen}), fusionado." if adaptador_qwen else
+              "(sin adaptador: no encontré el de la lección 09).")
+        barrido_gpu = medir_barrido(qwen_gpu, tokenizador_qwen, FRASES, lotes=(1, 4, 16), variantes=VARIANTES,
+                                    max_tokens_nuevos=64, repeticiones=3, nombre_gpu=nombre_gpu)
+        print(*barrido_gpu.frases(), sep="\n")
+        display(barrido_gpu)
 else:
-    print("Sin GPU: no hay nada que medir aquí. Abre la lección en Colab con una T4 para verlo.")
+    print("Sin GPU CUDA: no cargo Qwen2.5-0.5B (no se descargan modelos sin GPU). En una T4 de Colab, esta "
+          "celda imprime los tokens/s con lotes de 1, 4 y 16, con y sin caché y con la caché estática compilada, "
+          "y qué parte del techo de 324 tokens/s alcanza cada uno. La tabla de abajo dice qué esperar.")
+
+# %% [markdown]
+# Los techos de la T4 según lo que guardes en cada peso. Ojo con int8: Qwen2.5-0.5B **comparte** la
+# tabla de *embeddings* con la capa de salida (`lm_head`), 136 millones de parámetros, y al cuantizar
+# `transformers` la deja en 16 bits: con bitsandbytes y con torchao salta por defecto la capa de
+# salida y los pesos compartidos (`get_keys_to_not_convert`, en `transformers/quantizers/base.py`;
+# torchao solo la incluye con `include_input_output_embeddings=True`). Cada paso la lee entera para
+# dar las probabilidades:
+
+# %%
+embeddings = qwen.get_input_embeddings().weight.numel()
+resto = parametros - embeddings
+bytes_por_paso = {"fp32": 4 * parametros, "fp16": 2 * parametros,
+                  "int8 (lm_head en fp16)": resto + 2 * embeddings, "int8 (si todo fuera int8)": parametros}
+print(f"embeddings (= lm_head): {formatear_numero(embeddings)} parámetros; el resto: {formatear_numero(resto)}")
+for formato, leidos in bytes_por_paso.items():
+    print(f"{formato:<26} {leidos / 1e9:.2f} GB por paso → techo en una T4: "
+          f"{formatear_numero(techo_tokens_por_segundo(leidos, 'Tesla T4'), 0)} tokens/s")
 
 # %% [markdown]
 # Con Qwen2.5-0.5B (494 millones de parámetros) en una T4, esto es lo que verás y por qué:
@@ -358,10 +472,10 @@ else:
 # | pesos en fp32 (1.98 GB) | 162 tokens/s | la mitad que en fp16: el doble de bytes por token |
 # | pesos en **fp16** (0.99 GB) | 324 tokens/s | lo normal; muy por debajo del techo con `generate` tal cual |
 # | caché **estática** + `torch.compile` | 324 tokens/s | más cerca del techo: hasta 4 veces más rápido según la documentación de `transformers` |
-# | **int8** con bitsandbytes (`load_in_8bit`) | 648 tokens/s | **más lento** que fp16 (unas 2.5 veces en una T4) |
-# | **int8** solo de pesos con torchao | 648 tokens/s | la mitad de bytes por peso; cuánto gana depende de compilar |
+# | **int8** con bitsandbytes (`load_in_8bit`) | 508 tokens/s | **más lento** que fp16 (unas 2.5 veces en una T4) |
+# | **int8** solo de pesos con torchao | 508 tokens/s | menos bytes por peso; cuánto gana depende de compilar |
 #
-# Los techos salen de la división de arriba (320 GB/s entre los bytes). Lo demás:
+# Los techos salen de la celda de arriba (320 GB/s entre los bytes que lee cada paso). Lo demás:
 #
 # - **Caché estática + `torch.compile`**: con la caché que crece en cada paso, las formas de los
 #   tensores cambian y no se puede compilar. `cache_implementation="static"` reserva la caché entera
@@ -379,10 +493,11 @@ else:
 #   fp16, no para ir más rápido.
 # - **int8 solo de pesos con torchao** (`TorchAoConfig(Int8WeightOnlyConfig())`) guarda los pesos en
 #   8 bits y los convierte al calcular: la mitad de bytes que leer. Sin compilar, convertir cuesta y
-#   la ganancia se pierde; no tenemos una medida publicada en una T4 que citar: mídelo tú (reto 4).
+#   la ganancia se pierde; no tenemos una medida publicada en una T4 que citar: mídelo tú (reto 6).
 #
-# `benchmarks/validar_en_gpu.py` mide los tokens/s con lote 1 en la GPU que tenga y los compara con
-# su techo cada vez que quien mantiene el curso tiene una GPU.
+# `benchmarks/validar_en_gpu.py` mide con Qwen2.5-0.5B los tokens/s con lotes de 1, 4 y 16, con y
+# sin caché y con la caché estática compilada, y los compara con el techo, cada vez que quien
+# mantiene el curso tiene una GPU.
 #
 # ## Pruébalo
 #
@@ -396,19 +511,19 @@ else:
 # | error | qué pasa | cómo se arregla |
 # |---|---|---|
 # | Rellenar a la **derecha** en un lote | los textos cortos salen mal (siguen tras el `<pad>`) | `tokenizador.padding_side = "left"` y pasar `attention_mask` (o `preparar_lote`) |
-# | Olvidar `model.eval()` | el *dropout* sigue encendido: textos distintos con la misma entrada | `modelo.eval()` antes de generar |
+# | Generar justo después de entrenar sin `model.eval()` | si el modelo tiene *dropout*, sigue encendido: resultados distintos con la misma entrada | `modelo.eval()` antes de generar (`from_pretrained` ya lo deja así) |
 # | Llamar al modelo sin `torch.inference_mode()` | autograd guarda activaciones: más memoria y tiempo | `with torch.inference_mode():` |
 # | Textos muy largos o lotes grandes | `CUDA out of memory` por la **caché**, no por los pesos | calcula antes con `bytes_cache_kv`; baja el lote o la longitud |
 # | `max_length` en vez de `max_new_tokens` | `max_length` cuenta **también la entrada**: con una entrada larga no genera nada | usa siempre `max_new_tokens` |
 #
 # La caché que no cabe, con cifras: Qwen2.5-0.5B en fp16 con 64 textos de 32 768 tokens en una T4,
-# donde PyTorch ve unos 15 080 MiB (14.7 GiB; lección 04):
+# donde PyTorch ve unos 15 100 MiB (14.7 GiB; lección 04):
 
 # %%
 cache_grande = bytes_cache_kv(QWEN25_05B, tokens=32_768, lote=64)
 total = cache_grande + bytes_fp16
 print(f"caché {cache_grande / 2**30:.0f} GiB + pesos {bytes_fp16 / 2**30:.2f} GiB = {total / 2**30:.1f} GiB:",
-      "cabe" if total <= 15_080 * 2**20 else "no cabe", "en una T4")
+      "cabe" if total <= 15_100 * 2**20 else "no cabe", "en una T4")
 
 # %% [markdown]
 # Y `max_length`, que cuenta también la entrada: pides «30» pensando en 30 tokens nuevos y salen 4.
@@ -449,10 +564,13 @@ for llamada in [lambda: bytes_cache_kv(QWEN25_05B, tokens=0),
 #    frente a la longitud. ¿Crece en línea recta?
 # 3. Calcula el techo de Qwen2.5-7B en una T4 en fp16 y en int4 (`modelo_en_meta("Qwen2.5-7B")` te da
 #    sus parámetros) y su caché KV con `bytes_cache_kv(config_de("Qwen2.5-7B"), ...)`. ¿Cabe en fp16?
-# 4. En Colab con una T4: carga Qwen2.5-0.5B en fp16 y mide los tokens/s con lote 1; luego con
-#    `cache_implementation="static"` y `torch.compile`. ¿Qué % del techo de 324 tokens/s alcanzas?
-# 5. ¿Por qué el tiempo hasta el primer token crece con la longitud de la entrada y el ritmo de
-#    después casi no? Compruébalo con `medir_generacion` y entradas de 10 y 300 caracteres.
+# 4. En Colab con una T4: ejecuta la celda de la sección 6 con `max_tokens_nuevos=256`. ¿Sube el %
+#    del techo de 324 tokens/s? ¿Y el de la caché estática compilada?
+# 5. ¿Por qué el tiempo hasta el primer token (el *prefill*) crece con la longitud de la entrada y el
+#    ritmo de después (el *decode*) casi no? Compruébalo con `medir_generacion` y entradas de 10 y
+#    300 caracteres.
+# 6. En una T4, carga Qwen2.5-0.5B con `TorchAoConfig(Int8WeightOnlyConfig())` y mide con
+#    `medir_barrido` con y sin `torch.compile`. ¿Se acerca al techo de 508 tokens/s?
 #
 # ## Glosario
 #
@@ -466,7 +584,10 @@ for llamada in [lambda: bytes_cache_kv(QWEN25_05B, tokens=0),
 # - **Techo (*roofline*)**: el límite que pone la parte más lenta; al generar con lote 1, la memoria.
 # - **Relleno (*padding*)** y **máscara de atención**: igualar las longitudes de un lote, y decirle
 #   al modelo qué posiciones son relleno.
-# - **Tiempo hasta el primer token**: lo que tarda en leer la entrada y dar el primer token nuevo.
+# - ***Prefill*** y ***decode***: las dos fases de generar. En el *prefill* el modelo lee toda la
+#   entrada de una vez (mucho cálculo); en el *decode* escribe un token por paso (mucha memoria).
+# - **Tiempo hasta el primer token (TTFT)**: lo que dura el *prefill*: leer la entrada y dar el
+#   primer token nuevo.
 # - **`torch.inference_mode()`**: ejecutar sin apuntar nada para los gradientes.
 # - **Caché estática**: una caché reservada entera al principio, de tamaño fijo, que permite compilar.
 # - **Cuantizar**: guardar los pesos con menos bits (int8, int4) para leer menos bytes.

@@ -8,6 +8,7 @@ puerta del subpaquete (su ``__init__.py``).
 
 import ast
 import functools
+import importlib.util
 import json
 import subprocess
 import sys
@@ -22,6 +23,7 @@ CAPAS = {
     "base": 0,           # hechos con su fuente (GPU, picos, precisiones, ruedas, mensajes) y formato
     "dispositivo": 1,    # elegir el dispositivo, nvidia-smi, el informe del entorno
     "colab": 2,          # Google Colab y Drive
+    "kernels": 2,        # kernels de Triton (lección 11): solo necesitan torch y el dispositivo
     "nube": 2,           # lo que cuesta una GPU alquilada
     "medicion": 3,       # cronometrar, CPU frente a GPU, comparar tiempos
     "memoria": 3,        # la regla de memoria, la memoria medida al entrenar, el lote que cabe
@@ -38,7 +40,7 @@ CAPAS = {
     "__main__": 8,       # python -m curso_gpu
     "__init__": 8,
 }
-LECCIONES_NUEVAS = {"ajuste", "generacion"}  # llegaron después de fijar el límite de 14 entradas
+LECCIONES_NUEVAS = {"ajuste", "generacion", "kernels"}  # llegaron después de fijar el límite de 14 entradas
 
 
 def _entrada(ruta: Path) -> str:
@@ -233,7 +235,9 @@ def test_lecciones_pruebas_y_benchmarks_importan_cada_nombre_de_su_casa():
 
 # Ningún módulo carga gráficas ni widgets al importarse: los que los usan los importan dentro de
 # sus funciones. Un solo proceso para todos: arrancar Python con torch cuesta segundos.
-LIGEROS = tuple(sorted(n for n in _archivos() if n not in {"__init__", "__main__"}))
+# kernels.programas importa triton (los @triton.jit): sin triton instalado no se puede importar.
+_SIN_TRITON = set() if importlib.util.find_spec("triton") else {"kernels.programas"}
+LIGEROS = tuple(sorted(n for n in _archivos() if n not in {"__init__", "__main__"} | _SIN_TRITON))
 PESADOS_DE_LECCIONES = {"transformers", "peft", "bitsandbytes", "accelerate"}
 
 

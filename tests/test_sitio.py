@@ -187,6 +187,15 @@ def test_cada_leccion_lleva_su_insignia_local_el_recuadro_de_la_gpu_y_su_pie():
     assert VISTA in cuaderno.cells[3].outputs[0]["data"]  # sin tocar el original
 
 
+def test_los_marcadores_de_sphinx_se_encuentran_en_las_paginas(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "uno.html").write_text("<p class='component-author'>Por Author name not set</p>")
+    (tmp_path / "dos.html").write_text("<title>&lt;no title&gt;</title>")
+    (tmp_path / "bien.html").write_text("<p>Curso: usar una GPU con PyTorch</p>")
+    assert sitio.marcadores_en_paginas(tmp_path) == {"a/uno.html": ["Author name not set"],
+                                                     "dos.html": ["&lt;no title&gt;"]}
+
+
 def test_no_borra_una_carpeta_de_salida_que_no_es_un_sitio(tmp_path):
     (tmp_path / "mis_cosas.txt").write_text("importante")
     with pytest.raises(ValueError, match="no es un sitio del curso"):
@@ -254,12 +263,14 @@ def test_sin_ejecutar_no_ejecuta_nada_y_dice_que_lecciones_van_sin_salidas(tmp_p
     def no_ejecutar(*args, **kwargs):
         raise AssertionError("con --sin-ejecutar no se ejecuta ninguna lección")
 
-    entregadas = {}
+    entregadas, conf_py = {}, ""
 
     def sphinx_falso(argumentos):
         fuente, html = Path(argumentos[-2]), Path(argumentos[-1])
         for ruta in sorted((fuente / "lecciones").glob("*.ipynb")):
             entregadas[ruta.name] = nbformat.read(ruta, as_version=4)
+        nonlocal conf_py
+        conf_py = (fuente / "conf.py").read_text(encoding="utf-8")
         html.mkdir(parents=True)
         (html / "index.html").write_text((fuente / "index.md").read_text(encoding="utf-8"), encoding="utf-8")
         return 0
@@ -277,5 +288,6 @@ def test_sin_ejecutar_no_ejecuta_nada_y_dice_que_lecciones_van_sin_salidas(tmp_p
     for nombre, cuaderno in entregadas.items():
         assert cuaderno.cells[-1].source == sitio.pie_leccion(None), nombre  # «se muestra sin salidas»
         assert not any(c.get("outputs") for c in cuaderno.cells if c.cell_type == "code"), nombre
+    assert "ninguna se ejecutó para este sitio" in conf_py  # el pie del sitio, el nuestro
     assert (salida / sitio.MARCA).is_file() and (salida / "index.html").is_file()
     assert not (salida / "pagina_vieja.html").exists()

@@ -152,6 +152,14 @@ def _figuras_del_notebook(ruta: Path) -> int:
 LECCIONES = sitio.lecciones_del_sitio()
 
 
+def test_el_sitio_no_muestra_marcadores_de_sphinx_ni_su_pie(sitio_construido):
+    """Sin navegador: el HTML que escribió Sphinx, página a página (el sitio se construye una vez)."""
+    assert sitio.marcadores_en_paginas(sitio_construido) == {}  # ni «Por Author name not set» ni otros huecos
+    for leccion in LECCIONES:
+        pagina = (sitio_construido / f"{leccion.pagina}.html").read_text(encoding="utf-8")
+        assert "component-author" not in pagina and "curso-pie" in pagina, leccion.pagina
+
+
 def test_la_portada_tiene_la_descripcion_y_la_tabla_de_lecciones_en_espanol(navegador, capturas, capsys):
     pagina = navegador.ir("index.html")
     assert pagina.locator("html").get_attribute("lang") == "es"

@@ -69,10 +69,12 @@ def test_carga_el_modelo_de_la_leccion_04_desde_el_notebook():
 
 def test_los_ganchos_de_las_lecciones_06_a_10_existen():
     for nombre in ("comprobar_leccion_06", "comprobar_leccion_07", "comprobar_leccion_08", "comprobar_leccion_09",
-                   "comprobar_leccion_10"):
+                   "comprobar_leccion_10", "comprobar_leccion_10_qwen"):
         assert callable(getattr(validar, nombre))
-    nombres = [nombre for nombre, _ in validar.comprobaciones(rapido=True)]
-    assert nombres[-5:] == ["lección 06", "lección 07", "lección 08", "lección 09", "lección 10"]
+    lecciones = [nombre for nombre, _ in validar.comprobaciones(rapido=True) if nombre.startswith("lección")]
+    assert lecciones[:7] == ["lección 06", "lección 07", "lección 08", "lección 09", "lección 10",
+                             "lección 10 con Qwen2.5-0.5B", "lección 11"]
+    assert callable(validar.comprobar_leccion_11)
 
 
 def test_el_gancho_de_la_leccion_09_sin_gpu_salta_y_no_cuenta(monkeypatch):
@@ -101,3 +103,36 @@ def test_las_lineas_de_las_lecciones_07_y_08_se_convierten_en_resultados():
     assert [(r.leccion, r.pasa) for r in resultados] == [("08", True), ("08", False)]
     assert resultados[1].afirmacion == "GPT-2 pequeño, 8 × 1024"
     assert resultados[1].medido == "medido 10.0 MB, pico real 12.0 MB"
+
+
+# --- Lección 10 con Qwen2.5-0.5B: lo medido en la GPU frente a lo que dice la lección ---------
+
+def _barrido_qwen(segundos: dict, nombre="Tesla T4", ancho=320.0):
+    from curso_gpu.generacion import BarridoGeneracion
+    from curso_gpu.generacion import FilaBarrido
+
+    filas = [FilaBarrido(variante, lote, lote * 64, 64, [s]) for (variante, lote), s in segundos.items()]
+    return BarridoGeneracion("cuda:0", nombre, ancho, 988_065_536, filas, 3, 12)
+
+
+QWEN_EN_T4 = {("con caché", 1): 1.6, ("con caché", 16): 2.0, ("sin caché", 16): 9.0,
+              ("caché estática + torch.compile", 1): 0.5}
+
+
+def test_qwen_en_una_t4_razonable_pasa_todas_las_comprobaciones():
+    resultados = validar.resultados_de_barrido(_barrido_qwen(QWEN_EN_T4))
+    assert len(resultados) == 5 and all(r.pasa for r in resultados), [r.linea() for r in resultados]
+    assert "40 tokens/s = 12 % de 324" in resultados[2].medido
+
+
+def test_qwen_mas_rapido_que_su_techo_o_sin_ganar_con_el_lote_falla():
+    imposible = {**QWEN_EN_T4, ("con caché", 1): 0.1, ("con caché", 16): 1.5}  # 640 tokens/s > 324
+    fallan = [r.afirmacion for r in validar.resultados_de_barrido(_barrido_qwen(imposible)) if not r.pasa]
+    assert any("el lote 16 da al menos 4 veces" in f for f in fallan)
+    assert any("generate tal cual: no pasa del techo" in f for f in fallan)
+
+
+def test_qwen_en_una_gpu_fuera_de_la_tabla_se_mide_sin_techo():
+    resultados = validar.resultados_de_barrido(_barrido_qwen(QWEN_EN_T4, "NVIDIA A10G", None))
+    assert [r.pasa for r in resultados] == [True, True, True]
+    assert "fuera de la tabla" in resultados[-1].afirmacion and "40 tokens/s" in resultados[-1].medido

@@ -24,6 +24,7 @@ CASAS = {
     "Modelo": "catalogo",
     "PicoGPU": "catalogo",
     "RANGOS_PORCENTAJE": "catalogo",
+    "ancho_de_banda_conocido": "catalogo",
     "buscar_gpu": "catalogo",
     "buscar_modelo": "catalogo",
     "picos_de": "catalogo",

@@ -8,10 +8,10 @@ La memoria de las GPU es la cifra de su ficha comercial («16 GB»), que las cue
 curso toman como GB decimales (10⁹ bytes). Es una etiqueta, no lo que puedes usar:
 
 - La memoria física se fabrica en potencias de dos: los «16 GB» de una T4 son 16 GiB
-  (2³⁰ bytes cada uno, 17,2 GB). Tomarlos como 16·10⁹ bytes deja un margen de un 7 %.
+  (2³⁰ bytes cada uno, 17.2 GB). Tomarlos como 16·10⁹ bytes deja un margen de un 7 %.
 - Las GPU con memoria GDDR y ECC activado (la T4 de Colab) guardan los códigos del ECC en la
-  propia memoria y pierden 1/16: ``nvidia-smi`` muestra 15 360 MiB (16,1 GB) y PyTorch ve
-  unos 15 100 MiB (15,8 GB). Ahí la cifra de la ficha es un 1 % optimista; el margen del +20 %
+  propia memoria y pierden 1/16: ``nvidia-smi`` muestra 15 360 MiB (16.1 GB) y PyTorch ve
+  unos 15 100 MiB (15.8 GB). Ahí la cifra de la ficha es un 1 % optimista; el margen del +20 %
   de ``memoria.memoria_inferencia`` lo cubre. Las GPU con HBM (A100, H100) llevan el ECC
   aparte y muestran su tamaño completo.
 
@@ -342,6 +342,17 @@ def picos_de(nombre_gpu: str) -> PicoGPU | None:
         if re.search(patron, texto):
             return fila
     return None
+
+
+def ancho_de_banda_conocido(nombre_gpu) -> float | None:
+    """El ancho de banda de la memoria (GB/s) de esa GPU según su ficha, o ``None`` si no lo conozco. Lección 10.
+
+    Acepta el nombre que da PyTorch (``"Tesla T4"`` → 320.0). Una GPU que no está en la tabla
+    (``"NVIDIA GeForce RTX 4070"``, ``"NVIDIA A10G"``, cualquier GPU de portátil) da ``None``: no
+    es un error, la lección mide igual y dice que no conoce su techo.
+    """
+    fila = picos_de(nombre_gpu)
+    return fila.ancho_de_banda_gb_s if fila is not None else None
 
 
 def tabla_picos() -> list[PicoGPU]:

@@ -3,6 +3,10 @@
 - ``cache_kv``: cuánto ocupa la caché KV, calculado (``bytes_cache_kv``) y medido (``bytes_de_cache``).
 - ``techo``: el techo de tokens por segundo que deja la memoria (``techo_tokens_por_segundo``).
 - ``medir``: ``medir_generacion`` con el ``generate`` de ``transformers`` y su ``MedicionGeneracion``.
+- ``barrido``: lotes de 1, 4 y 16, con y sin caché y la caché estática compilada, medidos alternados
+  (``medir_barrido`` y su ``BarridoGeneracion``, que dice lo que midió en frases).
+- ``adaptador``: el adaptador de la lección 09 (``buscar_adaptador``) y un modelo en fp16 para
+  generar en la GPU (``cargar_para_generar``).
 - ``avisos``: recoger los avisos de ``transformers`` para leerlos (``avisos_de_transformers``).
 
 ``transformers`` se importa solo dentro de las funciones que lo usan: importar este subpaquete
@@ -13,6 +17,15 @@ from ..base import cargar_perezoso
 
 # Cada nombre público y el módulo donde vive. Se importa al usarlo por primera vez.
 CASAS = {
+    "ADAPTADOR_DIMINUTO": "adaptador",
+    "ADAPTADOR_QWEN": "adaptador",
+    "buscar_adaptador": "adaptador",
+    "cargar_adaptador": "adaptador",
+    "cargar_para_generar": "adaptador",
+    "BarridoGeneracion": "barrido",
+    "FilaBarrido": "barrido",
+    "VARIANTES": "barrido",
+    "medir_barrido": "barrido",
     "avisos_de_transformers": "avisos",
     "bytes_cache_kv": "cache_kv",
     "bytes_de_cache": "cache_kv",

@@ -15,7 +15,7 @@ import math
 import torch
 
 from ..dispositivo import como_dispositivo, memoria_dispositivo
-from ..base import dtype_de, leer_numero, normalizar_precision
+from ..base import dtype_de, formatear_numero, leer_numero, normalizar_precision
 
 PRECISIONES_MATMUL = ("fp32", "tf32", "fp16", "bf16", "fp64")
 """Las precisiones en que se puede medir ``a @ b`` en la lección 03."""
@@ -79,7 +79,7 @@ def comprobar_que_cabe(n: int, dispositivo, dtype=torch.float32) -> None:
             donde = "la RAM" if lugar.type == "cpu" else f"la memoria de {lugar}"
             sugerido = _n_que_cabe(libre, matrices, bytes_elemento)
             raise MemoriaInsuficiente(
-                f"n={n} no cabe: {matrices} matrices de {n}×{n} en {normalizar_precision(tipo)} necesitan "
+                f"n={n} no cabe: {matrices} matrices de {formatear_numero(n)} × {formatear_numero(n)} en {normalizar_precision(tipo)} necesitan "
                 f"{necesaria / 1e9:.2f} GB y en {donde} quedan {libre / 1e9:.2f} GB libres. "
                 f"Prueba con un tamaño menor, por ejemplo n={sugerido}.",
                 necesaria, libre, sugerido,

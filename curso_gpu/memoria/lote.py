@@ -13,7 +13,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from ..base import formatear_bytes, leer_numero
+from ..base import formatear_bytes, formatear_numero, leer_numero
 from ..dispositivo import DispositivoNoDisponible, como_dispositivo, memoria_dispositivo
 from .medida import (
     LOTE_MAXIMO_A_PROBAR,
@@ -134,7 +134,7 @@ def lote_maximo(modelo: nn.Module, forma_ejemplo, dispositivo, memoria_bytes: in
     if lote < 1:
         raise ValueError(
             f"No cabe ni un ejemplo: el presupuesto es de {formatear_bytes(presupuesto)} y un paso con lote 1 pide "
-            f"{formatear_bytes(uno.total)} ({uno.total} bytes). Da al menos memoria_bytes={uno.total}, o reduce el "
+            f"{formatear_bytes(uno.total)} ({formatear_numero(uno.total)} bytes). Da al menos memoria_bytes={uno.total}, o reduce el "
             "modelo, usa precisión mixta o un optimizador con menos estados (sgd).")
     return int(min(lote, maximo))
 

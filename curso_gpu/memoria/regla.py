@@ -81,7 +81,7 @@ def bytes_por_parametro(precision: str | torch.dtype) -> float:
 def _error_parametros(valor, motivo: str) -> ValueError:
     return ValueError(
         f"parametros debe ser un número con sufijo como '124M', '8B' o '1.5B' (K = mil, M = millón, B = mil "
-        "millones), un número entero de parámetros como 124000000, un modelo de PyTorch o un modelo del catálogo "
+        "millones), un número entero de parámetros como 124_000_000, un modelo de PyTorch o un modelo del catálogo "
         f"(p. ej. 'Llama 3 8B'); recibí {mostrar_valor(valor)} ({motivo})."
     )
 

@@ -1,0 +1,67 @@
+"""De la lección 09 a la 10: dónde queda el adaptador entrenado y cómo cargar un modelo para generar.
+
+- ``ADAPTADOR_DIMINUTO``: la carpeta donde la lección 09 guarda el adaptador del modelo diminuto
+  (relativa a la carpeta de trabajo: ``notebooks/`` en tu equipo, ``/content`` en Colab).
+- ``ADAPTADOR_QWEN``: donde la celda de la T4 de la lección 09 guarda el adaptador de QLoRA de
+  Qwen2.5-0.5B.
+- ``buscar_adaptador(carpeta)``: la carpeta si tiene un adaptador completo de ``peft``; si no, None.
+- ``cargar_adaptador(modelo_base, carpeta)``: ``PeftModel.from_pretrained``, sin el aviso entre
+  ``peft`` y ``transformers`` que no depende de ti.
+- ``cargar_para_generar(nombre, dispositivo, adaptador)``: un modelo de ``transformers`` en fp16
+  listo para generar, con el adaptador ya fusionado si lo hay (igual de rápido que el base).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import torch
+
+from ..dispositivo import como_dispositivo
+
+ADAPTADOR_DIMINUTO = Path("checkpoints") / "lora_diminuto" / "adaptador"
+ADAPTADOR_QWEN = Path("checkpoints") / "qlora_qwen" / "adaptador"
+_ARCHIVOS_ADAPTADOR = ("adapter_config.json", "adapter_model.safetensors")
+"""Lo que escribe ``save_pretrained`` de ``peft``: sin los dos, el adaptador está a medias."""
+
+
+def buscar_adaptador(carpeta: str | os.PathLike = ADAPTADOR_DIMINUTO) -> Path | None:
+    """``carpeta`` si guarda un adaptador completo de ``peft`` (sus dos archivos); si no, None. Lección 10."""
+    ruta = Path(carpeta)
+    return ruta if all((ruta / archivo).is_file() for archivo in _ARCHIVOS_ADAPTADOR) else None
+
+
+def cargar_adaptador(modelo_base, carpeta: str | os.PathLike):
+    """``PeftModel.from_pretrained(modelo_base, carpeta)``: el modelo con el adaptador guardado. Lección 10.
+
+    Es la llamada de ``peft`` tal cual; solo calla el ``FutureWarning`` de ``is_gradient_checkpointing``
+    (peft 0.21 pregunta por un nombre que transformers 5 marca como obsoleto: no depende de ti).
+    """
+    from peft import PeftModel
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+        return PeftModel.from_pretrained(modelo_base, str(carpeta))
+
+
+def cargar_para_generar(nombre: str = "Qwen/Qwen2.5-0.5B", dispositivo="cuda", adaptador=None,
+                        dtype=torch.float16):
+    """``(modelo, tokenizador)`` para generar: pesos en ``dtype`` (fp16) en ``dispositivo``. Lección 10.
+
+    ``nombre``: el modelo en el Hub de Hugging Face (se descarga la primera vez: ~1 GB para
+    Qwen2.5-0.5B). ``adaptador``: una carpeta de ``peft`` (``ADAPTADOR_QWEN``) o None; si la das, el
+    adaptador se carga y se **fusiona** (``merge_and_unload``): queda un modelo normal, igual de
+    rápido que el original. El modelo queda en modo evaluación.
+    """
+    import transformers
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    d = como_dispositivo(dispositivo)
+    clave = "dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype"
+    modelo = AutoModelForCausalLM.from_pretrained(nombre, **{clave: dtype}).to(d)
+    tokenizador = AutoTokenizer.from_pretrained(nombre)
+    if adaptador is not None:
+        modelo = cargar_adaptador(modelo, adaptador).merge_and_unload()
+    return modelo.eval(), tokenizador

@@ -1,0 +1,31 @@
+"""Lo que la lección 11 imprime, en la misma ejecución que la prueba de la lección (``leccion_ejecutada``)."""
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.lento  # ejecuta la lección (una vez por sesión, compartida)
+
+
+def _texto(cuaderno) -> str:
+    return "\n".join(salida.get("text", "") for celda in cuaderno.cells if celda.cell_type == "code"
+                     for salida in celda.get("outputs", []) if salida.get("output_type") == "stream")
+
+
+def test_la_leccion_11_comprueba_sus_kernels_contra_pytorch(leccion_ejecutada):
+    from curso_gpu.kernels import triton_instalado
+
+    texto = _texto(leccion_ejecutada("11"))
+    if not triton_instalado():
+        pytest.skip("sin triton, la lección solo explica (lo prueba test_kernels_sin_triton.py)")
+    comprobaciones = re.findall(r"igual que (?:x \+ y|torch\.softmax): (True|False)", texto)
+    assert len(comprobaciones) == 4 + 1 + 5 and set(comprobaciones) == {"True"}, comprobaciones  # suma, curso, softmax
+    assert "softmax_triton igual que torch.softmax en 200 × 781" in texto
+    assert "Paso a paso mueve 4.00 veces los bytes del fusionado" in texto
+    error16, error32 = map(float, re.search(r"error acumulando en fp16 ([\d.]+); acumulando en fp32 "
+                                            r"\(el kernel\) ([\d.]+)", texto).groups())
+    assert error32 <= 0.5 < 2 < error16
+    if "en cpu" in texto:  # sin GPU: el intérprete, el print del kernel y el código C++ de torch.compile
+        assert "(intérprete: correcto pero lento)" in texto
+        assert "programa [2] posiciones [ 8  9 10 11] máscara [ True  True False False]" in texto
+        assert re.search(r"1 kernel en C\+\+: cpp_fused_\w+", texto) or "No hay compilador de C" in texto
