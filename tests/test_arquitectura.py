@@ -178,13 +178,6 @@ def _all_literal(arbol: ast.Module) -> list[str] | None:
     return None
 
 
-# Módulos de otra rama (entradas) que aún no declaran __all__: la puerta toma lo que definen sin guion bajo.
-SIN_ALL_TODAVIA = {
-    "generacion.adaptador", "generacion.avisos", "generacion.barrido", "generacion.cache_kv", "generacion.techo",
-    "generacion.velocidad",
-}
-
-
 def _modulos() -> dict[str, ast.Module]:
     """Cada módulo que ofrece nombres: los de los subpaquetes y las órdenes sueltas (no ``__init__``, ``_privados``)."""
     return {nombre: arbol for nombre, (ruta, arbol) in _archivos().items()
@@ -197,7 +190,7 @@ def test_cada_modulo_declara_su_all_y_lo_que_no_esta_en_el_es_privado():
     for nombre, arbol in _modulos().items():
         publico = _all_literal(arbol)
         if publico is None:
-            sin_all += [] if nombre in SIN_ALL_TODAVIA else [nombre]
+            sin_all.append(nombre)
             continue
         definidos = {n for n in _definidos(arbol) if not n.startswith("_") and n != "main"}
         if set(publico) - {"main"} != definidos or len(publico) != len(set(publico)):  # main: la orden
@@ -224,9 +217,8 @@ def test_las_casas_de_cada_subpaquete_son_los_all_de_sus_modulos():
                 continue
             modulo = f"{paquete.name}.{ruta.stem}"
             publico = _all_literal(_archivos()[modulo][1])
-            if publico is None:
-                publico = sorted(n for n in _definidos(_archivos()[modulo][1]) if not n.startswith("_") and n != "main")
-            elif paquete.name not in LECCIONES_NUEVAS:  # lo leído sin importar es lo que Python ve al importar
+            assert publico is not None, f"{modulo} no declara __all__"
+            if paquete.name not in LECCIONES_NUEVAS:  # lo leído sin importar es lo que Python ve al importar
                 assert importlib.import_module(f"curso_gpu.{modulo}").__all__ == publico, modulo
             esperado |= {n: ruta.stem for n in publico}
             assert ruta.stem not in publico, f"{modulo}: un nombre igual a su módulo se taparía al importarlo"
@@ -352,12 +344,15 @@ PESADOS_DE_LECCIONES = {"transformers", "peft", "bitsandbytes", "accelerate"}
 
 
 def test_import_curso_gpu_no_carga_matplotlib_ipywidgets_ni_tqdm():
-    # torch ya importa tqdm por su cuenta: se mira lo que añade curso_gpu, y luego cada módulo.
-    codigo = ("import importlib, json, sys, torch\n"
+    # «import curso_gpu» en un Python limpio: ni torch ni tqdm (torch importa tqdm por su cuenta, así
+    # que tqdm solo se puede mirar antes de torch). Luego, con torch ya cargado, cada módulo.
+    codigo = ("import importlib, json, sys\n"
               "def pesados(antes, nombres):\n"
               "    return sorted(m for m in set(sys.modules) - antes if m.split('.')[0] in nombres)\n"
+              "assert 'tqdm' not in sys.modules and 'torch' not in sys.modules\n"
               "antes = set(sys.modules); import curso_gpu\n"
               "r = {'curso_gpu': pesados(antes, {'matplotlib', 'ipywidgets', 'tqdm', 'torch'})}\n"
+              "import torch\n"
               f"for m in {LIGEROS!r}:\n"
               "    antes = set(sys.modules); importlib.import_module('curso_gpu.' + m)\n"
               f"    extra = set() if m.split('.')[0] in {sorted(LECCIONES_NUEVAS)!r} else set({sorted(PESADOS_DE_LECCIONES)!r})\n"

@@ -82,3 +82,13 @@ def test_carpeta_de_solo_lectura(tmp_path, monkeypatch):
 def test_una_ruta_que_el_sistema_no_admite(tmp_path):
     with pytest.raises(DestinoNoValido, match=r"pesos .*: no puedo usar esa ruta \(File name too long\)"):
         comprobar_destino(tmp_path / ("x" * 300) / "pesos.pt", "pesos")
+
+
+def test_una_ruta_de_la_que_leer_se_comprueba_igual(tmp_path):
+    from curso_gpu.guardado import cargar_pesos, comprobar_origen
+
+    assert comprobar_origen(str(tmp_path / "a.pt"), "ruta") == tmp_path / "a.pt"
+    for ruta, texto in [(None, r"ruta de los pesos debe ser la ruta de un archivo .*recibí None"),
+                        ("", r"ruta de los pesos está vacío: no dice qué leer"), ("a\0b", r"tiene un carácter nulo")]:
+        with pytest.raises(DestinoNoValido, match=texto):
+            cargar_pesos(ruta)

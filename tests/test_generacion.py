@@ -133,8 +133,8 @@ def test_medir_generacion_cuenta_tokens_tiempos_y_cache(diminuto):
     (lambda: bytes_cache_kv(config_qwen25_05b(), tokens=10, bytes_por_valor=0), "bytes_por_valor .* fp16"),
     (lambda: bytes_cache_kv({"capas": 2}, tokens=10), "configuración no tiene num_hidden_layers"),
     (lambda: techo_tokens_por_segundo(1e9, "GPU inventada"), "GPU desconocida .*NVIDIA T4.*NVIDIA H100 SXM"),
-    (lambda: techo_tokens_por_segundo(0, 320), "bytes_pesos debe ser un número positivo"),
-    (lambda: techo_tokens_por_segundo(1e9, -5), "ancho_de_banda .* positivo"),
+    (lambda: techo_tokens_por_segundo(0, 320), r"bytes_pesos .*debe ser un número mayor que 0; recibí 0"),
+    (lambda: techo_tokens_por_segundo(1e9, -5), "ancho_de_banda .* mayor que 0; recibí -5"),
     (lambda: techo_tokens_por_segundo(1e9, 320, lote=0), "lote .* recibí 0"),
 ])
 def test_errores_en_espanol(llamada, mensaje):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from ..base import mostrar_valor
+
 __all__ = ["ARQUITECTURAS", "config_de", "modelo_en_meta"]
 
 ARQUITECTURAS: dict[str, dict] = {
@@ -33,27 +35,43 @@ ARQUITECTURAS: dict[str, dict] = {
 
 
 def config_de(nombre: str):
-    """La ``Qwen2Config`` de ``"Qwen2.5-0.5B"`` o ``"Qwen2.5-7B"``, sin red. Lección 09."""
+    """La ``Qwen2Config`` de ``"Qwen2.5-0.5B"`` o ``"Qwen2.5-7B"``, sin red. Lección 09.
+
+    El nombre se reconoce sin mirar mayúsculas ni espacios alrededor (``"qwen2.5-0.5b"`` vale).
+    """
+    return _config_de(nombre, "nombre")
+
+
+def _config_de(nombre, argumento: str):
+    """``config_de`` con el nombre del dato que dan los mensajes (``nombre``, ``config``...)."""
+    conocidos = ", ".join(repr(n) for n in ARQUITECTURAS)
+    if not isinstance(nombre, str):
+        raise ValueError(f"{argumento} debe ser el nombre de un modelo como texto, uno de: {conocidos}; recibí "
+                         f"{mostrar_valor(nombre)} (de tipo {type(nombre).__name__}). Por ejemplo, "
+                         "config_de('Qwen2.5-0.5B').")
+    claves = {n.lower(): n for n in ARQUITECTURAS}
+    clave = claves.get(nombre.strip().lower())
+    if clave is None:
+        raise ValueError(f"{argumento}: no tengo la arquitectura de {nombre!r}; conozco: {conocidos}. "
+                         "Para otro modelo, AutoConfig.from_pretrained('nombre') la descarga (un archivo pequeño).")
     from transformers import Qwen2Config
 
-    if nombre not in ARQUITECTURAS:
-        raise ValueError(f"No tengo la arquitectura de {nombre!r}; conozco: {', '.join(ARQUITECTURAS)}. "
-                         "Para otro modelo, AutoConfig.from_pretrained('nombre') la descarga (un archivo pequeño).")
-    return Qwen2Config(**ARQUITECTURAS[nombre])
+    return Qwen2Config(**ARQUITECTURAS[clave])
 
 
-def modelo_en_meta(config):
+def modelo_en_meta(config, *, argumento: str = "config"):
     """El modelo de ``config`` en el dispositivo ``meta``: toda la forma, ningún byte. Lección 09.
 
     ``config``: una configuración de ``transformers`` (``Qwen2Config``, ``AutoConfig``...) o uno
-    de los nombres de ``ARQUITECTURAS``.
+    de los nombres de ``ARQUITECTURAS``. ``argumento``: cómo se llama ese dato en los mensajes de error.
     """
     from transformers import AutoModelForCausalLM, PretrainedConfig
 
     if isinstance(config, str):
-        config = config_de(config)
+        config = _config_de(config, argumento)
     if not isinstance(config, PretrainedConfig):
-        raise ValueError(f"Necesito una configuración de transformers (p. ej. config_de('Qwen2.5-0.5B') o "
-                         f"AutoConfig.from_pretrained(...)) o un modelo; recibí {type(config).__name__}.")
+        raise ValueError(f"{argumento} debe ser una configuración de transformers (p. ej. config_de('Qwen2.5-0.5B') o "
+                         f"AutoConfig.from_pretrained(...)) o el nombre de una de ARQUITECTURAS; recibí "
+                         f"{mostrar_valor(config)} (de tipo {type(config).__name__}).")
     with torch.device("meta"):
         return AutoModelForCausalLM.from_config(config)

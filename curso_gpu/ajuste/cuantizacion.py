@@ -10,6 +10,7 @@ import importlib.util
 
 import torch
 
+from ..base import mostrar_valor, normalizar_precision
 from ..dispositivo import MENU_COLAB
 from ..rendimiento import comprobar_precision
 
@@ -45,6 +46,13 @@ def config_4_bits(precision: str = "fp16"):
     ``precision``: ``"fp16"`` (la de una T4) o ``"bf16"`` (Ampere o más nueva: A100, L4, RTX 30/40).
     Antes de nada comprueba que hay CUDA y bitsandbytes, y que la GPU puede con ``precision``.
     """
+    try:
+        nombre = normalizar_precision(precision)
+    except (TypeError, ValueError):
+        nombre = None
+    if nombre not in ("fp16", "bf16"):
+        raise ValueError(f"precision debe ser 'fp16' (T4) o 'bf16' (Ampere o más nueva): QLoRA calcula en 16 bits; "
+                         f"recibí {mostrar_valor(precision)}. Por ejemplo, config_4_bits('fp16').")
     comprobar_4_bits()
     tipo = comprobar_precision(precision, torch.device("cuda"))
     if tipo is None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from ..base import leer_numero, mostrar_valor
+
 __all__ = ["ALFABETO", "TEXTO_ENTRENAMIENTO", "modelo_diminuto", "tokenizador_diminuto"]
 
 #: El texto en español que entrena la lección 09: frases cortas que se repiten con variaciones,
@@ -44,6 +46,9 @@ def tokenizador_diminuto(padding_side: str = "right"):
     Tiene ``<pad>`` (id 0), ``<eos>`` (id 1) y ``<unk>`` (id 2); ``padding_side`` se puede
     cambiar después (``"left"`` para generar por lotes, lección 10).
     """
+    if padding_side not in ("left", "right"):
+        raise ValueError(f"padding_side debe ser 'right' (entrenar) o 'left' (generar por lotes, lección 10); "
+                         f"recibí {mostrar_valor(padding_side)}. Por ejemplo, tokenizador_diminuto('left').")
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
@@ -71,6 +76,7 @@ def modelo_diminuto(semilla: int = 0):
     GQA, como Qwen2.5), embeddings atados. Misma ``semilla``, mismos pesos; el generador
     aleatorio global no cambia. El modelo vuelve en modo evaluación, en fp32 y en la CPU.
     """
+    semilla = leer_numero(semilla, "semilla", entero=True, minimo=0, ejemplo="semilla=0")
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     tokenizador = tokenizador_diminuto()

@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from ..base import ComoTabla, Tabla, leer_numero
-from ..guardado import CarpetaCheckpoints, copiar_atomico, huella_de_datos
+from ..guardado import CarpetaCheckpoints, comprobar_destino, copiar_atomico, huella_de_datos
 from ..dispositivo import dispositivo_del_modelo
 from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento
 from ..rendimiento import preparar_precision
@@ -207,8 +207,18 @@ def guardar_adaptador(modelo, carpeta: str | os.PathLike) -> list[Path]:
     peft lo escribe (``save_pretrained``: ``adapter_config.json`` y ``adapter_model.safetensors``)
     en una carpeta temporal, y cada archivo se copia a ``carpeta`` con ``copiar_atomico``: o está
     entero o no está. Se carga con ``PeftModel.from_pretrained(modelo_base, carpeta)``.
+
+    Antes de escribir nada rechaza un modelo sin adaptador (se guardaría el modelo entero como si
+    fuera uno) y un destino vacío, que es un archivo, un enlace simbólico o de solo lectura.
     """
-    destino = Path(carpeta)
+    from .lora import tiene_adaptador
+
+    if not (callable(getattr(modelo, "save_pretrained", None)) and getattr(modelo, "peft_config", None)
+            and tiene_adaptador(modelo)):
+        raise ValueError(f"guardar_adaptador necesita un modelo con adaptador LoRA (el que da aplicar_lora); "
+                         f"recibí un {type(modelo).__name__} sin él, y guardaría el modelo entero como si fuera "
+                         "un adaptador. Pónselo antes: modelo_lora = aplicar_lora(modelo, r=8, alpha=16).")
+    destino = comprobar_destino(carpeta, "carpeta (donde guardar el adaptador)", carpeta=True)
     destino.mkdir(parents=True, exist_ok=True)
     temporal = Path(tempfile.mkdtemp(prefix=".adaptador.", dir=destino))
     try:

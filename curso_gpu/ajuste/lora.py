@@ -10,29 +10,43 @@
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import torch
 from torch import nn
 
-__all__ = ["LoRALineal", "aplicar_lora", "capas_lineales", "elegir_capas", "parametros_lora", "validar_r"]
+from ..base import leer_numero, mostrar_valor
+
+__all__ = ["LoRALineal", "aplicar_lora", "capas_lineales", "elegir_capas", "parametros_lora", "tiene_adaptador",
+           "validar_r"]
 
 
 def validar_r(r) -> int:
-    """El rango ``r`` como entero ≥ 1, o ``ValueError`` en español. Lección 09."""
-    if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r <= 0:
-        raise ValueError(
-            f"r debe ser un entero mayor que 0 (es el rango de B·A: cuántas columnas tiene B y "
-            f"cuántas filas A); recibí {r!r}. Prueba r=8 o r=16.")
-    return int(r)
+    """El rango ``r`` (cuántas columnas tiene B y cuántas filas A) como entero ≥ 1, o un error en español. Lección 09."""
+    return leer_numero(r, "r", entero=True, minimo=0, minimo_incluido=False, ejemplo="r=8 (o r=16)")
 
 
 def _validar_alpha(alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not math.isfinite(alpha) or alpha <= 0:
-        raise ValueError(f"alpha debe ser un número mayor que 0 (la escala es alpha / r); recibí {alpha!r}. "
-                         "Lo habitual es alpha = 2·r, p. ej. r=8 y alpha=16.")
-    return float(alpha)
+    """``alpha`` > 0 (la escala es alpha / r); lo habitual, 2·r."""
+    return leer_numero(alpha, "alpha", minimo=0, minimo_incluido=False, ejemplo="alpha=16 (lo habitual: 2·r)")
+
+
+def _comprobar_modelo(modelo, funcion: str) -> None:
+    """Un ``nn.Module`` de PyTorch (un modelo de ``transformers``), o un error que dice cómo conseguirlo."""
+    if not isinstance(modelo, nn.Module):
+        raise ValueError(f"{funcion} necesita un modelo de PyTorch (un nn.Module, p. ej. el de "
+                         f"modelo, tokenizador = modelo_diminuto()); recibí {mostrar_valor(modelo)} "
+                         f"(de tipo {type(modelo).__name__}).")
+
+
+def tiene_adaptador(modelo) -> bool:
+    """¿Tiene ya ``modelo`` capas LoRA (de ``aplicar_lora``/``get_peft_model`` o ``LoRALineal``)? Lección 09.
+
+    ``get_peft_model`` cambia el modelo base **en su sitio**: tras ``aplicar_lora(modelo)``, también
+    ``modelo`` lleva las capas ``lora_A``/``lora_B``.
+    """
+    return isinstance(modelo, nn.Module) and any(
+        hasattr(m, "lora_A") or isinstance(m, LoRALineal) for m in modelo.modules())
 
 
 class LoRALineal(nn.Module):
@@ -46,7 +60,9 @@ class LoRALineal(nn.Module):
     def __init__(self, capa: nn.Linear, r: int, alpha: float):
         super().__init__()
         if not isinstance(capa, nn.Linear):
-            raise ValueError(f"LoRALineal envuelve una nn.Linear; recibí {type(capa).__name__}.")
+            raise ValueError(f"capa debe ser una nn.Linear (la capa que LoRALineal envuelve), p. ej. "
+                             f"LoRALineal(nn.Linear(64, 64), r=8, alpha=16); recibí {mostrar_valor(capa)} "
+                             f"(de tipo {type(capa).__name__}).")
         self.r = validar_r(r)
         self.alpha = _validar_alpha(alpha)
         self.escala = self.alpha / self.r
@@ -67,14 +83,34 @@ class LoRALineal(nn.Module):
 # Qué capas adapta LoRA
 # ---------------------------------------------------------------------------
 
-def capas_lineales(modelo: nn.Module) -> dict[str, nn.Linear]:
-    """Las capas lineales de los bloques: todas las ``nn.Linear`` menos la cabeza de salida.
+def _clases_lineales() -> tuple[type, ...]:
+    """``nn.Linear`` y el ``Conv1D`` de transformers (GPT-2: una lineal con el peso traspuesto), como peft."""
+    try:
+        from transformers.pytorch_utils import Conv1D
+    except ImportError:  # sin transformers no hay Conv1D que buscar
+        return (nn.Linear,)
+    return (nn.Linear, Conv1D)
+
+
+def _dimensiones(capa: nn.Module) -> tuple[int, int]:
+    """(entradas, salidas) de una lineal: ``nn.Linear`` o ``Conv1D`` (peso de forma entradas × salidas)."""
+    if isinstance(capa, nn.Linear):
+        return capa.in_features, capa.out_features
+    entradas, salidas = capa.weight.shape
+    return int(entradas), int(salidas)
+
+
+def capas_lineales(modelo: nn.Module) -> dict[str, nn.Module]:
+    """Las capas lineales de los bloques: todas las ``nn.Linear`` (y ``Conv1D`` de GPT-2) menos la cabeza.
 
     Es lo que ``peft`` llama ``target_modules="all-linear"``: la cabeza (``lm_head``) no se
-    adapta. Las capas cuantizadas en 4 bits de bitsandbytes también son ``nn.Linear``.
+    adapta. Las capas cuantizadas en 4 bits de bitsandbytes también son ``nn.Linear``; el
+    ``Conv1D`` de GPT-2 es una lineal con el peso traspuesto, y peft también lo adapta.
     """
+    _comprobar_modelo(modelo, "capas_lineales")
     salida = modelo.get_output_embeddings() if hasattr(modelo, "get_output_embeddings") else None
-    return {nombre: m for nombre, m in modelo.named_modules() if isinstance(m, nn.Linear) and m is not salida}
+    clases = _clases_lineales()
+    return {nombre: m for nombre, m in modelo.named_modules() if isinstance(m, clases) and m is not salida}
 
 
 def _coincide(nombre: str, objetivo: str) -> bool:
@@ -82,21 +118,38 @@ def _coincide(nombre: str, objetivo: str) -> bool:
     return nombre == objetivo or nombre.endswith("." + objetivo)
 
 
-def elegir_capas(modelo: nn.Module, modulos=None) -> dict[str, nn.Linear]:
+def _lista_de_modulos(modulos, existentes: list[str]) -> list[str] | None:
+    """``None`` (todas) o la lista de nombres de ``modulos``; un error en español si no es eso."""
+    if modulos is None or (isinstance(modulos, str) and modulos.strip().lower() == "all-linear"):
+        return None
+    if isinstance(modulos, str):
+        nombres = [modulos]
+    elif isinstance(modulos, (list, tuple, set, frozenset)):
+        nombres = list(modulos)
+    else:
+        nombres = []
+    if not nombres or not all(isinstance(n, str) and n.strip() for n in nombres):
+        raise ValueError(f"modulos (los target_modules de peft) debe ser una lista de nombres de capas, p. ej. "
+                         f"modulos={existentes[:2] or ['q_proj', 'v_proj']}, o None para todas las lineales; recibí {mostrar_valor(modulos)}.")
+    return nombres
+
+
+def elegir_capas(modelo: nn.Module, modulos=None) -> dict[str, nn.Module]:
     """Las capas lineales que adaptaría LoRA con ``target_modules=modulos``. Lección 09.
 
     ``modulos=None`` (o ``"all-linear"``): todas las de los bloques. Si no, nombres como
-    ``["q_proj", "v_proj"]``. Un nombre que no coincide con ninguna capa lineal da un
-    ``ValueError`` que lista los nombres que sí existen.
+    ``["q_proj", "v_proj"]`` (en GPT-2, ``["c_attn"]``). Un nombre que no coincide con ninguna
+    capa lineal da un ``ValueError`` que lista los nombres que sí existen.
     """
     candidatas = capas_lineales(modelo)
-    if modulos is None or modulos == "all-linear":
-        return candidatas
-    nombres = [modulos] if isinstance(modulos, str) else list(modulos)
     existentes = sorted({n.rsplit(".", 1)[-1] for n in candidatas})
-    if not nombres or not all(isinstance(n, str) and n for n in nombres):
-        raise ValueError(f"target_modules debe ser una lista de nombres de capas, p. ej. {existentes[:2]}, "
-                         f"o None para todas; recibí {modulos!r}.")
+    if not candidatas:
+        raise ValueError(f"El modelo ({type(modelo).__name__}) no tiene capas lineales en sus bloques (nn.Linear "
+                         "ni Conv1D): LoRA no tendría nada que adaptar. Usa un modelo de lenguaje de transformers, "
+                         "p. ej. modelo, tokenizador = modelo_diminuto().")
+    nombres = _lista_de_modulos(modulos, existentes)
+    if nombres is None:
+        return candidatas
     sueltos = [n for n in nombres if not any(_coincide(c, n) for c in candidatas)]
     if sueltos:
         raise ValueError(
@@ -119,8 +172,8 @@ def parametros_lora(config_o_modelo, r: int, modulos=None) -> int:
     else:
         from .arquitecturas import modelo_en_meta
 
-        modelo = modelo_en_meta(config_o_modelo)
-    return sum(r * (capa.in_features + capa.out_features) for capa in elegir_capas(modelo, modulos).values())
+        modelo = modelo_en_meta(config_o_modelo, argumento="config_o_modelo")
+    return sum(r * sum(_dimensiones(capa)) for capa in elegir_capas(modelo, modulos).values())
 
 
 # ---------------------------------------------------------------------------
@@ -131,17 +184,30 @@ def aplicar_lora(modelo: nn.Module, r: int = 8, alpha: float = 16, modulos=None,
     """El modelo con adaptadores LoRA de ``peft`` (``LoraConfig`` + ``get_peft_model``). Lección 09.
 
     Congela el modelo base y añade ``lora_A`` y ``lora_B`` (en fp32) a las capas de ``modulos``
-    (None: todas las lineales de los bloques). Comprueba antes ``r`` y ``modulos`` y da el error
-    en español.
+    (None: todas las lineales de los bloques; en GPT-2 también sus ``Conv1D``). ``dropout``: la
+    probabilidad de apagar la entrada del atajo al entrenar, en [0, 1). Comprueba antes todo y da
+    el error en español. Un modelo que ya tiene adaptador se rechaza: ``get_peft_model`` cambia el
+    modelo base en su sitio, y otro adaptador quedaría anidado dentro del primero.
     """
+    _comprobar_modelo(modelo, "aplicar_lora")
+    r, alpha = validar_r(r), _validar_alpha(alpha)
+    dropout = leer_numero(dropout, "dropout", minimo=0, maximo=1, maximo_incluido=False,
+                          ejemplo="dropout=0.05 (o 0.0, sin dropout)")
+    if tiene_adaptador(modelo):
+        raise ValueError(
+            "Este modelo ya tiene un adaptador LoRA (¿ejecutaste otra vez la celda de aplicar_lora?): "
+            "get_peft_model cambia el modelo base en su sitio, y un segundo adaptador quedaría dentro del "
+            "primero. Usa el modelo adaptado que ya tienes, o crea el base de nuevo "
+            "(modelo, tokenizador = modelo_diminuto()) y llama a aplicar_lora una sola vez.")
+    capas = elegir_capas(modelo, modulos)  # un nombre que no existe falla aquí, en español
+    nombres = _lista_de_modulos(modulos, [])
+    # El Conv1D de GPT-2 guarda el peso traspuesto (entradas × salidas): peft lo sabe con fan_in_fan_out.
+    traspuesto = any(not isinstance(capa, nn.Linear) for capa in capas.values())
     from peft import LoraConfig, get_peft_model
 
-    r, alpha = validar_r(r), _validar_alpha(alpha)
-    elegir_capas(modelo, modulos)  # un nombre que no existe falla aquí, en español
-    objetivo = "all-linear" if modulos is None or modulos == "all-linear" else (
-        [modulos] if isinstance(modulos, str) else list(modulos))  # peft compara igual que elegir_capas
+    objetivo = "all-linear" if nombres is None else nombres  # peft compara igual que elegir_capas
     config = LoraConfig(r=r, lora_alpha=alpha, target_modules=objetivo, lora_dropout=dropout,
-                        bias="none", task_type="CAUSAL_LM")
+                        bias="none", task_type="CAUSAL_LM", fan_in_fan_out=traspuesto)
     with warnings.catch_warnings():
         # peft 0.21 pregunta por ``is_gradient_checkpointing``, que transformers 5 marca como
         # obsoleto: un aviso entre las dos bibliotecas que no depende de nada que hagas tú.

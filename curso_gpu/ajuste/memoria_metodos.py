@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..base import Celda, Tabla, buscar_gpu, formatear_bytes, formatear_numero, leer_numero
+from ..base import Celda, Tabla, buscar_gpu, formatear_bytes, formatear_numero, leer_numero, mostrar_valor
 from ..memoria import (
     ESTADOS_OPTIMIZADOR,
     DesgloseMemoria,
@@ -31,7 +31,7 @@ from ..memoria import (
     normalizar_optimizador,
     normalizar_precision_entrenamiento,
 )
-from .lora import aplicar_lora, capas_lineales
+from .lora import aplicar_lora, capas_lineales, validar_r
 
 __all__ = ["BYTES_NF4", "METODOS", "DesgloseAjuste", "memoria_ajuste", "tabla_metodos"]
 
@@ -111,6 +111,15 @@ def _medir_por_bloques(config, metodo: str, lote: int, secuencia: int, r: int, m
             uno.pesos_16_bits + (n - 1) * (dos.pesos_16_bits - uno.pesos_16_bits), uno.aproximado)
 
 
+def _leer_metodo(metodo) -> str:
+    """``"completo"``, ``"lora"`` o ``"qlora"``, sin mirar mayúsculas ni espacios; si no, un error en español."""
+    texto = metodo.strip().lower() if isinstance(metodo, str) else None
+    if texto not in METODOS:
+        raise ValueError(f"metodo desconocido {mostrar_valor(metodo)}; usa uno de: {', '.join(METODOS)}. "
+                         "Por ejemplo, metodo='lora'.")
+    return texto
+
+
 def memoria_ajuste(config, metodo: str = "completo", precision: str = "fp16", lote: int = 1,
                    secuencia: int = 512, r: int = 16, modulos=None, optimizador: str = "adamw",
                    nombre: str = "") -> DesgloseAjuste:
@@ -118,25 +127,33 @@ def memoria_ajuste(config, metodo: str = "completo", precision: str = "fp16", lo
 
     - ``config``: una configuración de ``transformers`` o un nombre de ``arquitecturas``
       (``"Qwen2.5-0.5B"``, ``"Qwen2.5-7B"``).
-    - ``metodo``: ``"completo"``, ``"lora"`` o ``"qlora"`` (ver el módulo).
+    - ``metodo``: ``"completo"``, ``"lora"`` o ``"qlora"`` (ver el módulo; sin mirar mayúsculas: ``"LoRA"`` vale).
     - ``precision``: ``"fp16"`` (T4), ``"bf16"`` (Ampere o más nueva) o ``"fp32"``; QLoRA pide 16 bits.
     - ``lote`` × ``secuencia``: los tokens de un paso. ``r`` y ``modulos``: los de LoRA
       (``alpha`` no cambia la memoria). ``optimizador``: los de la lección 07 (``"adamw"``...).
     """
-    from .arquitecturas import config_de, modelo_en_meta
+    from .arquitecturas import modelo_en_meta
     from .lora import parametros_lora
 
-    if metodo not in METODOS:
-        raise ValueError(f"metodo desconocido {metodo!r}; usa uno de: {', '.join(METODOS)}.")
+    metodo = _leer_metodo(metodo)
     precision = normalizar_precision_entrenamiento(precision)
     if metodo == "qlora" and precision == "fp32":
         raise ValueError("QLoRA calcula en 16 bits: usa precision='fp16' (T4) o 'bf16' (Ampere o más nueva).")
     lote = leer_numero(lote, "lote", entero=True, minimo=1, ejemplo="lote=1")
-    secuencia = leer_numero(secuencia, "secuencia", entero=True, minimo=1, ejemplo="secuencia=512 (tokens por ejemplo)")
+    r = validar_r(r)
     estados = ESTADOS_OPTIMIZADOR[normalizar_optimizador(optimizador)]
+    if not isinstance(nombre, str):
+        raise ValueError(f"nombre debe ser un texto (el nombre del modelo en la tabla, o ''); recibí "
+                         f"{mostrar_valor(nombre)}. Por ejemplo, nombre='Qwen2.5-0.5B'.")
     if isinstance(config, str):
-        nombre, config = nombre or config, config_de(config)
-    modelo = modelo_en_meta(config)
+        nombre = nombre or config.strip()
+    modelo = modelo_en_meta(config)  # también comprueba config (un nombre que no conoce, otro tipo...)
+    config = modelo.config
+    # Más tokens que los que ve el modelo de una vez no se pueden entrenar (sus posiciones no existen).
+    contexto = getattr(config.get_text_config(), "max_position_embeddings", None)
+    contexto = contexto if isinstance(contexto, int) and contexto > 0 else None
+    secuencia = leer_numero(secuencia, "secuencia", entero=True, minimo=1, maximo=contexto,
+                            ejemplo="secuencia=512 (tokens por ejemplo)")
     total = sum(p.numel() for p in modelo.parameters())
     buffers = sum(b.numel() * b.element_size() for b in modelo.buffers())
     # Las capas que bitsandbytes cuantiza: las lineales de los bloques (la cabeza, no).
@@ -168,6 +185,13 @@ def tabla_metodos(desgloses: list[DesgloseAjuste], gpu: str = "T4") -> Tabla:
     La memoria de la GPU es la de su ficha (``catalogo``: 16 GB en una T4), que es algo más de lo
     que de verdad puedes usar (ver ``catalogo``), y el total no cuenta el contexto de CUDA.
     """
+    if isinstance(desgloses, DesgloseAjuste):
+        desgloses = [desgloses]
+    if (not isinstance(desgloses, (list, tuple)) or not desgloses
+            or not all(isinstance(d, DesgloseAjuste) for d in desgloses)):
+        raise ValueError(f"desgloses debe ser una lista de resultados de memoria_ajuste; recibí "
+                         f"{mostrar_valor(desgloses)}. Por ejemplo, tabla_metodos([memoria_ajuste('Qwen2.5-0.5B', "
+                         "'lora')]).")
     ficha = buscar_gpu(gpu)
     limite = ficha.memoria_gb * 10**9
     filas, ids = [], []

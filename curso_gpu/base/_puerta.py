@@ -18,28 +18,11 @@ _PATRON_ALL = re.compile(r"^__all__\s*=\s*(\[[^\]]*\]|\([^)]*\))", re.MULTILINE)
 
 
 def publicos_de(ruta: Path) -> list[str]:
-    """Lo que ofrece el módulo ``ruta``: su ``__all__``, leído del texto sin importarlo.
-
-    Un módulo que aún no declara ``__all__`` ofrece lo que define arriba sin guion bajo.
-    """
-    texto = ruta.read_text(encoding="utf-8")
-    encontrado = _PATRON_ALL.search(texto)
-    if encontrado:
-        return list(ast.literal_eval(encontrado.group(1)))
-    return sorted(n for n in definidos(ast.parse(texto)) if not n.startswith("_") and n != "main")
-
-
-def definidos(arbol: ast.Module) -> set[str]:
-    """Los nombres que un módulo define arriba del todo: funciones, clases y variables."""
-    nombres = set()
-    for nodo in arbol.body:
-        if isinstance(nodo, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            nombres.add(nodo.name)
-        elif isinstance(nodo, ast.Assign):
-            nombres |= {t.id for t in nodo.targets if isinstance(t, ast.Name)}
-        elif isinstance(nodo, ast.AnnAssign) and isinstance(nodo.target, ast.Name):
-            nombres.add(nodo.target.id)
-    return nombres
+    """Lo que ofrece el módulo ``ruta``: su ``__all__`` (una lista escrita tal cual), leído sin importarlo."""
+    encontrado = _PATRON_ALL.search(ruta.read_text(encoding="utf-8"))
+    if encontrado is None:
+        raise ImportError(f"{ruta.name} no declara __all__: cada módulo dice qué ofrece (tests/test_arquitectura.py)")
+    return list(ast.literal_eval(encontrado.group(1)))
 
 
 def casas_de(carpeta: Path) -> dict[str, str]:

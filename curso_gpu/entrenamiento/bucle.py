@@ -109,6 +109,10 @@ def evaluar(modelo: nn.Module, X: torch.Tensor, y: torch.Tensor, dispositivo, *,
 
 
 def _como_imagen(imagen) -> torch.Tensor:
+    tipo = getattr(imagen, "dtype", None)
+    if (isinstance(imagen, torch.Tensor) and imagen.is_complex()) or getattr(tipo, "kind", "") == "c":
+        raise ValueError("imagen_8x8 tiene números complejos: la imagen debe ser una cuadrícula de 8×8 números "
+                         "reales entre 0 y 1 (la parte imaginaria se perdería sin aviso). Usa imagen.real si es lo que quieres.")
     try:
         tensor = torch.as_tensor(imagen, dtype=torch.float32).detach().cpu()
     except (TypeError, ValueError, RuntimeError) as error:

@@ -19,7 +19,10 @@ from pathlib import Path
 
 import torch
 
+from ..base import mostrar_valor
 from ..dispositivo import como_dispositivo
+
+__all__ = ["ADAPTADOR_DIMINUTO", "ADAPTADOR_QWEN", "buscar_adaptador", "cargar_adaptador", "cargar_para_generar"]
 
 ADAPTADOR_DIMINUTO = Path("checkpoints") / "lora_diminuto" / "adaptador"
 ADAPTADOR_QWEN = Path("checkpoints") / "qlora_qwen" / "adaptador"
@@ -27,9 +30,18 @@ _ARCHIVOS_ADAPTADOR = ("adapter_config.json", "adapter_model.safetensors")
 """Lo que escribe ``save_pretrained`` de ``peft``: sin los dos, el adaptador está a medias."""
 
 
+def _ruta(carpeta) -> Path:
+    """La ``Path`` de ``carpeta`` (un texto o un Path con algo escrito), o un error en español."""
+    if isinstance(carpeta, bool) or not isinstance(carpeta, (str, os.PathLike)) or not str(carpeta).strip() \
+            or "\0" in str(carpeta):
+        raise ValueError(f"carpeta debe ser la ruta de la carpeta del adaptador (un texto o un Path), p. ej. "
+                         f"carpeta=ADAPTADOR_DIMINUTO; recibí {mostrar_valor(carpeta)}.")
+    return Path(carpeta)
+
+
 def buscar_adaptador(carpeta: str | os.PathLike = ADAPTADOR_DIMINUTO) -> Path | None:
     """``carpeta`` si guarda un adaptador completo de ``peft`` (sus dos archivos); si no, None. Lección 10."""
-    ruta = Path(carpeta)
+    ruta = _ruta(carpeta)
     return ruta if all((ruta / archivo).is_file() for archivo in _ARCHIVOS_ADAPTADOR) else None
 
 
@@ -39,6 +51,13 @@ def cargar_adaptador(modelo_base, carpeta: str | os.PathLike):
     Es la llamada de ``peft`` tal cual; solo calla el ``FutureWarning`` de ``is_gradient_checkpointing``
     (peft 0.21 pregunta por un nombre que transformers 5 marca como obsoleto: no depende de ti).
     """
+    if not isinstance(modelo_base, torch.nn.Module):
+        raise ValueError(f"modelo_base debe ser el modelo de transformers sin adaptador (p. ej. el de "
+                         f"modelo_diminuto()); recibí {mostrar_valor(modelo_base)} (de tipo {type(modelo_base).__name__}).")
+    if buscar_adaptador(carpeta) is None:
+        raise ValueError(f"carpeta {str(carpeta)!r}: no tiene un adaptador completo de peft ({' y '.join(_ARCHIVOS_ADAPTADOR)}). "
+                         "Guárdalo antes con guardar_adaptador(modelo_lora, carpeta) (lección 09) o da la carpeta "
+                         "donde lo guardaste.")
     from peft import PeftModel
 
     with warnings.catch_warnings():
@@ -55,10 +74,19 @@ def cargar_para_generar(nombre: str = "Qwen/Qwen2.5-0.5B", dispositivo="cuda", a
     adaptador se carga y se **fusiona** (``merge_and_unload``): queda un modelo normal, igual de
     rápido que el original. El modelo queda en modo evaluación.
     """
+    if not isinstance(nombre, str) or not nombre.strip():
+        raise ValueError(f"nombre debe ser el nombre de un modelo del Hub como texto, p. ej. nombre='Qwen/Qwen2.5-0.5B'; "
+                         f"recibí {mostrar_valor(nombre)}.")
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise ValueError(f"dtype debe ser un tipo de coma flotante de torch (torch.float16, torch.bfloat16 o "
+                         f"torch.float32); recibí {mostrar_valor(dtype)}.")
+    if adaptador is not None and buscar_adaptador(adaptador) is None:
+        raise ValueError(f"adaptador {str(adaptador)!r}: no tiene un adaptador completo de peft "
+                         f"({' y '.join(_ARCHIVOS_ADAPTADOR)}). Da la carpeta donde lo guardó la lección 09 o None.")
+    d = como_dispositivo(dispositivo)
     import transformers
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    d = como_dispositivo(dispositivo)
     clave = "dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype"
     modelo = AutoModelForCausalLM.from_pretrained(nombre, **{clave: dtype}).to(d)
     tokenizador = AutoTokenizer.from_pretrained(nombre)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 
-
+__all__ = ["avisos_de_transformers"]
 
 
 class _Recoger(logging.Handler):

@@ -18,14 +18,19 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..base import ComoTabla, Tabla, ancho_de_banda_conocido, formatear_numero, formatear_tiempo
+from ..base import ComoTabla, Tabla, ancho_de_banda_conocido, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
 from ..dispositivo import como_dispositivo, sincronizar
-from ..medicion import entero_positivo
-from .velocidad import preparar_lote
+from .velocidad import comprobar_contexto, comprobar_para_generar, preparar_lote
+
+__all__ = ["VARIANTES", "BarridoGeneracion", "FilaBarrido", "medir_barrido"]
 
 _CON_CACHE = "con caché"
 _SIN_CACHE = "sin caché"
 _ESTATICA = "caché estática + torch.compile"
+_REPETICIONES_MAXIMAS = 100
+"""Más rondas no cambian las medianas: solo alargan la espera."""
+_LOTE_MAXIMO = 4096
+"""Un lote mayor no cabe en la memoria de ninguna GPU de la tabla del curso con un modelo de lenguaje."""
 VARIANTES = (_CON_CACHE, _SIN_CACHE, _ESTATICA)
 """Las formas de generar que mide ``medir_barrido``. La estática solo se mide con el lote más pequeño."""
 
@@ -169,13 +174,33 @@ def medir_barrido(modelo, tokenizador, textos, *, lotes=(1, 4, 16), variantes=(_
     """
     from transformers import GenerationConfig
 
-    entero_positivo(max_tokens_nuevos, "max_tokens_nuevos (cuántos tokens generar)")
-    entero_positivo(repeticiones, "repeticiones")
-    lotes = sorted({entero_positivo(l, "lote") for l in lotes})
+    textos = comprobar_para_generar(modelo, tokenizador, textos)
+    max_tokens_nuevos = leer_numero(max_tokens_nuevos, "max_tokens_nuevos (cuántos tokens generar)", entero=True,
+                                    minimo=1, ejemplo="max_tokens_nuevos=32")
+    repeticiones = leer_numero(repeticiones, "repeticiones", entero=True, minimo=1, maximo=_REPETICIONES_MAXIMAS,
+                               ejemplo="repeticiones=5")
+    if not isinstance(lotes, (list, tuple, range)) or not lotes:
+        raise ValueError(f"lotes debe ser una lista de tamaños de lote, p. ej. lotes=(1, 4, 16); recibí "
+                         f"{mostrar_valor(lotes)}.")
+    lotes = sorted({leer_numero(l, "lote (cada uno de lotes)", entero=True, minimo=1, maximo=_LOTE_MAXIMO,
+                                ejemplo="lotes=(1, 4, 16)") for l in lotes})
+    if isinstance(variantes, str):
+        variantes = (variantes,)
+    if not isinstance(variantes, (list, tuple)):
+        variantes = (variantes,)
     desconocidas = [v for v in variantes if v not in VARIANTES]
     if desconocidas or not variantes:
         raise ValueError(f"variantes desconocidas {desconocidas or variantes!r}; usa algunas de: {', '.join(VARIANTES)}.")
-    textos = [textos] if isinstance(textos, str) else list(textos)
+    if nombre_gpu is not None and not isinstance(nombre_gpu, str):
+        raise ValueError(f"nombre_gpu debe ser el nombre de la GPU (torch.cuda.get_device_name()) o None; recibí "
+                         f"{mostrar_valor(nombre_gpu)}.")
+    if ancho_de_banda_gb_s is not None:
+        ancho_de_banda_gb_s = leer_numero(ancho_de_banda_gb_s, "ancho_de_banda_gb_s", minimo=0, minimo_incluido=False,
+                                          ejemplo="ancho_de_banda_gb_s=320 (una T4), o None")
+    if bytes_pesos is not None:
+        bytes_pesos = leer_numero(bytes_pesos, "bytes_pesos", entero=True, minimo=1, ejemplo="bytes_pesos=None (los del modelo)")
+    if compilar is not None and not callable(compilar):
+        raise ValueError(f"compilar debe ser una función como torch.compile, o None; recibí {mostrar_valor(compilar)}.")
     d = como_dispositivo(dispositivo) if dispositivo is not None else next(modelo.parameters()).device
     if ancho_de_banda_gb_s is None and nombre_gpu is not None:
         ancho_de_banda_gb_s = ancho_de_banda_conocido(nombre_gpu)
@@ -189,6 +214,7 @@ def medir_barrido(modelo, tokenizador, textos, *, lotes=(1, 4, 16), variantes=(_
                 max_new_tokens=max_tokens_nuevos, min_new_tokens=max_tokens_nuevos)
     combinaciones = [(v, l) for v in variantes for l in (lotes[:1] if v == _ESTATICA else lotes)]
     entradas = {l: preparar_lote(tokenizador, _textos_del_lote(textos, l), d) for l in lotes}
+    comprobar_contexto(modelo, max(int(e["input_ids"].shape[1]) for e in entradas.values()), max_tokens_nuevos)
     forward_original = modelo.forward
     compilado = None
     if _ESTATICA in variantes:

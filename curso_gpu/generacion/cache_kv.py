@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import torch
 
-from ..base import PRECISIONES, normalizar_precision
-from ..medicion import entero_positivo
+from ..base import PRECISIONES, leer_numero, normalizar_precision
 
-
-
+__all__ = ["bytes_cache_kv", "bytes_de_cache", "cache_de", "forma_de_atencion"]
 
 def _config_de(config_o_modelo):
     """La configuración de texto de un modelo de ``transformers`` (o la propia configuración)."""
@@ -36,12 +34,18 @@ def forma_de_atencion(config_o_modelo) -> tuple[int, int, int]:
     Lee ``num_hidden_layers``, ``num_key_value_heads`` (si no está: ``num_attention_heads``, sin
     atención agrupada) y ``head_dim`` (si no está: ``hidden_size // num_attention_heads``).
     """
+    return _forma(config_o_modelo, "config_o_modelo")
+
+
+def _forma(config_o_modelo, argumento: str) -> tuple[int, int, int]:
+    """``forma_de_atencion`` con el nombre del dato que dan los mensajes."""
     config = _config_de(config_o_modelo)
     faltan = [nombre for nombre in ("num_hidden_layers", "num_attention_heads", "hidden_size")
-              if not isinstance(getattr(config, nombre, None), int)]
+              if isinstance(getattr(config, nombre, None), bool) or not isinstance(getattr(config, nombre, None), int)
+              or getattr(config, nombre) <= 0]
     if faltan:
         raise ValueError(
-            f"la configuración no tiene {', '.join(faltan)}; pasa la configuración de un modelo de lenguaje "
+            f"{argumento}: la configuración no tiene {', '.join(faltan)} (enteros mayores que 0); pasa la configuración de un modelo de lenguaje "
             f"de transformers (por ejemplo, modelo.config). Recibí un {type(config).__name__}."
         )
     cabezas_kv = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
@@ -51,13 +55,13 @@ def forma_de_atencion(config_o_modelo) -> tuple[int, int, int]:
 
 def _bytes_por_valor(bytes_por_valor) -> float:
     if isinstance(bytes_por_valor, (str, torch.dtype)):
-        return PRECISIONES[normalizar_precision(bytes_por_valor)].bytes
-    if isinstance(bytes_por_valor, bool) or not isinstance(bytes_por_valor, (int, float)) or bytes_por_valor <= 0:
-        raise ValueError(
-            f"bytes_por_valor debe ser un número positivo (2 en fp16, 4 en fp32) o una precisión "
-            f"(\"fp16\", torch.float32...); recibí {bytes_por_valor!r}."
-        )
-    return bytes_por_valor
+        try:
+            return PRECISIONES[normalizar_precision(bytes_por_valor)].bytes
+        except ValueError as error:
+            raise ValueError(f"bytes_por_valor: {error}; o un número de bytes (2 en fp16, 4 en fp32).") from None
+    return leer_numero(bytes_por_valor, "bytes_por_valor (2 en fp16, 4 en fp32, o una precisión: \"fp16\", "
+                       "torch.float32...)", minimo=0, minimo_incluido=False, maximo=8,
+                       ejemplo="bytes_por_valor=2 (o bytes_por_valor=\"fp16\")")
 
 
 def bytes_cache_kv(config, tokens: int, lote: int = 1, bytes_por_valor=2) -> int:
@@ -73,10 +77,12 @@ def bytes_cache_kv(config, tokens: int, lote: int = 1, bytes_por_valor=2) -> int
     ...                            num_key_value_heads=2), tokens=1)
     12288
     """
-    entero_positivo(tokens, "tokens (la longitud del texto guardado en la caché)")
-    entero_positivo(lote, "lote (cuántas secuencias se generan a la vez)")
-    capas, cabezas_kv, dimension = forma_de_atencion(config)
-    return round(2 * capas * cabezas_kv * dimension * tokens * lote * _bytes_por_valor(bytes_por_valor))
+    tokens = leer_numero(tokens, "tokens (la longitud del texto guardado en la caché)", entero=True, minimo=1,
+                         ejemplo="tokens=1024")
+    lote = leer_numero(lote, "lote (cuántas secuencias se generan a la vez)", entero=True, minimo=1, ejemplo="lote=1")
+    por_valor = _bytes_por_valor(bytes_por_valor)
+    capas, cabezas_kv, dimension = _forma(config, "config")
+    return round(2 * capas * cabezas_kv * dimension * tokens * lote * por_valor)
 
 
 def cache_de(salida):
@@ -102,9 +108,27 @@ def _tensores(cache) -> list[torch.Tensor]:
         return [t for t in list(cache.key_cache) + list(cache.value_cache) if isinstance(t, torch.Tensor)]
     if isinstance(cache, (tuple, list)):  # el formato antiguo: ((k, v), (k, v), ...)
         return [t for parte in cache for t in _tensores(parte)]
-    raise ValueError(f"no sé leer una caché de tipo {type(cache).__name__}; pasa la de generate o la del modelo.")
+    raise ValueError(f"cache: no sé leer una caché de tipo {type(cache).__name__}; pasa cache_de(salida) con la "
+                     "salida de generate(..., return_dict_in_generate=True) o la de una pasada del modelo.")
 
 
 def bytes_de_cache(cache) -> int:
-    """Los bytes que ocupa de verdad una caché KV de ``transformers`` (claves y valores). Lección 10."""
+    """Los bytes que ocupa de verdad una caché KV de ``transformers`` (claves y valores). Lección 10.
+
+    ``cache``: la de ``cache_de(salida)``, o la propia salida de ``generate(...,
+    return_dict_in_generate=True)``. Sin caché (``None``, o una salida de ``generate`` sin ella,
+    o el tensor de tokens que da ``generate`` sin ``return_dict_in_generate``) es un error, no un 0.
+    """
+    if cache is not None and not isinstance(cache, (torch.Tensor, tuple, list)) and (
+            hasattr(cache, "sequences") or "cache" in getattr(cache, "__dataclass_fields__", {})):
+        cache = cache_de(cache)  # la salida de generate: su caché
+    if cache is None:
+        raise ValueError("cache es None: no hay caché KV que medir. generate solo la devuelve con "
+                         "return_dict_in_generate=True y sin use_cache=False: salida = modelo.generate(..., "
+                         "return_dict_in_generate=True); bytes_de_cache(cache_de(salida)).")
+    if isinstance(cache, torch.Tensor):
+        raise ValueError(f"cache debe ser la caché KV, no un tensor suelto (recibí uno de forma "
+                         f"{list(cache.shape)}: ¿los tokens que da generate sin return_dict_in_generate=True?). "
+                         "Usa salida = modelo.generate(..., return_dict_in_generate=True) y "
+                         "bytes_de_cache(cache_de(salida)).")
     return sum(t.numel() * t.element_size() for t in _tensores(cache))

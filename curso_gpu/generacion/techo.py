@@ -15,12 +15,18 @@ from __future__ import annotations
 
 import torch
 
-from ..base import picos_de, tabla_picos
+from ..base import leer_numero, mostrar_valor, picos_de, tabla_picos
 from ..dispositivo import como_dispositivo
-from ..medicion import cronometrar, entero_positivo
+from ..medicion import cronometrar
 
+__all__ = ["ancho_de_banda_de", "medir_ancho_de_banda",
+           "techo_tokens_por_segundo"]
 
+_MEGABYTES_MAXIMOS = 4096
+"""``medir_ancho_de_banda`` copia como mucho 4 GiB (y reserva el doble): más no mide mejor y no cabe en un portátil."""
 
+_REPETICIONES_MAXIMAS = 1000
+"""Más repeticiones no cambian la mediana: solo alargan la espera."""
 
 def ancho_de_banda_de(nombre_gpu: str) -> float:
     """El ancho de banda de la memoria (GB/s) de esa GPU según su ficha. Lección 10.
@@ -28,20 +34,18 @@ def ancho_de_banda_de(nombre_gpu: str) -> float:
     Acepta el nombre que da PyTorch (``"Tesla T4"``) o el de la tabla (``"NVIDIA T4"``, ``"T4"``).
     Una GPU que no está en la tabla da ``ValueError`` con los nombres válidos.
     """
-    fila = picos_de(nombre_gpu)
+    return _ancho_de_banda(nombre_gpu, "nombre_gpu")
+
+
+def _ancho_de_banda(nombre_gpu, argumento: str) -> float:
+    fila = picos_de(nombre_gpu) if isinstance(nombre_gpu, str) and nombre_gpu.strip() else None
     if fila is None or fila.ancho_de_banda_gb_s is None:
         validas = [f.nombre for f in tabla_picos() if f.ancho_de_banda_gb_s]
         raise ValueError(
-            f"GPU desconocida {nombre_gpu!r}: no está en la tabla de anchos de banda del curso. Usa una de: "
+            f"{argumento}: GPU desconocida {mostrar_valor(nombre_gpu)}: no está en la tabla de anchos de banda del curso. Usa una de: "
             f"{', '.join(validas)}; o da la cifra de su ficha en GB/s (por ejemplo, 320 para una T4)."
         )
     return fila.ancho_de_banda_gb_s
-
-
-def _positivo(valor, nombre: str, pista: str) -> float:
-    if isinstance(valor, bool) or not isinstance(valor, (int, float)) or not valor > 0:
-        raise ValueError(f"{nombre} debe ser un número positivo; recibí {valor!r}. {pista}")
-    return float(valor)
 
 
 def techo_tokens_por_segundo(bytes_pesos: float, ancho_de_banda, lote: int = 1, bytes_cache: float = 0) -> float:
@@ -57,14 +61,15 @@ def techo_tokens_por_segundo(bytes_pesos: float, ancho_de_banda, lote: int = 1, 
     cada paso), y con lotes grandes acaba mandando el cálculo.
     """
     if isinstance(ancho_de_banda, str):
-        gb_s = ancho_de_banda_de(ancho_de_banda)
+        gb_s = _ancho_de_banda(ancho_de_banda, "ancho_de_banda")
     else:
-        gb_s = _positivo(ancho_de_banda, "ancho_de_banda (GB/s)",
-                         "Da los GB/s de la ficha de tu GPU o su nombre (\"Tesla T4\").")
-    _positivo(bytes_pesos, "bytes_pesos", "Son los bytes de los pesos: parámetros × bytes por valor (2 en fp16).")
-    entero_positivo(lote, "lote (cuántas secuencias se generan a la vez)")
-    if isinstance(bytes_cache, bool) or not isinstance(bytes_cache, (int, float)) or bytes_cache < 0:
-        raise ValueError(f"bytes_cache debe ser un número mayor o igual que 0; recibí {bytes_cache!r}.")
+        gb_s = leer_numero(ancho_de_banda, "ancho_de_banda (GB/s de la ficha de tu GPU, o su nombre: \"Tesla T4\")",
+                           minimo=0, minimo_incluido=False, ejemplo="ancho_de_banda=320 (una T4)")
+    bytes_pesos = leer_numero(bytes_pesos, "bytes_pesos (parámetros × bytes por valor: 2 en fp16)", minimo=0,
+                              minimo_incluido=False, ejemplo="bytes_pesos=494_032_768 * 2 (Qwen2.5-0.5B en fp16)")
+    lote = leer_numero(lote, "lote (cuántas secuencias se generan a la vez)", entero=True, minimo=1, ejemplo="lote=1")
+    bytes_cache = leer_numero(bytes_cache, "bytes_cache (los bytes de la caché KV de todo el lote; 0 si la ignoras)",
+                              minimo=0, ejemplo="bytes_cache=0")
     return lote * gb_s * 1e9 / (bytes_pesos + bytes_cache)
 
 
@@ -74,8 +79,11 @@ def medir_ancho_de_banda(dispositivo="cpu", megabytes: int = 128, repeticiones: 
     En la CPU mide con los hilos que tenga PyTorch (``torch.get_num_threads()``). Es una cota
     realista, por debajo de la cifra de la ficha.
     """
+    megabytes = leer_numero(megabytes, "megabytes (el tamaño del tensor que se copia)", entero=True, minimo=1,
+                            maximo=_MEGABYTES_MAXIMOS, ejemplo="megabytes=128")
+    repeticiones = leer_numero(repeticiones, "repeticiones", entero=True, minimo=1, maximo=_REPETICIONES_MAXIMAS,
+                               ejemplo="repeticiones=5")
     d = como_dispositivo(dispositivo)
-    entero_positivo(megabytes, "megabytes")
     origen = torch.empty(megabytes * 2**20 // 4, dtype=torch.float32, device=d).fill_(1.0)
     destino = torch.empty_like(origen)
     medicion = cronometrar(lambda: destino.copy_(origen), d, repeticiones=repeticiones, calentamiento=1)

@@ -11,14 +11,16 @@ import time
 from dataclasses import dataclass, field
 
 import torch
+from torch import nn
 
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo
+from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
 from ..dispositivo import como_dispositivo, sincronizar
-from ..medicion import entero_positivo
 from .cache_kv import bytes_de_cache, cache_de
 
+__all__ = ["MedicionGeneracion", "comprobar_contexto", "comprobar_para_generar", "medir_generacion", "preparar_lote"]
 
-
+_REPETICIONES_MAXIMAS = 100
+"""Más generaciones iguales no cambian la mediana: solo alargan la espera."""
 
 @dataclass
 class MedicionGeneracion(ComoTabla):
@@ -66,8 +68,66 @@ def _lista_de_textos(textos) -> list[str]:
     if isinstance(textos, str):
         textos = [textos]
     if not isinstance(textos, (list, tuple)) or not textos or not all(isinstance(t, str) and t for t in textos):
-        raise ValueError(f"textos debe ser un texto o una lista de textos no vacíos; recibí {textos!r}.")
+        raise ValueError(f"textos debe ser un texto o una lista de textos no vacíos; recibí {mostrar_valor(textos)}. "
+                         "Por ejemplo, textos=['La GPU', 'Con LoRA'].")
     return list(textos)
+
+
+def _comprobar_tokenizador(tokenizador) -> None:
+    if not callable(tokenizador) or not hasattr(tokenizador, "padding_side") or not hasattr(tokenizador, "batch_decode"):
+        raise ValueError(f"tokenizador debe ser el tokenizador de transformers del modelo (el segundo valor de "
+                         f"modelo_diminuto(), o AutoTokenizer.from_pretrained(...)); recibí {mostrar_valor(tokenizador)} "
+                         f"(de tipo {type(tokenizador).__name__}).")
+
+
+def _comprobar_modelo(modelo) -> None:
+    if not isinstance(modelo, nn.Module) or not callable(getattr(modelo, "generate", None)) \
+            or getattr(modelo, "generation_config", None) is None:
+        raise ValueError(f"modelo debe ser un modelo de lenguaje de transformers, que sabe generar (tiene .generate), "
+                         f"p. ej. el primer valor de modelo_diminuto(); recibí {mostrar_valor(modelo)} "
+                         f"(de tipo {type(modelo).__name__}).")
+    if next(modelo.parameters(), None) is None:
+        raise ValueError(f"modelo ({type(modelo).__name__}) no tiene parámetros: no hay pesos con los que generar.")
+
+
+def _contexto(modelo) -> int | None:
+    """Cuántos tokens ve el modelo de una vez (``max_position_embeddings``; ``n_positions`` en GPT-2), o None."""
+    config = getattr(modelo, "config", None)
+    if config is not None and hasattr(config, "get_text_config"):
+        config = config.get_text_config()
+    for nombre in ("max_position_embeddings", "n_positions"):
+        valor = getattr(config, nombre, None)
+        if isinstance(valor, int) and not isinstance(valor, bool) and valor > 0:
+            return valor
+    return None
+
+
+def comprobar_para_generar(modelo, tokenizador, textos) -> list[str]:
+    """Comprueba el modelo (sabe generar), el tokenizador y los textos; devuelve los textos en una lista. Lección 10.
+
+    Lo que mira ``medir_generacion`` antes de generar nada, para quien mide a su manera
+    (``medir_barrido``): cada problema, un ``ValueError`` en español que dice qué escribir.
+    """
+    _comprobar_modelo(modelo)
+    _comprobar_tokenizador(tokenizador)
+    return _lista_de_textos(textos)
+
+
+def comprobar_contexto(modelo, tokens_entrada: int, max_tokens_nuevos: int) -> None:
+    """``ValueError`` en español si la entrada y los tokens nuevos no caben en el contexto del modelo. Lección 10.
+
+    El contexto es ``max_position_embeddings`` (``n_positions`` en GPT-2): más allá, el modelo no
+    tiene posiciones y generaría texto sin sentido (o fallaría tras mucho rato).
+    """
+    contexto = _contexto(modelo)
+    if contexto is not None and tokens_entrada + max_tokens_nuevos > contexto:
+        libres = contexto - tokens_entrada
+        arreglo = (f"Pide como mucho max_tokens_nuevos={libres}" if libres >= 1 else
+                   "Acorta los textos")
+        raise ValueError(
+            f"max_tokens_nuevos={max_tokens_nuevos} no cabe: el modelo ve como mucho {contexto} tokens de una vez "
+            f"(su contexto, max_position_embeddings) y la entrada ya ocupa {tokens_entrada}. {arreglo}: más allá "
+            "de su contexto el modelo no tiene posiciones y generaría texto sin sentido (o fallaría).")
 
 
 def preparar_lote(tokenizador, textos, dispositivo=None) -> dict:
@@ -76,6 +136,7 @@ def preparar_lote(tokenizador, textos, dispositivo=None) -> dict:
     Un lote de varios textos necesita un token de relleno: si el tokenizador no tiene
     (``pad_token`` es None), da un ``ValueError`` que dice cómo ponerlo.
     """
+    _comprobar_tokenizador(tokenizador)
     textos = _lista_de_textos(textos)
     if len(textos) > 1 and getattr(tokenizador, "pad_token", None) is None:
         raise ValueError(
@@ -135,11 +196,15 @@ def medir_generacion(modelo, tokenizador, textos, max_tokens_nuevos: int, dispos
     """
     from transformers import GenerationConfig
 
-    entero_positivo(max_tokens_nuevos, "max_tokens_nuevos (cuántos tokens generar)")
-    entero_positivo(repeticiones, "repeticiones")
+    comprobar_para_generar(modelo, tokenizador, textos)
+    max_tokens_nuevos = leer_numero(max_tokens_nuevos, "max_tokens_nuevos (cuántos tokens generar)", entero=True,
+                                    minimo=1, ejemplo="max_tokens_nuevos=32")
+    repeticiones = leer_numero(repeticiones, "repeticiones", entero=True, minimo=1, maximo=_REPETICIONES_MAXIMAS,
+                               ejemplo="repeticiones=3")
     d = como_dispositivo(dispositivo) if dispositivo is not None else next(modelo.parameters()).device
     entrada = preparar_lote(tokenizador, textos, d)
     lote, tokens_entrada = entrada["input_ids"].shape
+    comprobar_contexto(modelo, tokens_entrada, max_tokens_nuevos)
     eos = modelo.generation_config.eos_token_id
     relleno = tokenizador.pad_token_id if tokenizador.pad_token_id is not None else (
         eos[0] if isinstance(eos, (list, tuple)) else eos)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["DestinoNoValido", "comprobar_destino"]
+__all__ = ["DestinoNoValido", "comprobar_destino", "comprobar_origen"]
 
 
 class DestinoNoValido(ValueError):
@@ -20,6 +20,37 @@ class DestinoNoValido(ValueError):
 
 def _escribible(carpeta: Path) -> bool:
     return os.access(carpeta, os.W_OK | os.X_OK)
+
+
+def _texto(ruta, nombre: str, que: str, ejemplo: str, escribir: bool = True) -> str:
+    """El texto de ``ruta``, o ``DestinoNoValido`` si no es una ruta (None, bytes, vacía, con un nulo)."""
+    if ruta is None or isinstance(ruta, bool) or not isinstance(ruta, (str, os.PathLike)):
+        raise DestinoNoValido(f"{nombre} debe ser la ruta de {que} (un texto o un Path); recibí {ruta!r}. "
+                              f"Por ejemplo, {ejemplo}.")
+    try:
+        texto = os.fspath(ruta)
+    except TypeError:
+        texto = None
+    if not isinstance(texto, str):
+        raise DestinoNoValido(f"{nombre} debe ser la ruta de {que} como texto o Path (no bytes); recibí {ruta!r}. "
+                              f"Por ejemplo, {ejemplo}.")
+    if not texto.strip():
+        motivo = "escribiría en la carpeta actual, mezclado con tus archivos" if escribir else "no dice qué leer"
+        raise DestinoNoValido(f"{nombre} está vacío: {motivo}. Da {que} con nombre, por ejemplo {ejemplo}.")
+    if "\0" in texto:
+        raise DestinoNoValido(f"{nombre} {texto!r} tiene un carácter nulo (\\0), que ningún sistema de archivos "
+                              f"admite. Escribe la ruta sin él, por ejemplo {ejemplo}.")
+    return texto
+
+
+def comprobar_origen(ruta, nombre: str) -> Path:
+    """Una ruta de la que leer, como ``Path`` (que exista lo mira quien la lee). Lecciones 05 y 08.
+
+    Rechaza con ``DestinoNoValido`` lo mismo que ``comprobar_destino`` antes de mirar el disco:
+    ``None`` u otro tipo, una ruta vacía o con un carácter nulo.
+    """
+    return Path(_texto(ruta, nombre, "un archivo", "'checkpoints/mi_modelo/checkpoint_epoca_000010.pt'",
+                       escribir=False))
 
 
 def comprobar_destino(ruta, nombre: str, *, carpeta: bool = False, sobrescribir: bool = False) -> Path:
@@ -36,22 +67,7 @@ def comprobar_destino(ruta, nombre: str, *, carpeta: bool = False, sobrescribir:
     """
     ejemplo = "'checkpoints/mi_modelo'" if carpeta else "'pesos.pt'"
     que = "una carpeta" if carpeta else "un archivo"
-    if ruta is None or isinstance(ruta, bool) or not isinstance(ruta, (str, os.PathLike)):
-        raise DestinoNoValido(f"{nombre} debe ser la ruta de {que} (un texto o un Path); recibí {ruta!r}. "
-                              f"Por ejemplo, {ejemplo}.")
-    try:
-        texto = os.fspath(ruta)
-    except TypeError:
-        texto = None
-    if not isinstance(texto, str):
-        raise DestinoNoValido(f"{nombre} debe ser la ruta de {que} como texto o Path (no bytes); recibí {ruta!r}. "
-                              f"Por ejemplo, {ejemplo}.")
-    if not texto.strip():
-        raise DestinoNoValido(f"{nombre} está vacío: escribiría en la carpeta actual, mezclado con tus archivos. "
-                              f"Da {que} con nombre, por ejemplo {ejemplo}.")
-    if "\0" in texto:
-        raise DestinoNoValido(f"{nombre} {texto!r} tiene un carácter nulo (\\0), que ningún sistema de archivos "
-                              f"admite. Escribe la ruta sin él, por ejemplo {ejemplo}.")
+    texto = _texto(ruta, nombre, que, ejemplo)
     destino = Path(texto)
     try:
         if destino.is_symlink():

@@ -61,6 +61,7 @@ def bucle_python_vs_numpy(n: int = 80, semilla: int = 0, presupuesto_s: float = 
     unas centésimas de segundo; el tiempo crece con n³.
     """
     n = leer_numero(n, "n (el lado de la matriz)", entero=True, minimo=1)
+    semilla = leer_numero(semilla, "semilla", entero=True, minimo=0, ejemplo="semilla=0")
     generador = np.random.default_rng(semilla)
     a = generador.random((n, n))
     b = generador.random((n, n))

@@ -16,28 +16,33 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+import torch
 
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero
+from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
 from ..dispositivo import como_dispositivo, sincronizar
+from .cronometro import comprobar_sin_argumentos
 
-__all__ = ["Comparacion", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
+__all__ = ["BLOQUE_ACELERADOR_S", "BLOQUE_CPU_S", "DURACION_MAXIMA_S", "MARGEN", "NIVEL", "PARES_MAXIMOS", "PARES_MINIMOS",
+           "REMUESTREOS", "Comparacion", "comparar_muestras", "comparar_tiempos", "formatear_veces"]
 
-_NIVEL = 0.95
+NIVEL = 0.95
 """El intervalo cubre el 95 % central de las razones remuestreadas."""
 
-_MARGEN = 1.05
+MARGEN = 1.05
 """Una diferencia cuenta si incluso el extremo pesimista del intervalo es de al menos un 5 %."""
 
-_PARES_MINIMOS = 5
+PARES_MINIMOS = 5
 """Con menos pares alternados no se declara ganador: el intervalo no sería de fiar."""
 
-_REMUESTREOS = 2000
-_BLOQUE_CPU_S = 1e-4
+REMUESTREOS = 2000
+BLOQUE_CPU_S = 1e-4
 """Una muestra en la CPU dura al menos esto (0.1 ms): el reloj no pesa, y es mucho más corta que el
 turno de unos 3 ms que el sistema da a cada programa, así que pocas muestras caen en una interrupción."""
-_BLOQUE_ACELERADOR_S = 1e-3
+BLOQUE_ACELERADOR_S = 1e-3
 """En una GPU, 1 ms: sincronizar cuesta decenas de microsegundos y no debe pesar."""
-_PARES_MAXIMOS = 500
+PARES_MAXIMOS = 500
+DURACION_MAXIMA_S = 600
+"""Una comparación que tardaría más de 10 minutos se rechaza antes de empezar, con la estimación."""
 
 
 def formatear_veces(x: float) -> str:
@@ -102,7 +107,7 @@ class Comparacion(ComoTabla):
 
         Un intervalo ancho que llega a 1 (o a menos de un 5 % de diferencia) no es concluyente.
         """
-        return self.pares >= _PARES_MINIMOS and self.intervalo[0] >= _MARGEN
+        return self.pares >= PARES_MINIMOS and self.intervalo[0] >= MARGEN
 
     @property
     def ganador(self) -> str | None:
@@ -127,7 +132,7 @@ class Comparacion(ComoTabla):
                     f"{pares}).")
         a, b = self.nombres
         rb, ra = self.intervalo_razon
-        pocos = f" Solo hubo {self.pares} pares: pide más repeticiones." if self.pares < _PARES_MINIMOS else ""
+        pocos = f" Solo hubo {self.pares} pares: pide más repeticiones." if self.pares < PARES_MINIMOS else ""
         return (f"Sin diferencia clara en esta máquina: {a} tardó entre {formatear_veces(rb)} y "
                 f"{formatear_veces(ra)} veces lo que {b} (intervalo del 95 %, {pares})."
                 f"{pocos} Repite con la máquina en reposo o con más repeticiones.")
@@ -167,13 +172,49 @@ def _calibrar(funcion: Callable[[], object], d, reloj, objetivo: float) -> tuple
 
 def _bootstrap(razones: list[float], semilla: int) -> tuple[float, float]:
     """Intervalo del 95 % de la mediana de las razones por pares (bootstrap por percentiles)."""
+    import numpy as np
+
     logs = np.log(np.asarray(razones, dtype=float))
     generador = np.random.default_rng(semilla)
-    indices = generador.integers(0, len(logs), size=(_REMUESTREOS, len(logs)))
+    indices = generador.integers(0, len(logs), size=(REMUESTREOS, len(logs)))
     medianas = np.median(logs[indices], axis=1)
-    cola = (1 - _NIVEL) / 2
+    cola = (1 - NIVEL) / 2
     bajo, alto = np.quantile(medianas, [cola, 1 - cola])
     return float(math.exp(bajo)), float(math.exp(alto))
+
+
+def _leer_nombres(nombres) -> tuple[str, str]:
+    if (not isinstance(nombres, (tuple, list)) or len(nombres) != 2
+            or not all(isinstance(n, str) and n.strip() for n in nombres) or nombres[0] == nombres[1]):
+        raise ValueError(f"nombres debe ser dos textos distintos, p. ej. nombres=('bucle', 'NumPy'); recibí "
+                         f"{mostrar_valor(nombres)}.")
+    return tuple(nombres)
+
+
+def _leer_semilla(semilla) -> int:
+    return leer_numero(semilla, "semilla (la del remuestreo del intervalo)", entero=True, minimo=0, ejemplo="semilla=0")
+
+
+def _leer_descripcion(descripcion) -> str:
+    if not isinstance(descripcion, str):
+        raise ValueError(f"descripcion debe ser un texto (o ''); recibí {mostrar_valor(descripcion)}. Por ejemplo, "
+                         "descripcion='matmul 1024'.")
+    return descripcion
+
+
+def _comprobar_duracion(primera_a: float, primera_b: float, k_a: int, k_b: int, objetivo: float,
+                        repeticiones: int, presupuesto_s: float | None) -> None:
+    """Rechaza, antes de los pares, una comparación que tardaría más de ``DURACION_MAXIMA_S``."""
+    par = max(primera_a, 0.0) * k_a + max(primera_b, 0.0) * k_b  # la primera llamada, en frío, es la más lenta
+    par = max(par, 2 * objetivo)
+    prevista = repeticiones * par
+    if presupuesto_s is not None:
+        prevista = max(prevista, min(presupuesto_s, PARES_MAXIMOS * par))
+    if prevista > DURACION_MAXIMA_S:
+        raise ValueError(
+            f"Esta comparación tardaría unos {prevista / 60:.0f} min ({repeticiones} pares de "
+            f"{formatear_numero(par, cifras=3)} s cada uno, según la primera llamada): más de {DURACION_MAXIMA_S // 60} minutos. "
+            "Baja repeticiones, o mide un trabajo más pequeño (una matriz menor, menos pasos).")
 
 
 def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombres=("a", "b"),
@@ -203,25 +244,27 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
     sincronizarlo. Si una función usa la GPU y la otra la CPU, pasa la GPU. ``reloj``:
     ``time.perf_counter`` salvo que pases otro (las pruebas).
     """
-    if not callable(a) or not callable(b):
-        malo = a if not callable(a) else b
-        raise TypeError(f"comparar_tiempos necesita dos funciones sin argumentos (p. ej. lambda: x @ x); "
-                        f"recibí {malo!r}.")
-    if (not isinstance(nombres, (tuple, list)) or len(nombres) != 2
-            or not all(isinstance(n, str) and n for n in nombres) or nombres[0] == nombres[1]):
-        raise ValueError(f"nombres debe ser dos textos distintos, p. ej. ('bucle', 'NumPy'); recibí {nombres!r}.")
+    comprobar_sin_argumentos(a, "a", "comparar_tiempos necesita dos funciones sin argumentos: ")
+    comprobar_sin_argumentos(b, "b", "comparar_tiempos necesita dos funciones sin argumentos: ")
+    nombres = _leer_nombres(nombres)
     repeticiones = leer_numero(repeticiones, "repeticiones (los pares alternados mínimos)", entero=True, minimo=1,
-                               ejemplo="repeticiones=10")
+                               maximo=PARES_MAXIMOS, ejemplo="repeticiones=10")
     if presupuesto_s is not None:
         presupuesto_s = leer_numero(presupuesto_s, "presupuesto_s", minimo=0, minimo_incluido=False,
-                                    ejemplo="presupuesto_s=2 (segundos, o None)")
+                                    maximo=DURACION_MAXIMA_S, ejemplo="presupuesto_s=2 (segundos, o None)")
+    semilla = _leer_semilla(semilla)
+    descripcion = _leer_descripcion(descripcion)
+    if reloj is not None and not callable(reloj):
+        raise ValueError(f"reloj debe ser una función sin argumentos que da segundos (como time.perf_counter) o None; "
+                         f"recibí {mostrar_valor(reloj)}.")
     d = como_dispositivo(dispositivo)
     reloj = reloj or time.perf_counter
-    objetivo = _BLOQUE_CPU_S if d.type == "cpu" else _BLOQUE_ACELERADOR_S
+    objetivo = BLOQUE_CPU_S if d.type == "cpu" else BLOQUE_ACELERADOR_S
     if presupuesto_s is not None:
         objetivo = min(objetivo, presupuesto_s / 20)
     k_a, primera_a = _calibrar(a, d, reloj, objetivo)
     k_b, primera_b = _calibrar(b, d, reloj, objetivo)
+    _comprobar_duracion(primera_a, primera_b, k_a, k_b, objetivo, repeticiones, presupuesto_s)
 
     def muestra(funcion, k: int) -> float:
         sincronizar(d)
@@ -235,7 +278,7 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
     muestras_b: list[float] = []
     gastado = 0.0  # la suma de las muestras: el reloj solo se lee con el dispositivo sincronizado
     while len(muestras_a) < repeticiones or (
-            presupuesto_s is not None and gastado < presupuesto_s and len(muestras_a) < _PARES_MAXIMOS):
+            presupuesto_s is not None and gastado < presupuesto_s and len(muestras_a) < PARES_MAXIMOS):
         if len(muestras_a) % 2 == 0:
             ta = muestra(a, k_a)
             tb = muestra(b, k_b)
@@ -249,6 +292,25 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
                              primera_b=primera_b, semilla=semilla, descripcion=descripcion)
 
 
+def _leer_tiempo(valor, nombre: str) -> float:
+    """Un tiempo medido: segundos finitos y mayores que 0 (un escalar de NumPy o de torch también vale)."""
+    if (isinstance(valor, torch.Tensor) and valor.numel() == 1) or (isinstance(valor, np.ndarray) and valor.size == 1):
+        valor = valor.item()
+    return leer_numero(valor, nombre, minimo=0, minimo_incluido=False,
+                       ejemplo=f"{nombre}=0.0012 (segundos; un tiempo medido nunca es 0 ni negativo)")
+
+
+def _leer_tiempos(muestras, nombre: str) -> list[float]:
+    if isinstance(muestras, (str, bytes)) or not hasattr(muestras, "__iter__") or hasattr(muestras, "keys"):
+        raise ValueError(f"{nombre} debe ser una lista de tiempos en segundos (una por par); recibí "
+                         f"{mostrar_valor(muestras)}. Por ejemplo, {nombre}=[0.012, 0.011, 0.013].")
+    tiempos = [_leer_tiempo(t, f"{nombre}[{i}]") for i, t in enumerate(muestras)]
+    if not tiempos:
+        raise ValueError(f"{nombre} está vacía: comparar_muestras necesita al menos un par medido. Por ejemplo, "
+                         f"{nombre}=[0.012, 0.011, 0.013].")
+    return tiempos
+
+
 def comparar_muestras(muestras_a, muestras_b, *, nombres=("a", "b"), dispositivo: str = "cpu",
                       primera_a: float | None = None, primera_b: float | None = None, semilla: int = 0,
                       descripcion: str = "", alternados: bool = True) -> Comparacion:
@@ -259,11 +321,20 @@ def comparar_muestras(muestras_a, muestras_b, *, nombres=("a", "b"), dispositivo
     ``alternados=False`` si los pares no se midieron a la vez (dos ejecuciones seguidas, lección
     08): el veredicto no dice «alternados» y el intervalo solo recoge la variación de un par a otro.
     """
-    muestras_a, muestras_b = [float(x) for x in muestras_a], [float(x) for x in muestras_b]
-    if not muestras_a or len(muestras_a) != len(muestras_b):
+    muestras_a, muestras_b = _leer_tiempos(muestras_a, "muestras_a"), _leer_tiempos(muestras_b, "muestras_b")
+    if len(muestras_a) != len(muestras_b):
         raise ValueError(f"comparar_muestras necesita dos listas de tiempos del mismo largo (una por par); "
                          f"recibí {len(muestras_a)} y {len(muestras_b)}.")
-    razones = [max(x, 1e-12) / max(y, 1e-12) for x, y in zip(muestras_a, muestras_b)]
+    nombres = _leer_nombres(nombres)
+    semilla = _leer_semilla(semilla)
+    descripcion = _leer_descripcion(descripcion)
+    primera_a, primera_b = (None if t is None else _leer_tiempo(t, n) for t, n in
+                            ((primera_a, "primera_a"), (primera_b, "primera_b")))
+    if not isinstance(alternados, bool):
+        raise ValueError(f"alternados debe ser True o False; recibí {mostrar_valor(alternados)}.")
+    if not isinstance(dispositivo, str):
+        dispositivo = str(dispositivo)
+    razones = [x / y for x, y in zip(muestras_a, muestras_b)]
     razon = math.exp(statistics.median(math.log(r) for r in razones))
     intervalo = _bootstrap(razones, semilla)
     return Comparacion(tuple(nombres), muestras_a, muestras_b, primera_a, primera_b, dispositivo, razon,

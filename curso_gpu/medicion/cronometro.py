@@ -27,7 +27,7 @@ from ..dispositivo import como_dispositivo, sincronizar
 from ..base import formatear_tiempo, leer_numero, tabla_html, tabla_texto
 
 __all__ = [
-    "DISPERSION_MAXIMA", "Medicion", "cronometrar", "cronometrar_con_presupuesto", "entero_positivo",
+    "DISPERSION_MAXIMA", "Medicion", "comprobar_sin_argumentos", "cronometrar", "cronometrar_con_presupuesto",
     "hilos_cpu",
 ]
 
@@ -35,12 +35,27 @@ __all__ = [
 # Validar la entrada
 # ---------------------------------------------------------------------------
 
-def entero_positivo(valor, nombre: str, minimo: int = 1) -> int:
-    """``leer_numero(valor, nombre, entero=True, minimo=minimo)``.
+def comprobar_sin_argumentos(funcion, nombre: str, contexto: str = "") -> None:
+    """``funcion`` se puede llamar sin argumentos; si no, un ``ValueError`` en español antes de medir nada.
 
-    Se quita cuando ``generacion`` llame a ``leer_numero``: escribe ``leer_numero`` en su lugar.
+    ``contexto``: una frase que va delante del mensaje («comparar_tiempos necesita dos funciones...»).
     """
-    return leer_numero(valor, nombre, entero=True, minimo=minimo)
+    import inspect
+
+    from ..base import mostrar_valor
+
+    if not callable(funcion):
+        raise ValueError(f"{contexto}{nombre} debe ser una función sin argumentos (p. ej. {nombre}=lambda: x @ x); "
+                         f"recibí {mostrar_valor(funcion)}.")
+    try:
+        firma = inspect.signature(funcion)
+    except (TypeError, ValueError):  # algunas funciones de C no dicen su firma: se prueban al llamarlas
+        return
+    try:
+        firma.bind()
+    except TypeError:
+        raise ValueError(f"{contexto}{nombre} debe poderse llamar sin argumentos, y {mostrar_valor(funcion)} pide "
+                         f"{firma}. Envuélvela con sus datos: {nombre}=lambda: f(x).") from None
 
 
 @contextmanager
@@ -171,6 +186,7 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
 
     ``reloj`` es ``time.perf_counter`` salvo que pases otro (los tests pasan uno falso).
     """
+    comprobar_sin_argumentos(funcion, "funcion")
     d = como_dispositivo(dispositivo)
     leer_numero(repeticiones, "repeticiones", entero=True, minimo=1)
     leer_numero(calentamiento, "calentamiento", entero=True, minimo=0)
