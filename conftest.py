@@ -36,6 +36,12 @@ def pytest_configure(config):
         carpeta = tempfile.mkdtemp(prefix="curso_gpu_lecciones_")
         config.add_cleanup(lambda: shutil.rmtree(carpeta, ignore_errors=True))
     config.stash[EJECUTADAS] = Ejecutadas(carpeta)
+    # Las pruebas corren en la CPU: los kernels de Triton (lección 11) necesitan su intérprete, y
+    # TRITON_INTERPRET debe estar puesta antes de que algo importe triton. En un mismo proceso de
+    # xdist, una prueba anterior con torch.compile ya lo importa (inductor mira si está), y entonces
+    # curso_gpu.kernels se niega a correr en la CPU (con razón: es lo que le pasaría a un alumno).
+    # Las pruebas que comprueban ese caso y el de «nadie la puso» usan subprocesos sin la variable.
+    os.environ.setdefault("TRITON_INTERPRET", "1")
     if os.environ.get("PYTEST_XDIST_WORKER"):
         for variable in HILOS:
             os.environ.setdefault(variable, "1")

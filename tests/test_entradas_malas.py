@@ -207,7 +207,7 @@ def test_las_rutas_de_entrenar_ddp_se_comprueban_antes_de_entrenar(tmp_path, mon
                               (["--guardar-pesos", str(tmp_path)], r"--guardar-pesos .*es una carpeta"),
                               (["--guardar-pesos", str(archivo / "pesos.pt")], r"--guardar-pesos .*soy_un_archivo es "
                                                                              r"un archivo, no una carpeta"),
-                              (["--checkpoints", str(tmp_path / "no" / "ck")], r"la carpeta .*no no existe")]:
+                              (["--guardar-pesos", str(tmp_path / "no" / "pesos.pt")], r"la carpeta .*no no existe")]:
         assert main(["--epocas", "1", *argumentos]) == 1
         assert re.search(texto, capsys.readouterr().err)
     solo_lectura = tmp_path / "solo_lectura"

@@ -58,12 +58,14 @@ def comprobar_destino(ruta, nombre: str, *, carpeta: bool = False, sobrescribir:
 
     - ``nombre``: cómo se llama la ruta para quien la escribió (``"checkpoints"``, ``"--guardar-pesos"``);
       encabeza cada mensaje.
-    - ``carpeta=True``: se espera una carpeta (que ya exista o que se pueda crear); si no, un archivo.
+    - ``carpeta=True``: se espera una carpeta (que ya exista o que se pueda crear, con las carpetas
+      de encima que falten); si no, un archivo, en una carpeta que ya exista.
     - ``sobrescribir=False``: un archivo que ya existe se rechaza (nada se pierde sin pedirlo).
 
     Rechaza con ``DestinoNoValido`` (un ``ValueError``): ``None`` u otro tipo, una ruta vacía o
     con un carácter nulo, un enlace simbólico (nunca se escribe a través de uno), un archivo donde
-    se espera una carpeta y al revés, y una carpeta padre que no existe o es de solo lectura.
+    se espera una carpeta y al revés, y una carpeta padre que es de solo lectura o que no existe
+    (para un archivo; una carpeta nueva puede crear las de encima).
     """
     ejemplo = "'checkpoints/mi_modelo'" if carpeta else "'pesos.pt'"
     que = "una carpeta" if carpeta else "un archivo"
@@ -91,6 +93,11 @@ def comprobar_destino(ruta, nombre: str, *, carpeta: bool = False, sobrescribir:
                 raise DestinoNoValido(f"{nombre} {destino}: ya existe y no lo piso (nada se borra sin pedirlo). "
                                       "Elige otro nombre, o borra ese archivo tú si ya no lo quieres.")
         padre = destino.parent
+        if carpeta:  # una carpeta nueva se crea con sus padres: basta con que el primero que existe deje escribir
+            while not padre.exists() and not padre.is_symlink() and padre != padre.parent:
+                padre = padre.parent
+            if padre.is_symlink() and not padre.exists():
+                raise DestinoNoValido(f"{nombre} {destino}: {padre} es un enlace simbólico roto. Usa otra ruta.")
         if not padre.exists():
             raise DestinoNoValido(f"{nombre} {destino}: la carpeta {padre} no existe. Créala antes "
                                   f"(Path({str(padre)!r}).mkdir(parents=True)) o elige una ruta en una carpeta "
