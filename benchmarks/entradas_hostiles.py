@@ -511,6 +511,12 @@ def main(argv=None) -> int:
     analizador.add_argument("--detalle", action="store_true", help="lista todas las respuestas no claras")
     args = analizador.parse_args(argv)
     torch.set_num_threads(1)
+    try:  # sin GPU, los kernels de la lección 11 van por el intérprete: decidirlo antes de que nada importe triton
+        from curso_gpu.kernels import preparar_interprete
+
+        preparar_interprete()
+    except ImportError:
+        pass
     if os.geteuid() == 0:
         print("Aviso: como superusuario, una carpeta de solo lectura no lo es: esos casos se saltan.")
     inicio = time.perf_counter()
