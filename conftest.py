@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from ejecucion_compartida import Ejecutadas, LeccionFallida
+from lentas import fixture_lenta
 
 EJECUTADAS = pytest.StashKey[Ejecutadas]()
 CARPETA_DE_LA_SESION = "curso_gpu_ejecutadas"  # en ``workerinput``: la carpeta que comparten los procesos
@@ -35,6 +36,12 @@ def pytest_configure(config):
         carpeta = tempfile.mkdtemp(prefix="curso_gpu_lecciones_")
         config.add_cleanup(lambda: shutil.rmtree(carpeta, ignore_errors=True))
     config.stash[EJECUTADAS] = Ejecutadas(carpeta)
+    # Las pruebas corren en la CPU: los kernels de Triton (lección 11) necesitan su intérprete, y
+    # TRITON_INTERPRET debe estar puesta antes de que algo importe triton. En un mismo proceso de
+    # xdist, una prueba anterior con torch.compile ya lo importa (inductor mira si está), y entonces
+    # curso_gpu.kernels se niega a correr en la CPU (con razón: es lo que le pasaría a un alumno).
+    # Las pruebas que comprueban ese caso y el de «nadie la puso» usan subprocesos sin la variable.
+    os.environ.setdefault("TRITON_INTERPRET", "1")
     if os.environ.get("PYTEST_XDIST_WORKER"):
         for variable in HILOS:
             os.environ.setdefault(variable, "1")
@@ -44,80 +51,37 @@ def pytest_configure(config):
 
 # --- Reparto entre procesos (pytest-xdist, ``--dist loadfile``) ------------------------------
 #
-# xdist da a cada proceso un archivo (o notebook) entero. Por defecto empieza por los que tienen
-# más pruebas, así que las pruebas largas de una sola función (el navegador, torchrun) quedaban
-# para el final, con el otro proceso ya parado. Aquí van primero las más largas (segundos de CPU
-# medidos en la máquina de 2 núcleos), y el resto después, en el orden de siempre.
+# xdist da a cada proceso un archivo (o notebook) entero. Con ``--no-loadscope-reorder``
+# (pyproject.toml) los reparte en el orden de la colección, que se fija aquí: primero las pruebas
+# con navegador (van juntas al primer proceso, que les da un solo Chromium: el fixture de sesión
+# ``chromium``), luego las más largas (torchrun, la ventana Tk) y después el resto, como siempre.
 LARGAS_PRIMERO = (
-    "tests/e2e/",                  # JupyterLab y Chromium de verdad (un solo servidor para las dos)
-    "notebooks/08_",               # torchrun con 2 procesos
-    "tests/test_distribuido.py",   # torchrun con 2 procesos
+    "tests/e2e/",                        # JupyterLab y Chromium de verdad
+    "tests/test_widgets_exportados.py",  # páginas exportadas en Chromium
+    "tests/test_sitio_navegador.py",     # el sitio (con las lecciones de la sesión) en Chromium
+    "notebooks/08_",                     # torchrun con 2 procesos
     "notebooks/05_",
-    "tests/test_app_lineas.py",    # la ventana Tk de la lección 05
-    "tests/test_cli.py",
+    "tests/test_app_lineas.py",          # la ventana Tk de la lección 05
+    "tests/test_torchrun_sigkill.py",
     "tests/test_checkpoints.py",
     "notebooks/",
 )
-# Y esta, la última: construye el sitio con las lecciones que nbval ya ejecutó (ver abajo).
-AL_FINAL = ("tests/test_sitio_navegador.py",)
 
 
 def _turno(nodeid: str) -> int:
-    if nodeid.startswith(AL_FINAL):
-        return len(LARGAS_PRIMERO) + 1
     return next((i for i, inicio in enumerate(LARGAS_PRIMERO) if nodeid.startswith(inicio)), len(LARGAS_PRIMERO))
 
 
-# Lo que se marca «lento» aquí, sin decorador: los notebooks enteros (nbval), las pruebas en un
-# navegador o una ventana, torchrun, los procesos que se matan o reanudan, los kernels de Jupyter y
-# los entrenamientos largos. Otras pruebas lentas llevan además @pytest.mark.lento en su archivo.
-LENTAS_POR_CARPETA = (
-    "notebooks/",
-    "tests/e2e/",
-    "tests/test_app_lineas.py",                 # la ventana Tk y sus subprocesos
-    "tests/test_distribuido.py::test_dos_procesos",  # torchrun
-    "tests/test_distribuido.py::test_un_fallo",
-    "tests/test_distribuido.py::test_no_queda_ningun_proceso_vivo",
-    "tests/test_distribuido.py::test_mas_procesos_que_gpu",
-    "tests/test_distribuido.py::test_un_proceso_colgado",
-    "tests/test_checkpoints.py::test_interrumpido_y_reanudado",  # reanudar en otro proceso
-    "tests/test_checkpoints.py::test_matado_con_sigkill",        # SIGKILL
-    "tests/test_tortura_checkpoints.py",        # SIGKILL y bytes cambiados
-    "tests/test_progreso_estatico.py",          # kernels de Jupyter con ipywidgets 7 y 8
-    "tests/test_widgets.py::test_widgets_funcionan_con_ipywidgets_7_7_1",  # instala ipywidgets 7.7.1
-    "tests/test_cli.py::test_python_m_curso_gpu",   # la comprobación entera en un subproceso
-    "tests/test_entrenamiento.py::test_receta_variada",  # entrenamientos largos
-    "tests/test_entrenamiento.py::test_sin_sincronizar_con_la_cpu",
-    "tests/test_precision_mixta.py::test_fp16_con_lotes_y_acumulando",
-    "tests/test_precision_mixta.py::test_sin_el_estado_del_escalador",
-    "tests/test_sitio",                         # construir el sitio y abrirlo en Chromium
-)
-
-
+@pytest.hookimpl(tryfirst=True)  # antes de que «-m "not lento"» deseleccione
 def pytest_collection_modifyitems(items):
-    """Marca «lento» lo de ``LENTAS_POR_CARPETA`` y ordena los archivos por ``LARGAS_PRIMERO``
-    (dentro de cada archivo, el orden no cambia)."""
+    """Marca «lento» cada prueba que usa un fixture declarado con ``lentas.fixture_lenta`` y
+    ordena los archivos por ``LARGAS_PRIMERO`` (dentro de cada archivo, el orden no cambia)."""
+    from lentas import FIXTURES_LENTAS
+
     for item in items:
-        if item.nodeid.startswith(LENTAS_POR_CARPETA):
+        if FIXTURES_LENTAS.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.lento)
     items.sort(key=lambda item: _turno(item.nodeid))
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadfile`` con dos cambios: las pruebas de ``tests/e2e`` van juntas en un mismo
-    proceso (comparten JupyterLab y Chromium) y los archivos se reparten en el orden de la
-    colección (``LARGAS_PRIMERO``), no por número de pruebas."""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class LargasPrimero(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return "tests/e2e" if nodeid.startswith("tests/e2e/") else super()._split_scope(nodeid)
-
-    config.option.loadscopereorder = False  # el orden ya lo puso pytest_collection_modifyitems
-    return LargasPrimero(config, log)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -126,7 +90,7 @@ def pytest_configure_node(node):
     node.workerinput[CARPETA_DE_LA_SESION] = str(node.config.stash[EJECUTADAS].carpeta)
 
 
-@pytest.fixture(scope="session")
+@fixture_lenta(scope="session")  # ejecutar una lección arranca un kernel (y la 08, torchrun)
 def leccion_ejecutada(pytestconfig):
     """``leccion_ejecutada("08")`` → el notebook ejecutado (``nbformat``) de esa lección.
 
@@ -175,3 +139,87 @@ class SeEjecutaEntera(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"{self.path.name}: ejecutada entera"
+
+
+# --- La vuelta rápida, vigilada ---------------------------------------------------------------
+#
+# Una prueba sin la marca «lento» no puede arrancar torchrun, un kernel de Jupyter, un navegador
+# ni un entrenamiento en otro proceso: si lo hace, falla y dice qué arrancó. Dos vigilantes:
+# - ``sys.addaudithook`` (la forma documentada de Python de ver cada ``subprocess.Popen``,
+#   ``os.posix_spawn``, ``os.exec*``...): la orden de cada proceso se compara con ``VIGILADOS``;
+# - los segundos de CPU de los subprocesos que la prueba arrancó y esperó (``getrusage``):
+#   más de ``CPU_HIJOS_MAX_S`` es un entrenamiento o un ``import torch`` en otro proceso.
+VIGILADOS = {
+    "torchrun": ("torch.distributed.run", "torchrun"),
+    "un kernel de Jupyter": ("ipykernel", "jupyter-lab", "jupyterlab", "jupyter_server", "jupyter-server"),
+    "un navegador": ("chromium", "chrome", "playwright", "Xvfb", "xvfb-run"),
+    # los guiones de las pruebas que siempre entrenan; el resto lo delata su CPU (CPU_HIJOS_MAX_S)
+    "un entrenamiento": ("entrenar_con_checkpoints", "ajustar_lora_con_cortes", "comprobar_widgets"),
+}
+CPU_HIJOS_MAX_S = 4.0  # import torch en otro proceso: ~2 s con la máquina cargada
+EVENTOS_DE_PROCESO = ("subprocess.Popen", "os.posix_spawn", "os.spawn", "os.exec", "os.system", "os.startfile")
+
+
+class Vigilante:
+    """Anota los procesos que arranca la prueba en curso (solo mientras ``activo``)."""
+
+    def __init__(self):
+        self.activo = False
+        self.vistos: list[str] = []
+
+    def auditar(self, evento, argumentos):
+        if not self.activo or not evento.startswith(EVENTOS_DE_PROCESO):
+            return
+        partes = []
+        for argumento in argumentos[:2]:
+            if isinstance(argumento, (list, tuple)):
+                partes += [os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in argumento]
+            elif argumento is not None:
+                partes.append(os.fsdecode(argumento) if isinstance(argumento, (bytes, os.PathLike)) else str(argumento))
+        orden = " ".join(partes)
+        for que, patrones in VIGILADOS.items():
+            if any(p in orden for p in patrones):
+                self.vistos.append(f"{que}: {orden[:300]}")
+                return
+
+
+VIGILANTE = Vigilante()
+sys.addaudithook(VIGILANTE.auditar)
+
+
+def _cpu_de_los_hijos() -> float:
+    import resource
+
+    uso = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return uso.ru_utime + uso.ru_stime
+
+
+def _vigilar(item):
+    """Envuelve una fase de la prueba ``item``: si no es «lento», mira qué procesos arranca."""
+    if item.get_closest_marker("lento") is not None:
+        return (yield)
+    VIGILANTE.activo, VIGILANTE.vistos = True, []
+    antes = _cpu_de_los_hijos()
+    try:
+        resultado = yield
+    finally:
+        VIGILANTE.activo = False
+    gastado = _cpu_de_los_hijos() - antes
+    quejas = list(VIGILANTE.vistos)
+    if gastado > CPU_HIJOS_MAX_S:
+        quejas.append(f"subprocesos que gastaron {gastado:.1f} s de CPU (un entrenamiento o torch en otro proceso)")
+    if quejas:
+        pytest.fail("Esta prueba no lleva la marca «lento» y arrancó:\n  " + "\n  ".join(quejas) +
+                    "\nMárcala con @pytest.mark.lento (o su fixture con lentas.fixture_lenta), o no lo arranques.",
+                    pytrace=False)
+    return resultado
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    return (yield from _vigilar(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from _vigilar(item))

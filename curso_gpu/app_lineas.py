@@ -20,12 +20,10 @@ import queue
 import sys
 import threading
 
-import torch
-
-from .entrenamiento import LADO, NOMBRES_CLASES, generar_dataset
-from .dispositivo import VARIABLE_ENTORNO, DispositivoNoDisponible, elegir_dispositivo
 from .base import AnalizadorArgumentos, ejecutar_orden, tipo_entero
-from .interactivo import LogicaPizarra
+
+# torch, el modelo y la pizarra se importan al abrir la ventana, no antes: así la ayuda y los
+# errores de argumentos (``--help``, ``--epocas 0``) responden al momento, sin cargar torch.
 
 TITULO = "Entrenamiento y predicción de líneas con PyTorch"
 TAMANO_CELDA = 45
@@ -62,6 +60,10 @@ def elegir_dispositivo_app(preferencia: str = "auto", preguntar=None) -> torch.d
     aplicación, un cuadro «sí/no» de Tk) y usa la GPU solo si responde que sí. Sin GPU, o
     si la variable ``CURSO_GPU_DISPOSITIVO`` o ``preferencia`` ya deciden, no pregunta.
     """
+    import torch
+
+    from .dispositivo import VARIABLE_ENTORNO, elegir_dispositivo
+
     candidato = elegir_dispositivo(preferencia)
     decidido = preferencia != "auto" or os.environ.get(VARIABLE_ENTORNO, "").strip()
     if candidato.type == "cpu" or decidido or preguntar is None:
@@ -98,6 +100,8 @@ class AplicacionLineas:
         self.n_validacion = n_validacion
         self.semilla = semilla
         self.salida = salida if salida is not None else sys.stdout
+        from .interactivo import LogicaPizarra
+
         self.pizarra = LogicaPizarra()
         self.cola: queue.Queue = queue.Queue()
         self.hilo: threading.Thread | None = None
@@ -125,6 +129,8 @@ class AplicacionLineas:
         self.etiqueta_dibujo = tk.Label(
             v, text="La cuadrícula se activará al terminar el entrenamiento", font=("Arial", 12, "italic"))
         self.etiqueta_dibujo.pack(pady=5)
+        from .entrenamiento import LADO
+
         lado = LADO * TAMANO_CELDA
         self.canvas = tk.Canvas(v, width=lado, height=lado, bg="white", highlightthickness=0)
         self.canvas.pack(padx=10, pady=10)
@@ -155,8 +161,7 @@ class AplicacionLineas:
 
     def _entrenar(self) -> None:
         """Lo que corre en el hilo: nada de Tk aquí, solo mensajes a la cola."""
-        from .entrenamiento import entrenar
-        from .entrenamiento import CNNPequena
+        from .entrenamiento import CNNPequena, entrenar, generar_dataset
 
         def al_avanzar(epoca: int, total: int) -> None:
             if self._cancelar.is_set():
@@ -238,6 +243,8 @@ class AplicacionLineas:
 
     def pintar(self, evento) -> None:
         """Pinta la celda bajo el puntero (clic o arrastre con el botón pulsado)."""
+        from .entrenamiento import LADO
+
         col, fila = evento.x // TAMANO_CELDA, evento.y // TAMANO_CELDA
         if 0 <= fila < LADO and 0 <= col < LADO:
             self.pizarra.pintar(fila, col)
@@ -257,6 +264,8 @@ class AplicacionLineas:
             self.etiqueta_resultado.config(text=f"⚠ {resultado}", fg="#b00000")
             self._escribir(resultado)
             return resultado
+        from .entrenamiento import NOMBRES_CLASES
+
         lineas = [f"Predicción: {resultado.clase}"]
         lineas += [f"{nombre} = {resultado.probabilidades[nombre]:.2f}" for nombre in NOMBRES_CLASES]
         self.etiqueta_resultado.config(text="\n".join(lineas), fg="black")
@@ -311,6 +320,8 @@ def _abrir(argv: list[str] | None) -> int:
     except tk.TclError as error:
         print(SIN_PANTALLA.format(detalle=str(error).strip() or "Tk no pudo abrirla"), file=sys.stderr)
         return 2
+    from .dispositivo import DispositivoNoDisponible  # con la ventana ya abierta: aquí sí hace falta torch
+
     try:
         ventana.withdraw()  # la pregunta sale antes que la ventana
         dispositivo = elegir_dispositivo_app(

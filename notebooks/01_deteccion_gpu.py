@@ -684,3 +684,13 @@ except (ValueError, DispositivoNoDisponible) as error:
 # - **Código portable**: código que funciona igual con GPU y sin ella, porque elige el
 #   dispositivo al principio y lo usa en todas partes.
 # - **T4**: la GPU NVIDIA (16 GiB físicos, 15 360 MiB usables con ECC) que Google Colab ofrece gratis.
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert torch.allclose(torch.tensor(con_bucle(), dtype=torch.float64), con_torch())  # mismo resultado
+assert comparacion.intervalo[0] > 1, comparacion  # torch gana al bucle de Python, con todo su intervalo
+assert X.device.type == y.device.type == Z.device.type == next(modelo.parameters()).device.type
+assert salida.device == dispositivo_del_modelo  # los datos se movieron al dispositivo del modelo
+assert accuracy > 0.9 and accuracy_cpu > 0.9, (accuracy, accuracy_cpu)  # el mismo código aprende en CPU y GPU
+print("Comprobado: torch gana al bucle, datos y modelo en el mismo dispositivo, y la red aprende.")

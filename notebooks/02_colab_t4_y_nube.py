@@ -507,3 +507,11 @@ except ValueError as error:
 # - **SSH**: la forma de abrir una terminal en una máquina remota.
 # - **$/h**: dólares por hora; así cobran las GPU en la nube.
 # - **Binder**: un servicio gratis que abre los notebooks en el navegador, sin GPU.
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert perdidas_antes[-1] < perdidas_antes[0] and perdidas_despues[-1] < perdidas_antes[-1]  # retomado, sigue bajando
+assert abs(perdidas_despues[-1] - perdidas_seguido[-1]) <= 1e-6 + 1e-3 * perdidas_seguido[-1]  # como sin cortes
+assert round(usado.total, 2) == 2.40 and round(olvidado.total / usado.total) == 21  # olvidarla cuesta 21 veces más
+print("Comprobado: el entrenamiento retomado acaba como el seguido, y la cuenta de la nube cuadra.")

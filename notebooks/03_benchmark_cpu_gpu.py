@@ -582,3 +582,12 @@ except MemoriaInsuficiente as error:
 # - **TF32**: modo de los Tensor Cores (desde Ampere) para acelerar multiplicaciones fp32 con
 #   menos precisión. PyTorch lo deja apagado en las multiplicaciones de matrices y encendido
 #   en las convoluciones de cuDNN.
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert np.allclose(c_bucle, c_np)  # NumPy da lo mismo que el bucle de Python
+assert medida.mediana == statistics.median(medida.muestras)  # la cifra que citamos es la mediana
+assert abs(r.gflops - 2 * r.n**3 / r.segundos / 1e9) <= 1e-6 * r.gflops  # GFLOP/s = 2·n³ / segundos
+assert pico_teorico("Tesla T4", torch.float32) == 8.1 and t4_bf16 is None  # la T4: 8,1 TFLOP/s en fp32, sin bf16
+print("Comprobado: mediana, GFLOP/s = 2·n³/t y los picos de la T4.")

@@ -577,3 +577,11 @@ except ValueError as error:
 # - **Contexto de CUDA**: lo que CUDA carga en la GPU al primer uso; ocupa unos cientos de MB.
 # - **Dispositivo `meta`**: un dispositivo de PyTorch con tensores sin datos, útil para contar parámetros.
 # - **8B, 124M**: 8 000 millones y 124 millones de parámetros (B de *billion* en inglés).
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert pesos_bytes == 16 * 10**9 and round(inferencia_bytes / 1e9, 1) == 19.2  # 8B en fp16: 16 GB, +20 %: 19,2 GB
+assert [fila.cabe for fila in tabla.filas] == [False, False, False, True, True]  # en 16 GB: solo int8 e int4
+assert estimado == exacto  # 4 bytes por parámetro en fp32: la cuenta coincide con los tensores de verdad
+print("Comprobado: 8B no cabe en una T4 en fp16 (sí en int8 e int4) y la cuenta de los pesos es exacta.")

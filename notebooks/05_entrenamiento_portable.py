@@ -687,3 +687,11 @@ print("Pesos cargados de", ruta_pesos.name, "· ¿iguales?",
 # - **`map_location`**: al cargar, en qué dispositivo poner los tensores.
 # - **`weights_only=True`**: cargar solo tensores y datos simples, sin ejecutar código del archivo.
 # - **Dispositivo `meta`**: tensores con forma pero sin datos; útil para probar sin memoria ni GPU.
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert historial.accuracy_validacion[-1] > 0.95, historial.accuracy_validacion  # la CNN distingue las líneas
+assert acc_variada > acc_semilla  # la receta variada acierta más líneas dibujadas a mano
+assert iguales  # reanudar desde el checkpoint da los mismos pesos que entrenar sin cortes
+print("Comprobado: la CNN aprende, la receta variada generaliza mejor y reanudar no cambia el resultado.")

@@ -547,3 +547,12 @@ else:
 # - **Núcleos tensor**: unidades de la GPU que multiplican matrices pequeñas en baja precisión.
 # - **TF32**: formato de Ampere para hacer las cuentas de fp32 en los Tensor Cores.
 # - **`torch.compile`**: compila tu modelo o función para lanzar menos *kernels* y más grandes.
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert diagnostico.cuello in ("datos", "lanzamientos", "calculo")
+fracciones = (diagnostico.fraccion_datos, diagnostico.fraccion_lanzamientos, diagnostico.fraccion_calculo)
+assert abs(sum(fracciones) - 1) < 1e-6 and diagnostico.cuello == ("datos", "lanzamientos", "calculo")[fracciones.index(max(fracciones))]
+assert comparacion.mejor.num_workers > 0, comparacion  # con un disco lento, los procesos de carga ayudan
+print("Comprobado: el diagnóstico nombra la mayor fracción y cargar en paralelo gana con un disco lento.")

@@ -601,3 +601,12 @@ except ValueError as error:
 # - ***Activation checkpointing***: no guardar activaciones y recalcularlas en la pasada hacia atrás.
 # - **Atención fusionada (*FlashAttention*)**: la que calcula la atención por bloques sin guardar la matriz s × s.
 # - **`torch.OutOfMemoryError`**: la excepción de PyTorch cuando una reserva de memoria no cabe.
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert desglose.activaciones == 660  # las activaciones del MLP, medidas, igual que a mano
+assert grande.activaciones > 50 * (grande.pesos + grande.gradientes + grande.optimizador)  # con lote 512 mandan ellas
+assert diferencia < 1e-5, diferencia  # acumular 4 lotes de 8 da (casi) lo mismo que un lote de 32
+assert con_ck.activaciones < sin_ck.activaciones  # activation checkpointing guarda menos
+print("Comprobado: activaciones medidas, acumular gradientes y checkpointing hacen lo que dicen.")

@@ -538,3 +538,16 @@ print("¿Queda alguno vivo?", any(sigue_vivo(pid) for pid in r.procesos))
 # - **Rendezvous (reunión)**: el punto donde los procesos se encuentran (`c10d`, dirección y puerto).
 # - **PCIe / NVLink**: las conexiones entre GPU: PCIe es la general; NVLink, mucho más rápida, la de NVIDIA.
 # - **FSDP**: reparte también los pesos y el estado del optimizador, para modelos que no caben en una GPU.
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert len(huellas) == 2 and len(set(huellas)) == 1  # las copias de los 2 rangos acaban idénticas
+assert diferencia < 1e-5, diferencia  # 2 procesos × lote 16 ≈ 1 proceso × lote 32
+assert "Simulo un fallo en la época 2" in fallo.salida and "Reanudo desde checkpoint_epoca_000001.pt" in fallo.salida
+assert sorted(p.name for p in ck.iterdir()) == [f"checkpoint_epoca_{e:06d}.pt" for e in (1, 2, 3)]
+assert all(torch.equal(tras_fallo[k], sin_fallo[k]) for k in sin_fallo)  # el fallo no cambió nada
+assert all(torch.equal(dos_nodos[k], sin_fallo[k]) for k in sin_fallo)  # 2 nodos = 1 nodo con 2 procesos
+assert dos.bien and fallo.bien and nodo0.bien and nodo1.bien
+assert not [pid for e in (dos, fallo, nodo0, nodo1, r) for pid in e.procesos if sigue_vivo(pid)]  # ningún huérfano
+print("Comprobado: DDP con torchrun da el mismo modelo con 1 o 2 nodos, tras un fallo, y sin procesos vivos.")

@@ -569,3 +569,11 @@ for intento in (lambda: aplicar_lora(modelo_diminuto()[0], r=0),
 
 # %%
 print(f"Lección ejecutada en {time.perf_counter() - INICIO_LECCION:.0f} s.")
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert resultado.perdidas[-1] < resultado.perdidas[0], resultado.perdidas  # LoRA aprende
+assert iguales  # los pesos del modelo base no cambiaron: solo se entrenó el adaptador
+assert diferencia < 1e-4, diferencia  # fusionar el adaptador (merge_and_unload) da los mismos logits
+print("Comprobado: la pérdida baja, el modelo base queda intacto y fusionar no cambia lo que predice.")

@@ -594,3 +594,11 @@ for llamada in [lambda: bytes_cache_kv(QWEN25_05B, tokens=0),
 
 # %%
 print(f"Lección ejecutada en {time.perf_counter() - INICIO:.0f} s")
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert medido == calculado  # la caché KV medida ocupa lo que dice la cuenta
+assert por_token == 12_288  # Qwen2.5-0.5B en fp16: 12 KiB por token
+assert en_lote == [t for t in uno_a_uno], (en_lote, uno_a_uno)  # en lote con relleno a la izquierda: el mismo texto
+print("Comprobado: la caché KV ocupa lo calculado y generar en lote da el mismo texto que de uno en uno.")

@@ -41,20 +41,16 @@ def buscar_chromium() -> str | None:
     return None
 
 
-@contextlib.contextmanager
-def sin_bucle_asyncio():
-    """Playwright síncrono no arranca si el hilo cree tener un bucle de asyncio en marcha.
+def comprobar_sin_bucle_asyncio() -> None:
+    """Playwright síncrono no arranca en un hilo con un bucle de asyncio en marcha: lo dice claro."""
+    import pytest
 
-    Algunas piezas de Jupyter (nbclient con nest-asyncio) pueden dejar ese aviso puesto en el
-    hilo principal del proceso de pytest después de ejecutar un notebook. Aquí se quita mientras
-    dura el navegador y se devuelve al salir.
-    """
-    anterior = asyncio.events._get_running_loop()
-    asyncio.events._set_running_loop(None)
     try:
-        yield
-    finally:
-        asyncio.events._set_running_loop(anterior)
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return  # lo normal: ningún bucle en marcha en este hilo
+    pytest.fail("Hay un bucle de asyncio en marcha en este hilo: Playwright síncrono no puede arrancar "
+                "Chromium aquí. Busca qué prueba o fixture lo dejó en marcha.", pytrace=False)
 
 
 @contextlib.contextmanager
@@ -72,7 +68,8 @@ def chromium_sin_pantalla(falta):
     except ImportError:
         falta("falta Playwright para Python: `.venv/bin/pip install playwright`; y " + COMO_INSTALAR_CHROMIUM)
     ejecutable = buscar_chromium()
-    with sin_bucle_asyncio(), sync_playwright() as p:
+    comprobar_sin_bucle_asyncio()
+    with sync_playwright() as p:
         if ejecutable is None and not Path(p.chromium.executable_path).exists():
             falta("no encuentro Chromium: " + COMO_INSTALAR_CHROMIUM)
         try:

@@ -110,17 +110,23 @@ def comprobar_selector_con_gpu_falsa():
 
 
 def comprobar_selector_sin_gpu():
+    """Sin ninguna GPU (ni CUDA, ni MPS, ni XPU, también en un Mac): solo la CPU, sin botones."""
     from curso_gpu.interactivo import widgets
 
-    original = torch.cuda.is_available
-    torch.cuda.is_available = lambda: False
+    falsos = [(torch.cuda, "is_available"), (torch.backends.mps, "is_available")]
+    if getattr(torch, "xpu", None) is not None:
+        falsos.append((torch.xpu, "is_available"))
+    originales = [(modulo, nombre, getattr(modulo, nombre)) for modulo, nombre in falsos]
+    for modulo, nombre in falsos:
+        setattr(modulo, nombre, lambda: False)
     try:
         selector = widgets.selector_dispositivo(mostrar=False)
     finally:
-        torch.cuda.is_available = original
-    if selector.opciones == ["cpu"]:  # en un Mac con MPS habría dos opciones
-        assert selector.widget is None
-        assert selector.dispositivo == torch.device("cpu")
+        for modulo, nombre, original in originales:
+            setattr(modulo, nombre, original)
+    assert selector.opciones == ["cpu"], selector.opciones
+    assert selector.widget is None
+    assert selector.dispositivo == torch.device("cpu")
 
 
 def cargar_modelo(ruta):

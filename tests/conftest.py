@@ -6,6 +6,8 @@
   cabecera (la tabla con «Driver Version» y «CUDA Version»).
 - ``colab_falso``: un kernel de Colab (``google.colab`` importado, con un ``drive`` falso).
 - ``sin_colab``: fuera de Colab, pase lo que pase en la máquina que ejecuta las pruebas.
+- ``chromium``: un solo Chromium sin pantalla (Playwright) para todas las pruebas con navegador
+  del proceso: el sitio, las páginas exportadas y JupyterLab. Cada prueba abre su contexto.
 - ``falta``: ``falta(motivo)`` salta la prueba con un motivo claro; en la integración continua
   (``CI=true``), donde nada puede faltar, la hace fallar. ``falta.en_ci()`` dice si es CI.
 """
@@ -18,6 +20,8 @@ import types
 from pathlib import Path
 
 import pytest
+from chromium import chromium_sin_pantalla
+from lentas import fixture_lenta
 
 from curso_gpu.dispositivo import CAMPOS
 
@@ -139,3 +143,10 @@ class _Falta:
 def falta():
     """Saltar (o, en CI, fallar) cuando falta algo del sistema: Tk, Xvfb, JupyterLab, Chromium..."""
     return _Falta()
+
+
+@fixture_lenta(scope="session")
+def chromium(falta):
+    """El Chromium sin pantalla de toda la sesión (``tests/chromium.py``); se cierra al final."""
+    with chromium_sin_pantalla(falta) as navegador:
+        yield navegador

@@ -68,9 +68,10 @@ def _gestor_de_kernel():
 
 
 def entorno_del_kernel() -> dict:
-    """El entorno del kernel: el paquete de esta carpeta importable y sin ``PYTEST_CURRENT_TEST``
-    (con ella, ipykernel esconde lo que la parte en C escribe en stderr)."""
-    entorno = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    """El entorno del kernel: el paquete de esta carpeta importable, sin ``PYTEST_CURRENT_TEST``
+    (con ella, ipykernel esconde lo que la parte en C escribe en stderr) y sin ``TRITON_INTERPRET``
+    (la pone conftest.py para las pruebas; la lección 11 arranca como la de un alumno)."""
+    entorno = {k: v for k, v in os.environ.items() if k not in ("PYTEST_CURRENT_TEST", "TRITON_INTERPRET")}
     otras = entorno.get("PYTHONPATH")
     entorno["PYTHONPATH"] = str(RAIZ) + (os.pathsep + otras if otras else "")
     return entorno

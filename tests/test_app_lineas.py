@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from lentas import fixture_lenta
 
 from curso_gpu import app_lineas
 from curso_gpu.app_lineas import TAMANO_CELDA, AplicacionLineas, elegir_dispositivo_app
+from curso_gpu.dispositivo import VARIABLE_ENTORNO
 from curso_gpu.entrenamiento import LADO, NOMBRES_CLASES
 from curso_gpu.interactivo import AVISO_VACIA
 
@@ -31,7 +33,7 @@ COLUMNA = 3  # la vertical que dibujamos
 
 def entorno_sin_pantalla() -> dict:
     entorno = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    entorno.pop(app_lineas.VARIABLE_ENTORNO, None)
+    entorno.pop(VARIABLE_ENTORNO, None)
     return entorno
 
 
@@ -48,7 +50,7 @@ def tk(falta):
     return tkinter
 
 
-@pytest.fixture(scope="module")
+@fixture_lenta(scope="module")  # Xvfb, la ventana Tk y sus entrenamientos
 def pantalla(tk, falta):
     """Una pantalla X virtual (Xvfb) en un número libre; devuelve p. ej. ':3'."""
     if not sys.platform.startswith("linux"):
@@ -264,7 +266,7 @@ def test_sin_pantalla_explica_en_espanol_y_sale_con_error(tk):
 # en este mismo proceso (un subproceso más solo añadiría importar torch otra vez).
 
 def _sin_pantalla(monkeypatch) -> None:
-    for variable in ("DISPLAY", "WAYLAND_DISPLAY", app_lineas.VARIABLE_ENTORNO):
+    for variable in ("DISPLAY", "WAYLAND_DISPLAY", VARIABLE_ENTORNO):
         monkeypatch.delenv(variable, raising=False)
 
 
@@ -290,7 +292,9 @@ def test_sin_tkinter_dice_como_instalarlo_y_sale_con_error(monkeypatch, capsys):
 
 def test_epocas_invalidas_se_explican(monkeypatch, capsys):
     _sin_pantalla(monkeypatch)
-    assert app_lineas.main(["--epocas", "0"]) == 2
+    with pytest.raises(SystemExit) as salida:  # un error de argumentos, como los demás (argparse)
+        app_lineas.main(["--epocas", "0"])
+    assert salida.value.code == 2
     assert "la opción --epocas: debe ser un entero mayor o igual que 1; recibí 0" in capsys.readouterr().err
 
 
@@ -336,7 +340,7 @@ class Preguntas:
 
 @pytest.fixture
 def sin_gpu(monkeypatch):
-    monkeypatch.delenv(app_lineas.VARIABLE_ENTORNO, raising=False)
+    monkeypatch.delenv(VARIABLE_ENTORNO, raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     if getattr(torch.backends, "mps", None) is not None:
         monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)

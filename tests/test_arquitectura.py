@@ -242,12 +242,15 @@ PESADOS_DE_LECCIONES = {"transformers", "peft", "bitsandbytes", "accelerate"}
 
 
 def test_import_curso_gpu_no_carga_matplotlib_ipywidgets_ni_tqdm():
-    # torch ya importa tqdm por su cuenta: se mira lo que añade curso_gpu, y luego cada módulo.
-    codigo = ("import importlib, json, sys, torch\n"
+    # «import curso_gpu» en un Python limpio: ni torch ni tqdm (torch importa tqdm por su cuenta, así
+    # que tqdm solo se puede mirar antes de torch). Luego, con torch ya cargado, cada módulo.
+    codigo = ("import importlib, json, sys\n"
               "def pesados(antes, nombres):\n"
               "    return sorted(m for m in set(sys.modules) - antes if m.split('.')[0] in nombres)\n"
+              "assert 'tqdm' not in sys.modules and 'torch' not in sys.modules\n"
               "antes = set(sys.modules); import curso_gpu\n"
               "r = {'curso_gpu': pesados(antes, {'matplotlib', 'ipywidgets', 'tqdm', 'torch'})}\n"
+              "import torch\n"
               f"for m in {LIGEROS!r}:\n"
               "    antes = set(sys.modules); importlib.import_module('curso_gpu.' + m)\n"
               f"    extra = set() if m.split('.')[0] in {sorted(LECCIONES_NUEVAS)!r} else set({sorted(PESADOS_DE_LECCIONES)!r})\n"

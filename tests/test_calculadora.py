@@ -137,8 +137,7 @@ def test_gpu_desconocida_al_crear_la_calculadora_da_error():
 
 @pytest.fixture
 def caja():
-    pytest.importorskip("ipywidgets")
-    return calculadora_vram()
+    return calculadora_vram()  # ipywidgets está en requirements.txt: si falta, es un error, no un salto
 
 
 def test_cada_control_lleva_su_clase_css(caja):

@@ -56,17 +56,21 @@ def _local(tmp_path, conservar=3) -> CarpetaCheckpoints:
 
 @pytest.fixture
 def en_colab(colab_falso, monkeypatch, tmp_path):
-    """Un Colab de mentira (``colab_falso``) en el que montar_drive da una carpeta temporal."""
-    montajes = []
-    mi_drive = tmp_path / "content" / "drive" / "MyDrive" / "curso_gpu"
+    """Un Colab de mentira (``colab_falso``, con su ``drive.mount`` falso) con Drive en una carpeta temporal.
 
-    def montar_drive(punto="/content/drive", **opciones):
-        montajes.append(punto)
-        mi_drive.mkdir(parents=True, exist_ok=True)
-        return mi_drive
+    ``montar_drive`` es el de verdad, con la misma firma; solo cambia ``/content/drive`` por una
+    carpeta temporal. Anota con qué argumentos se llamó (``llamadas``) para comprobar ``local=``.
+    """
+    llamadas = []
+    raiz = tmp_path / "content" / "drive"
+    real = colab.montar_drive
 
-    monkeypatch.setattr(colab, "montar_drive", montar_drive, raising=False)
-    return types.SimpleNamespace(montajes=montajes, mi_drive=mi_drive)
+    def montar_drive(punto=colab.PUNTO_DRIVE, carpeta=colab.CARPETA_CURSO, *, espera=None, local=None):
+        llamadas.append({"punto": str(punto), "carpeta": carpeta, "local": local})
+        return real(raiz if str(punto) == colab.PUNTO_DRIVE else punto, carpeta, espera=espera, local=local)
+
+    monkeypatch.setattr(colab, "montar_drive", montar_drive)
+    return types.SimpleNamespace(llamadas=llamadas, drive=colab_falso, mi_drive=raiz / "MyDrive" / colab.CARPETA_CURSO)
 
 
 # --- Dónde se guardan -------------------------------------------------------------------------
@@ -83,7 +87,9 @@ def test_fuera_de_colab_usa_la_carpeta_local_checkpoints(tmp_path, monkeypatch, 
 
 def test_en_colab_con_drive_true_guarda_en_google_drive_y_lo_monta(en_colab, tmp_path, capsys):
     carpeta = carpeta_checkpoints("cnn_lineas", drive=True, base=tmp_path / "local")
-    assert en_colab.montajes == ["/content/drive"]
+    assert en_colab.llamadas == [{"punto": colab.PUNTO_DRIVE, "carpeta": colab.CARPETA_CURSO,
+                                  "local": tmp_path / "local" / "cnn_lineas"}]
+    assert en_colab.drive.montajes == [str(tmp_path / "content" / "drive")]  # google.colab.drive.mount
     assert carpeta.en_drive and carpeta.ruta == en_colab.mi_drive / "checkpoints" / "cnn_lineas"
     assert carpeta.local == tmp_path / "local" / "cnn_lineas"
     assert "Google Drive" in capsys.readouterr().out
@@ -91,7 +97,7 @@ def test_en_colab_con_drive_true_guarda_en_google_drive_y_lo_monta(en_colab, tmp
 
 def test_en_colab_no_monta_drive_si_eliges_local(en_colab, tmp_path):
     carpeta = carpeta_checkpoints("cnn_lineas", drive=False, base=tmp_path, silenciosa=True)
-    assert en_colab.montajes == [] and not carpeta.en_drive
+    assert en_colab.llamadas == [] and en_colab.drive.montajes == [] and not carpeta.en_drive
 
 
 def test_drive_fuera_de_colab_da_error_claro(monkeypatch, tmp_path):
@@ -101,11 +107,14 @@ def test_drive_fuera_de_colab_da_error_claro(monkeypatch, tmp_path):
         carpeta_checkpoints("x", drive=True, base=tmp_path)
 
 
-def test_si_drive_no_se_monta_avisa_y_guarda_en_local(en_colab, monkeypatch, tmp_path):
-    monkeypatch.setattr(colab, "montar_drive", lambda punto="/content/drive", **opciones: None)
+def test_si_drive_no_se_monta_avisa_y_guarda_en_local(en_colab, tmp_path, capsys):
+    en_colab.drive.falla = PermissionError("el usuario no dio permiso")  # google.colab.drive.mount falla
     with pytest.warns(AvisoCheckpoint, match="No se pudo montar Google Drive"):
         carpeta = carpeta_checkpoints("x", drive=True, base=tmp_path, silenciosa=True)
     assert not carpeta.en_drive and carpeta.ruta == tmp_path / "x"
+    assert [l["local"] for l in en_colab.llamadas] == [tmp_path / "x"]
+    # montar_drive dice dónde quedan mientras tanto: la carpeta local que recibió, no otra
+    assert f"los checkpoints se guardarán en {tmp_path / 'x'}," in capsys.readouterr().out
 
 
 def test_en_colab_no_monta_drive_si_no_lo_pides(en_colab, monkeypatch, tmp_path):
@@ -277,6 +286,7 @@ def _iguales(a: dict, b: dict) -> bool:
     return list(a) == list(b) and all(torch.equal(a[k], b[k]) for k in a)
 
 
+@pytest.mark.lento  # reanuda en otro proceso
 @pytest.mark.parametrize("lote", [None, 16])
 def test_interrumpido_y_reanudado_acaba_igual_que_sin_interrumpir(tmp_path, lote):
     seguido = _modelo()
@@ -295,6 +305,7 @@ def test_interrumpido_y_reanudado_acaba_igual_que_sin_interrumpir(tmp_path, lote
     assert h_reanudado.perdida_validacion == h_seguido.perdida_validacion
 
 
+@pytest.mark.lento  # SIGKILL a un entrenamiento en otro proceso
 def test_matado_con_sigkill_y_reanudado_acaba_con_los_mismos_pesos(tmp_path):
     """Como una sesión de Colab que se desconecta: el proceso muere sin avisar en la época 13.
 
@@ -389,11 +400,12 @@ def test_escribir_guardar_copiar_y_candado_responden_en_espanol(tmp_path):
     assert not list(tmp_path.glob("*raro*"))  # ni el archivo ni su temporal
     for carpeta, texto in [(None, r"carpeta del candado debe ser la ruta de una carpeta .*recibí None"),
                            (str(tmp_path / "a\0b"), r"tiene un carácter nulo"),
-                           (archivo, r"archivo.txt: es un archivo, no una carpeta"),
-                           (tmp_path / "no" / "hay" / "tal", r"la carpeta .*hay no existe")]:
+                           (archivo, r"archivo.txt: es un archivo, no una carpeta")]:
         with pytest.raises(DestinoNoValido, match=texto):
             Candado(carpeta)
     assert archivo.read_text() == "hola"
+    with Candado(tmp_path / "no" / "hay" / "tal"):  # una carpeta nueva se crea con las de encima
+        assert (tmp_path / "no" / "hay" / "tal").is_dir()
 
 
 def test_preparar_reanudacion_explica_lo_que_le_falta(tmp_path):

@@ -1,9 +1,10 @@
 """``python -m curso_gpu`` (o ``comprobar_gpu``): el informe del entorno en la terminal (lección 01).
 
-Dos procesos de verdad (el informe en texto y un ``import curso_gpu`` limpio) se lanzan a
-la vez al empezar el módulo, para que las pruebas sigan siendo rápidas; el resto llama a
-``main()`` en el mismo proceso, con ``--rapido`` (matrices más pequeñas) cuando lo que se
-comprueba no es la medición: el informe completo ya lo ejecuta el proceso de texto.
+Dos procesos de verdad con torch (el informe completo y el mismo con la tubería cerrada) se
+lanzan a la vez, solo en las pruebas ``lento``; el resto llama a ``main()`` en el mismo proceso,
+con ``--rapido`` (matrices más pequeñas) cuando lo que se comprueba no es la medición. La ayuda
+y los errores de argumentos sí van en un proceso aparte: no importan torch y tardan milisegundos.
+Que ``import curso_gpu`` no carga torch, matplotlib ni ipywidgets lo comprueba ``test_arquitectura.py``.
 """
 
 import io
@@ -16,25 +17,21 @@ import pytest
 import torch
 
 from curso_gpu.interactivo import cli
+from lentas import fixture_lenta
 from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4
 
 RAIZ = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIN_VARIABLES = {k: v for k, v in os.environ.items() if k not in ("CURSO_GPU_DISPOSITIVO", "COLAB_RELEASE_TAG")}
-COMPROBAR_IMPORTS = (
-    "import sys, curso_gpu; "
-    "print(sorted(m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'ipywidgets', 'torch')))"
-)
 
 
-@pytest.fixture(scope="module")
+@fixture_lenta(scope="module")  # dos procesos que importan torch y miden
 def procesos():
     """Lanza los subprocesos en paralelo y devuelve sus resultados.
 
     «tuberia» escribe en una tubería cuyo lector ya se fue, como ``python -m curso_gpu | head -1``.
     """
     ordenes = {
-        "texto": [sys.executable, "-m", "curso_gpu"],
-        "import": [sys.executable, "-c", COMPROBAR_IMPORTS],
+        "texto": [sys.executable, "-m", "curso_gpu", "--rapido"],  # lo mismo, con matrices de 1024
         "tuberia": [sys.executable, "-m", "curso_gpu", "--rapido", "--dispositivo", "cpu"],
     }
     leer, cerrada = os.pipe()
@@ -67,8 +64,8 @@ def test_python_m_curso_gpu_termina_bien_e_imprime_el_informe_en_espanol(proceso
     assert "Traceback" not in resultado.stderr
 
 
-def test_json_es_valido_y_dice_lo_mismo_que_el_texto(procesos, monkeypatch, capsys):
-    for variable in ("CURSO_GPU_DISPOSITIVO", "COLAB_RELEASE_TAG"):  # como en el proceso de texto
+def test_json_es_valido_y_dice_lo_mismo_que_el_texto(monkeypatch, capsys):
+    for variable in ("CURSO_GPU_DISPOSITIVO", "COLAB_RELEASE_TAG"):  # como quien lo ejecuta sin nada puesto
         monkeypatch.delenv(variable, raising=False)
     assert cli.main(["--json", "--rapido"]) == 0
     salida = capsys.readouterr().out
@@ -77,18 +74,14 @@ def test_json_es_valido_y_dice_lo_mismo_que_el_texto(procesos, monkeypatch, caps
     assert entorno["torch"] == torch.__version__
     assert entorno["python"] == "{}.{}.{}".format(*sys.version_info[:3])
     assert datos["dispositivo"] == entorno["dispositivo"]
-    texto = procesos["texto"].stdout
+    assert cli.main(["--rapido"]) == 0
+    texto = capsys.readouterr().out
+    assert "Informe del entorno" in texto
     for clave in ("sistema", "python", "torch", "dispositivo"):
         assert entorno[clave] in texto, clave
     for aviso in entorno["avisos"]:
         assert aviso in texto
     assert "Informe del entorno" not in salida, "--json imprime solo JSON"
-
-
-def test_import_curso_gpu_no_carga_matplotlib_ni_ipywidgets(procesos):
-    resultado = procesos["import"]
-    assert resultado.returncode == 0, resultado.stderr
-    assert resultado.stdout.strip() == "[]"
 
 
 # --- en el mismo proceso --------------------------------------------------------------------
@@ -182,16 +175,21 @@ def _modulos_importados(importtime: str) -> set[str]:
     return {linea.rsplit("|", 1)[1].strip() for linea in importtime.splitlines() if linea.startswith("import time:")}
 
 
-@pytest.mark.parametrize("argumentos, codigo, texto", [
-    (["--help"], 0, "uso: python -m curso_gpu"),
-    (["--no-existe"], 2, "argumentos que no conozco: --no-existe"),
+@pytest.mark.parametrize("modulo, argumentos, codigo, texto", [
+    ("curso_gpu", ["--help"], 0, "uso: python -m curso_gpu"),
+    ("curso_gpu", ["--no-existe"], 2, "argumentos que no conozco: --no-existe"),
+    ("curso_gpu.app_lineas", ["--help"], 0, "uso: python -m curso_gpu.app_lineas"),
+    ("curso_gpu.app_lineas", ["--epocas", "0"], 2, "--epocas: debe ser un entero mayor o igual que 1"),
+    ("curso_gpu.entrenar_ddp", ["--help"], 0, "uso: "),
+    ("curso_gpu.entrenar_ddp", ["--epocas", "0"], 2, "--epocas"),
+    ("curso_gpu.entrenar_ddp", ["--semilla", str(2**70)], 2, "--semilla: debe ser un entero entre 0 y 2**63 - 1"),
 ])
-def test_la_ayuda_y_los_errores_de_argumentos_no_importan_torch(argumentos, codigo, texto):
-    resultado = _orden("-X", "importtime", "-m", "curso_gpu", *argumentos, text=True)
+def test_la_ayuda_y_los_errores_de_argumentos_no_importan_torch(modulo, argumentos, codigo, texto):
+    resultado = _orden("-X", "importtime", "-m", modulo, *argumentos, text=True)
     assert resultado.returncode == codigo, resultado.stderr[-2000:]
     assert texto in resultado.stdout + resultado.stderr
     modulos = _modulos_importados(resultado.stderr)
-    assert "curso_gpu.interactivo.cli" in modulos, "la medida de importtime no funcionó"
+    assert "curso_gpu.base" in modulos, "la medida de importtime no funcionó"
     assert "torch" not in modulos and "numpy" not in modulos
 
 

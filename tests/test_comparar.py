@@ -10,13 +10,14 @@ import subprocess
 import sys
 
 import pytest
+from lentas import fixture_lenta
 import torch
 
 from curso_gpu.medicion import comparar
 from curso_gpu.medicion import Comparacion, comparar_tiempos
 
 
-@pytest.fixture
+@fixture_lenta  # quita un núcleo entero al otro proceso de xdist mientras dura
 def cpu_cargada():
     """Otro proceso que gasta un núcleo entero mientras dura la prueba (siempre se termina)."""
     carga = subprocess.Popen([sys.executable, "-c", "while True: pass"])

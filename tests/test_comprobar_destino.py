@@ -62,10 +62,20 @@ def test_un_archivo_que_ya_existe_no_se_pisa_sin_pedirlo(tmp_path):
     assert ruta.read_text() == "lo de ayer"  # comprobar no escribe nada
 
 
-def test_carpeta_padre_que_no_existe(tmp_path):
-    with pytest.raises(DestinoNoValido, match=r"checkpoints .*: la carpeta .*no_existe no existe\. Créala antes"):
-        comprobar_destino(tmp_path / "no_existe" / "ck", "checkpoints", carpeta=True)
+def test_archivo_en_una_carpeta_que_no_existe(tmp_path):
+    with pytest.raises(DestinoNoValido, match=r"pesos .*: la carpeta .*no_existe no existe\. Créala antes"):
+        comprobar_destino(tmp_path / "no_existe" / "pesos.pt", "pesos")
     assert not (tmp_path / "no_existe").exists()
+
+
+def test_carpeta_nueva_con_carpetas_de_encima_que_faltan(tmp_path, monkeypatch):
+    """--checkpoints a/b/c con «a» sin crear vale (se crea al guardar), salvo bajo una carpeta de solo lectura."""
+    assert comprobar_destino(tmp_path / "a" / "b" / "c", "checkpoints", carpeta=True) == tmp_path / "a" / "b" / "c"
+    assert not (tmp_path / "a").exists()  # comprobar no crea nada
+    acceso = os.access
+    monkeypatch.setattr(os, "access", lambda ruta, modo: False if Path(ruta) == tmp_path else acceso(ruta, modo))
+    with pytest.raises(DestinoNoValido, match=r"no tengo permiso para escribir en la carpeta"):
+        comprobar_destino(tmp_path / "a" / "b" / "c", "checkpoints", carpeta=True)
 
 
 def test_carpeta_de_solo_lectura(tmp_path, monkeypatch):
@@ -82,3 +92,13 @@ def test_carpeta_de_solo_lectura(tmp_path, monkeypatch):
 def test_una_ruta_que_el_sistema_no_admite(tmp_path):
     with pytest.raises(DestinoNoValido, match=r"pesos .*: no puedo usar esa ruta \(File name too long\)"):
         comprobar_destino(tmp_path / ("x" * 300) / "pesos.pt", "pesos")
+
+
+def test_una_ruta_de_la_que_leer_se_comprueba_igual(tmp_path):
+    from curso_gpu.guardado import cargar_pesos, comprobar_origen
+
+    assert comprobar_origen(str(tmp_path / "a.pt"), "ruta") == tmp_path / "a.pt"
+    for ruta, texto in [(None, r"ruta de los pesos debe ser la ruta de un archivo .*recibí None"),
+                        ("", r"ruta de los pesos está vacío: no dice qué leer"), ("a\0b", r"tiene un carácter nulo")]:
+        with pytest.raises(DestinoNoValido, match=texto):
+            cargar_pesos(ruta)

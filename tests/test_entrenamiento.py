@@ -98,6 +98,7 @@ def test_con_lotes_tambien_aprende():
     assert historial.final.accuracy_validacion >= 0.9
 
 
+@pytest.mark.lento  # entrena de verdad varias épocas
 def test_sin_sincronizar_con_la_cpu_en_cada_paso(monkeypatch):
     """Nuestro código solo lee números (``.item()``/``.tolist()``) en los puntos de registro:
     4 lecturas en 25 épocas (1, 10, 20, 25), más una por conjunto de datos al comprobarlos,
@@ -156,6 +157,7 @@ def test_la_misma_funcion_entrena_la_red_tabular_binaria():
     assert historial.final.accuracy_validacion >= 0.9
 
 
+@pytest.mark.lento  # dos entrenamientos largos
 def test_receta_variada_acierta_mas_lineas_dibujadas_que_la_del_texto_base():
     """Por qué importa la receta: la receta «semilla» nunca vio bordes, líneas cortas ni diagonales desplazadas."""
     X, y = lineas_dibujadas()

@@ -296,7 +296,10 @@ def test_en_colab_con_el_curso_ya_instalado_no_reinstala(arranque, monkeypatch):
 
 def test_instalar_el_curso_no_reemplaza_el_torch_de_colab():
     """pip solo reinstala torch si no cumple lo pedido: el paquete pide solo cotas inferiores."""
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11 o más nuevo
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10 (lo permite requires-python): tomli, que requirements.txt instala allí
+        import tomli as tomllib
     dependencias = tomllib.loads((RAIZ / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
     torch = [d for d in dependencias if d.replace(" ", "").startswith("torch")]
     assert torch == ["torch>=2.1"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import statistics
 
+import sys
+
 import pytest
 import torch
 
@@ -315,9 +317,16 @@ def test_en_una_gpu_se_mira_la_memoria_libre_de_la_gpu(monkeypatch):
         medicion.comprobar_que_cabe(20000, GPU_FALSA)  # 4,8 GB: no cabe en 2 GiB
 
 
-def test_ram_disponible_se_lee_sin_psutil():
+def test_ram_disponible_se_lee_sin_psutil(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "psutil", None)  # «import psutil» falla: como si no estuviera
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:        8000000 kB\nMemFree:          500000 kB\nMemAvailable:    3000000 kB\n")
+    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
     ram = memoria_dispositivo(CPU)
-    assert ram is None or ram.libre_bytes is None or ram.libre_bytes > 0
+    assert (ram.total_bytes, ram.libre_bytes) == (8_000_000 * 1024, 3_000_000 * 1024)
+    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", "/proc/meminfo")  # y la de esta máquina (Linux)
+    ram = memoria_dispositivo(CPU)
+    assert isinstance(ram.libre_bytes, int) and 0 < ram.libre_bytes <= ram.total_bytes
 
 
 def test_sin_memoria_de_cuda_al_medir_se_libera_y_se_sugiere_un_tamano(monkeypatch):

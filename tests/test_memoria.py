@@ -332,15 +332,19 @@ def test_resumen_con_una_t4_usa_su_vram(monkeypatch):
     assert "Tesla T4" in texto and "15.8 GB en total" in texto and "No hay GPU" not in texto
 
 
-def test_resumen_con_driver_roto_cae_en_la_ram_y_avisa(monkeypatch):
+def test_resumen_con_driver_roto_cae_en_la_ram_y_avisa(monkeypatch, tmp_path):
     def roto(d=None):
         raise RuntimeError("CUDA driver initialization failed")
 
+    meminfo = tmp_path / "meminfo"  # una RAM conocida: 16 GiB en total, 12 GiB disponibles
+    meminfo.write_text("MemTotal:       16777216 kB\nMemFree:         1048576 kB\nMemAvailable:   12582912 kB\n")
+    monkeypatch.setattr(dispositivo, "RUTA_MEMINFO", str(meminfo))
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "mem_get_info", roto)
     datos, texto = resumen_memoria(torch.device("cuda"))
-    assert "No pude leer la memoria de cuda" in texto
-    assert datos["memoria"] in ("ram", None)
+    assert "No pude leer la memoria de cuda (CUDA driver initialization failed)" in texto
+    assert datos["memoria"] == "ram" and datos["fuente"] == str(meminfo)
+    assert datos["total_gb"] == round(16 * 2**30 / 1e9, 2) and datos["libre_gb"] == round(12 * 2**30 / 1e9, 2)
 
 
 def test_resumen_sin_forma_de_saber_la_memoria(monkeypatch, tmp_path):

@@ -329,9 +329,16 @@ def test_el_gpt2_del_paquete_es_el_que_se_construye_en_la_leccion_04():
 
 @pytest.mark.parametrize("dispositivo", ["mps", "xpu"])
 def test_sin_saber_la_memoria_del_dispositivo_pide_el_presupuesto(dispositivo, monkeypatch):
-    monkeypatch.setattr(torch.mps, "recommended_max_memory", lambda: (_ for _ in ()).throw(RuntimeError("sin MPS")),
-                        raising=False)
-    from curso_gpu.dispositivo import DispositivoNoDisponible
+    """Un Mac (MPS) o una GPU de Intel (XPU) que sí está, pero cuya memoria no se puede leer."""
+    def no_se_sabe(*argumentos):
+        raise RuntimeError(f"sin memoria que leer en {dispositivo}")
 
-    with pytest.raises((ValueError, DispositivoNoDisponible), match="memoria_bytes="):
+    if dispositivo == "mps":  # la frontera: lo que responde torch en una máquina así
+        monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+        monkeypatch.setattr(torch.mps, "recommended_max_memory", no_se_sabe, raising=False)
+    else:
+        monkeypatch.setattr(torch.xpu, "is_available", lambda: True)
+        monkeypatch.setattr(torch.xpu, "device_count", lambda: 1)
+        monkeypatch.setattr(torch.xpu, "mem_get_info", no_se_sabe, raising=False)
+    with pytest.raises(ValueError, match=rf"No sé cuánta memoria hay en '{dispositivo}.*memoria_bytes="):
         lote_maximo(_mlp(), (ENTRADAS,), dispositivo)

@@ -302,8 +302,8 @@ def test_cargar_checkpoint_que_no_existe_o_con_dispositivo_mal_escrito(tmp_path)
     (lambda base: carpeta_checkpoints("a\0b", base=base, silenciosa=True), "nombre de la carpeta de checkpoints no vale"),
     (lambda base: carpeta_checkpoints("x", base=5, silenciosa=True), r"base debe ser la ruta de una carpeta \(un texto o un Path\); recibí 5"),
     (lambda base: carpeta_checkpoints("x", base=str(base) + "\0", silenciosa=True), r"base .* tiene un carácter nulo"),
-    (lambda base: cargar_checkpoint(str(base) + "/a\0.pt"), "sin caracteres nulos"),
-    (lambda base: cargar_checkpoint(None), "sin caracteres nulos; recibí None"),
+    (lambda base: cargar_checkpoint(str(base) + "/a\0.pt"), r"ruta del checkpoint .* tiene un carácter nulo"),
+    (lambda base: cargar_checkpoint(None), r"ruta del checkpoint debe ser la ruta de un archivo .*recibí None"),
 ])
 def test_rutas_con_nulos_o_que_no_son_rutas(tmp_path, llamada, patron):
     with pytest.raises(ValueError, match=patron):

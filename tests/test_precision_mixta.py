@@ -67,6 +67,7 @@ def test_fp32_por_defecto_no_cambia_nada(fp32):
     assert _iguales(otro, modelo_32)
 
 
+@pytest.mark.lento  # entrenamientos en fp16
 @pytest.mark.parametrize("acumular", [1, 2])
 def test_fp16_con_lotes_y_acumulando_tambien_entrena(acumular):
     h = entrenar(_modelo(), ENT, VAL, "cpu", epocas=12, tamano_lote=40 // acumular, acumular=acumular, semilla=0,
@@ -105,6 +106,7 @@ def test_reanudar_en_fp16_restaura_el_escalador(tmp_path, seguido):
     assert _iguales(reanudado, seguido)
 
 
+@pytest.mark.lento  # otro entrenamiento entero
 def test_sin_el_estado_del_escalador_el_resultado_seria_otro(tmp_path, seguido):
     """La prueba de arriba puede fallar: si el escalador vuelve a empezar, los pesos cambian."""
     seguido, _ = seguido

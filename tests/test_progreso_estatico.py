@@ -16,6 +16,7 @@ import re
 
 import nbformat
 import pytest
+from lentas import fixture_lenta
 from ipykernel.kernelspec import get_kernel_dict
 from jupyter_client import KernelManager
 from jupyter_client.kernelspec import KernelSpecManager
@@ -89,7 +90,7 @@ def _ejecutar(carpeta_extra: str | None) -> nbformat.NotebookNode:
     return cuaderno
 
 
-@pytest.fixture(scope="module", params=["8", "7.7.1"])
+@fixture_lenta(scope="module", params=["8", "7.7.1"])  # un kernel de Jupyter por versión
 def ejecutado(request):
     """(versión de ipywidgets pedida, notebook ejecutado con ella)."""
     extra = str(instalar_ipywidgets7()) if request.param == "7.7.1" else None

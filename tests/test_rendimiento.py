@@ -126,7 +126,9 @@ def test_entrena_de_verdad_la_cnn_de_la_leccion_05():
 
     X, y = generar_dataset(20, semilla=1)
     d = diagnosticar(paso, DataLoader(torch.utils.data.TensorDataset(X, y), batch_size=12), "cpu", pasos=3)
-    assert d.cuello in ("datos", "lanzamientos", "calculo")
+    fracciones = {"datos": d.fraccion_datos, "lanzamientos": d.fraccion_lanzamientos, "calculo": d.fraccion_calculo}
+    assert sum(fracciones.values()) == pytest.approx(1) and min(fracciones.values()) >= 0, fracciones
+    assert d.cuello == max(fracciones, key=fracciones.get), (d.cuello, fracciones)
     assert d.operaciones_por_paso > 5
     assert any(not torch.equal(a, b) for a, b in zip(antes, modelo.parameters()))
 

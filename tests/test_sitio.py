@@ -252,23 +252,42 @@ def test_un_archivo_de_resultados_roto_es_un_error_que_dice_cual(tmp_path):
         sitio.leer_validaciones(tmp_path)
 
 
-@pytest.mark.lento
-@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::PendingDeprecationWarning")  # de Sphinx y sus temas
+
+
 def test_sin_ejecutar_no_ejecuta_nada_y_dice_que_lecciones_van_sin_salidas(tmp_path, monkeypatch):
-    pytest.importorskip("sphinx", reason="instala lo del sitio: `.venv/bin/pip install -r requirements-sitio.txt`")
-    pytest.importorskip("myst_nb")
-    pytest.importorskip("sphinx_book_theme")
+    """Todo ``construir`` menos Sphinx (que lo construye una sola vez por sesión, con las lecciones
+    ejecutadas, en ``test_sitio_navegador.py``): aquí se mira lo que se le entrega."""
+    import nbformat
+    import sphinx.cmd.build  # la orden del README lo instala (requirements-sitio.txt): faltar es un error
 
     def no_ejecutar(*args, **kwargs):
         raise AssertionError("con --sin-ejecutar no se ejecuta ninguna lección")
 
+    entregadas, conf_py = {}, ""
+
+    def sphinx_falso(argumentos):
+        fuente, html = Path(argumentos[-2]), Path(argumentos[-1])
+        for ruta in sorted((fuente / "lecciones").glob("*.ipynb")):
+            entregadas[ruta.name] = nbformat.read(ruta, as_version=4)
+        nonlocal conf_py
+        conf_py = (fuente / "conf.py").read_text(encoding="utf-8")
+        html.mkdir(parents=True)
+        (html / "index.html").write_text((fuente / "index.md").read_text(encoding="utf-8"), encoding="utf-8")
+        return 0
+
     monkeypatch.setattr(ejecutadas, "ejecutar", no_ejecutar)
-    salida = tmp_path / "sitio"
+    monkeypatch.setattr(sphinx.cmd.build, "build_main", sphinx_falso)
+    salida = tmp_path / "sitio"  # un sitio anterior (con su marca): se reemplaza entero
+    salida.mkdir()
+    (salida / sitio.MARCA).write_text("sitio anterior\n", encoding="utf-8")
+    (salida / "pagina_vieja.html").write_text("vieja", encoding="utf-8")
     informe = sitio.construir(salida, sin_ejecutar=True, cache=tmp_path / "cache_vacia", avisar=lambda *a: None)
-    assert informe.sin_salidas == informe.lecciones == [r.name for r in ejecutadas.lecciones()]
-    pagina = (salida / "lecciones" / f"{ejecutadas.lecciones()[0].stem}.html").read_text(encoding="utf-8")
-    assert "se muestra sin salidas" in pagina
-    assert sitio.marcadores_en_paginas(salida) == {}  # ni «Por Author name not set» ni otros huecos de Sphinx
-    assert "component-author" not in pagina and "ninguna se ejecutó para este sitio" in pagina  # el pie, solo el nuestro
-    assert (salida / sitio.MARCA).is_file() and (salida / "search.html").is_file()
-    sitio.construir(salida, sin_ejecutar=True, cache=tmp_path / "cache_vacia", avisar=lambda *a: None)  # se reemplaza
+    nombres = [r.name for r in ejecutadas.lecciones()]
+    assert informe.sin_salidas == informe.lecciones == nombres
+    assert list(entregadas) == nombres
+    for nombre, cuaderno in entregadas.items():
+        assert cuaderno.cells[-1].source == sitio.pie_leccion(None), nombre  # «se muestra sin salidas»
+        assert not any(c.get("outputs") for c in cuaderno.cells if c.cell_type == "code"), nombre
+    assert "ninguna se ejecutó para este sitio" in conf_py  # el pie del sitio, el nuestro
+    assert (salida / sitio.MARCA).is_file() and (salida / "index.html").is_file()
+    assert not (salida / "pagina_vieja.html").exists()

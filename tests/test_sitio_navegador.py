@@ -2,7 +2,8 @@
 
 ``python herramientas/sitio.py`` escribe el sitio en una carpeta temporal. No ejecuta las lecciones
 otra vez: usa las de esta sesión de pruebas (``leccion_ejecutada``), que al ejecutarse quedan en la
-caché del sitio. Por eso esta prueba va la última (``AL_FINAL``): casi todas estarán ya ejecutadas.
+caché del sitio. Las pide de la última a la primera: las pruebas de las lecciones empiezan por la
+08 y la 05, así rara vez esperan una a otra.
 
 Chromium abre el sitio servido en 127.0.0.1 y toda petición a otro sitio se corta: cada lección
 carga con su título y sus figuras, los widgets se ven como su copia fija, los enlaces entre
@@ -17,11 +18,12 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from chromium import chromium_sin_pantalla
 
 RAIZ = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(RAIZ / "herramientas"))
@@ -45,7 +47,7 @@ def sitio_construido(request, tmp_path_factory, falta, leccion_ejecutada):
             falta(f"falta {paquete}: instala lo del sitio con `.venv/bin/pip install -r requirements-sitio.txt`")
     captura = request.node.config.pluginmanager.getplugin("capturemanager")
     inicio = time.monotonic()
-    for leccion in ejecutadas.lecciones():  # las de esta sesión (ya ejecutadas o por ejecutar, una vez)
+    for leccion in reversed(ejecutadas.lecciones()):  # las de esta sesión (ya ejecutadas o por ejecutar, una vez)
         leccion_ejecutada(leccion.name[:2])  # y, al ejecutarse, guardadas en la caché del sitio
     espera = time.monotonic() - inicio
     salida = tmp_path_factory.mktemp("sitio") / "sitio"
@@ -119,9 +121,13 @@ class Navegador:
 
 
 @pytest.fixture(scope="module")
-def navegador(web, falta):
-    with chromium_sin_pantalla(falta) as browser:
-        yield Navegador(browser, web)
+def navegador(web, chromium):
+    """Una pestaña del Chromium de la sesión (fixture ``chromium``) sobre el sitio servido."""
+    navegador = Navegador(chromium, web)
+    try:
+        yield navegador
+    finally:
+        navegador.contexto.close()
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +150,14 @@ def _figuras_del_notebook(ruta: Path) -> int:
 
 
 LECCIONES = sitio.lecciones_del_sitio()
+
+
+def test_el_sitio_no_muestra_marcadores_de_sphinx_ni_su_pie(sitio_construido):
+    """Sin navegador: el HTML que escribió Sphinx, página a página (el sitio se construye una vez)."""
+    assert sitio.marcadores_en_paginas(sitio_construido) == {}  # ni «Por Author name not set» ni otros huecos
+    for leccion in LECCIONES:
+        pagina = (sitio_construido / f"{leccion.pagina}.html").read_text(encoding="utf-8")
+        assert "component-author" not in pagina and "curso-pie" in pagina, leccion.pagina
 
 
 def test_la_portada_tiene_la_descripcion_y_la_tabla_de_lecciones_en_espanol(navegador, capturas, capsys):
@@ -218,8 +232,22 @@ def test_los_enlaces_llevan_de_cada_leccion_a_la_siguiente(navegador):
     pagina.wait_for_load_state("load")
     assert pagina.url == f"{navegador.base}/{LECCIONES[-1].pagina}.html"
     assert visitadas == [l.numero for l in LECCIONES]
-    for leccion in LECCIONES:  # y todos los enlaces internos de cada página llevan a algo que existe
-        navegador.ir(f"{leccion.pagina}.html")
+    # y todos los enlaces internos de cada página (cada <a href> de este sitio) llevan a algo que existe
+    enlaces = set()
+    for pagina_leccion in ["index"] + [l.pagina for l in LECCIONES]:
+        hrefs = navegador.ir(f"{pagina_leccion}.html").eval_on_selector_all("a[href]", "as => as.map(a => a.href)")
+        enlaces |= {h.split("#", 1)[0] for h in hrefs if h.startswith(navegador.base + "/")}
+    assert {f"{navegador.base}/{l.pagina}.html" for l in LECCIONES} <= enlaces, sorted(enlaces)
+    sin_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    rotos = []
+    for url in sorted(enlaces):
+        try:
+            with sin_proxy.open(url, timeout=20) as respuesta:
+                if respuesta.status != 200:
+                    rotos.append(f"{url}: {respuesta.status}")
+        except urllib.error.HTTPError as error:
+            rotos.append(f"{url}: {error.code}")
+    assert rotos == [], rotos
     assert Servidor.rotas == []
     assert navegador.bloqueadas == []
 

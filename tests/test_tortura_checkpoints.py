@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.lento  # SIGKILL a procesos y bytes cambiados
+
 RUTA = Path(__file__).resolve().parent.parent / "benchmarks" / "tortura_checkpoints.py"
 
 

@@ -117,6 +117,7 @@ def test_selector_sin_gpu_no_muestra_botones(monkeypatch, capsys):
 
 # --- Los mismos widgets con ipywidgets 7.7.1, el de Google Colab ---------------------------
 
+@pytest.mark.lento  # instala ipywidgets 7.7.1 y lo prueba en otro proceso
 def test_widgets_funcionan_con_ipywidgets_7_7_1_de_colab(modelo, tmp_path):
     carpeta = instalar_ipywidgets7()
     pesos = tmp_path / "modelo.pt"  # el mismo modelo ya entrenado: el subproceso no entrena otro

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from chromium import chromium_sin_pantalla
 
 from curso_gpu.base import VISTA_WIDGET
 from curso_gpu.interactivo import CLASE_COPIA_FIJA
@@ -80,11 +79,11 @@ def _exportar(cuaderno, plantilla: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def pagina(falta, tmp_path_factory):
-    """Una pestaña de Chromium sin red: todo lo que no sea ``file:`` o ``data:`` se corta."""
+def pagina(chromium, tmp_path_factory):
+    """Una pestaña del Chromium de la sesión, sin red: todo lo que no sea ``file:`` o ``data:`` se corta."""
     carpeta = tmp_path_factory.mktemp("paginas")
-    with chromium_sin_pantalla(falta) as navegador:
-        contexto = navegador.new_context(viewport={"width": 1200, "height": 900})
+    contexto = chromium.new_context(viewport={"width": 1200, "height": 900})
+    try:
         contexto.set_default_timeout(20_000)
         bloqueadas: list[str] = []
 
@@ -107,6 +106,8 @@ def pagina(falta, tmp_path_factory):
 
         abrir.bloqueadas = bloqueadas
         yield abrir
+    finally:
+        contexto.close()
 
 
 def _copias_visibles(pestana) -> list[str]:

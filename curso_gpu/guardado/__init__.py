@@ -1,9 +1,10 @@
-"""Guardar sin perder nada y seguir donde lo dejaste. Lecciones 05 y 08.
+"""Guardar sin perder nada y seguir donde lo dejaste. Lecciones 05, 08 y 09.
 
 - ``escritura_segura``: archivos atómicos y un candado por carpeta.
-- ``formato``: el único formato de checkpoint (el de ``entrenar`` y el de ``entrenar_ddp``), con
+- ``formato``: el único formato de checkpoint (el de ``entrenar``, ``entrenar_ddp`` y ``ajustar``), con
   su SHA-256; los pesos sueltos (``guardar_pesos``/``cargar_pesos``) y la huella de los datos.
-- ``destino``: la única comprobación de rutas (``comprobar_destino``) antes de escribir.
+- ``destino``: la única comprobación de rutas: ``comprobar_destino`` antes de escribir y
+  ``comprobar_origen`` antes de leer.
 - ``carpeta``: la carpeta de checkpoints con sus opciones (cada cuánto, reanudar, conservar).
 - ``reanudacion``: una sola política para seguir desde el último checkpoint o empezar de cero.
 """
@@ -44,6 +45,7 @@ CASAS = {
     "restaurar_estado_aleatorio": "formato",
     "DestinoNoValido": "destino",
     "comprobar_destino": "destino",
+    "comprobar_origen": "destino",
     "CarpetaCheckpoints": "carpeta",
     "CarpetaNoEscribible": "carpeta",
     "carpeta_checkpoints": "carpeta",

@@ -2,7 +2,7 @@
 
 - ``carpeta_checkpoints(nombre, cada=10, reanudar=None)``: ``checkpoints/<nombre>`` en la carpeta
   actual; con ``drive=True`` (solo en Colab, y solo si tú lo eliges), una carpeta en Google Drive.
-  La carpeta lleva sus opciones: ``entrenar`` y ``entrenar_ddp`` las leen de ella.
+  La carpeta lleva sus opciones: ``entrenar``, ``entrenar_ddp`` y ``ajustar`` las leen de ella.
 - Cada checkpoint se escribe de forma atómica (``escritura_segura``) y se conservan los últimos
   ``conservar``. Si el más nuevo está dañado, se avisa y se usa el anterior.
 - Un candado (``.entrenando.lock``, con el pid) impide que dos entrenamientos usen la misma

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from ..dispositivo import como_dispositivo
-from .destino import comprobar_destino
+from .destino import comprobar_destino, comprobar_origen
 from .escritura_segura import AvisoCheckpoint, comprobar_destino_atomico, escribir_atomico
 
 __all__ = ["ANTERIORES", "CLAVE_DE_PESOS", "CheckpointDanado", "ENTRENADORES", "FORMATO", "PRUEBA", "RESTOS",
@@ -72,7 +72,7 @@ def epoca_de(ruta: Path) -> int | None:
 
 
 def quien_lo_escribio(estado: dict) -> str:
-    """«entrenar (lección 05)» o «entrenar_ddp (lección 08)», según quién escribió el checkpoint."""
+    """«entrenar (lección 05)», «entrenar_ddp (lección 08)» o «ajustar (lección 09)»: quién escribió el checkpoint."""
     return ENTRENADORES.get(estado.get("entrenador"), f"otro programa ({estado.get('entrenador')!r})")
 
 
@@ -188,13 +188,6 @@ def _mover(valor, dispositivo: torch.device):
     return valor
 
 
-def _como_ruta(ruta, que: str) -> Path:
-    if not isinstance(ruta, (str, os.PathLike)) or "\0" in os.fspath(ruta) or not os.fspath(ruta).strip():
-        raise ValueError(f"La ruta {que} debe ser un texto o un Path no vacío y sin caracteres nulos; "
-                         f"recibí {ruta!r}.")
-    return Path(ruta)
-
-
 def _leer(ruta: Path, que: str):
     """``torch.load`` con ``weights_only=True``; un archivo que no se puede leer es ``CheckpointDanado``."""
     try:
@@ -220,7 +213,7 @@ def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device =
     (truncado, basura, un byte cambiado o una clave perdida), ``CheckpointDanado``.
     """
     dispositivo = como_dispositivo(dispositivo, meta=True)  # meta: mirar formas sin memoria
-    ruta = _como_ruta(ruta, "del checkpoint")
+    ruta = comprobar_origen(ruta, "ruta del checkpoint")
     if not ruta.is_file():
         raise ValueError(
             f"No existe el checkpoint {ruta}. Mira cuáles hay con carpeta.archivos() "
@@ -279,7 +272,7 @@ def cargar_pesos(ruta: str | os.PathLike, modelo: torch.nn.Module | None = None)
     cuáles). Un archivo dañado da ``CheckpointDanado`` y el modelo queda como estaba; un
     ``state_dict`` guardado con ``torch.save`` a secas se carga con un aviso (no trae suma).
     """
-    ruta = _como_ruta(ruta, "de los pesos")
+    ruta = comprobar_origen(ruta, "ruta de los pesos")
     if modelo is not None and not isinstance(modelo, torch.nn.Module):
         raise ValueError(f"modelo debe ser una red de PyTorch (un nn.Module) o None; recibí {type(modelo).__name__}.")
     if not ruta.is_file():

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from chromium import chromium_sin_pantalla  # tests/chromium.py
+from lentas import fixture_lenta
 
 RAIZ = Path(__file__).resolve().parents[2]
 NOTEBOOKS = RAIZ / "notebooks"
@@ -176,7 +176,7 @@ class ServidorJupyter:
         return f"{self.url}/lab/tree/{nombre}?token={self.token}"
 
 
-@pytest.fixture(scope="session")
+@fixture_lenta(scope="session")  # JupyterLab
 def servidor_jupyter(tmp_path_factory, falta):
     """Un JupyterLab real en 127.0.0.1 (puerto libre, token) con una copia de notebooks/."""
     try:
@@ -194,13 +194,10 @@ def servidor_jupyter(tmp_path_factory, falta):
 # ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def navegador(falta):
-    """Chromium sin pantalla manejado por Playwright (uno para toda la sesión).
-
-    ``launch`` crea un perfil (user-data-dir) nuevo y vacío en una carpeta temporal cada vez.
-    """
-    with chromium_sin_pantalla(falta) as navegador:
-        yield navegador
+def navegador(chromium):
+    """El Chromium de la sesión (fixture ``chromium`` de ``tests/conftest.py``): uno para todas
+    las pruebas con navegador del proceso, también el sitio y las páginas exportadas."""
+    return chromium
 
 
 def recortar_notebook(origen: Path, destino: Path, fragmentos: Sequence[str]) -> None:
@@ -362,7 +359,7 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture
-def lab(servidor_jupyter, navegador, tmp_path, capsys, request):
+def lab(navegador, servidor_jupyter, tmp_path, capsys, request):  # sin Chromium, ni se arranca JupyterLab
     """Una pestaña de JupyterLab para la prueba; capturas en su carpeta temporal.
 
     Si la prueba falla, guarda además ``fallo.png``: lo que se veía en ese momento.

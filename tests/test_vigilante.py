@@ -1,0 +1,68 @@
+"""La vuelta rápida (``-m "not lento"``) vigilada: una prueba sin «lento» que arranca torchrun, un
+kernel, un navegador o un entrenamiento en otro proceso falla y dice qué arrancó (``conftest.py``).
+
+Se comprueba con un pytest aparte sobre un archivo de pruebas de mentira, con el ``conftest.py``
+de la raíz: los procesos que arranca son ``python -c`` que no hacen nada (o que gastan CPU).
+"""
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+RAIZ = Path(__file__).resolve().parent.parent
+
+PRUEBAS = '''
+import subprocess, sys
+import pytest
+from lentas import fixture_lenta
+
+NADA = [sys.executable, "-c", "pass"]
+
+def test_rapida_que_lanza_torchrun():
+    subprocess.run(NADA + ["-m", "torch.distributed.run", "--nproc_per_node=2"], check=True)
+
+def test_rapida_que_arranca_un_kernel():
+    subprocess.run(NADA + ["-m", "ipykernel_launcher", "-f", "x.json"], check=True)
+
+def test_rapida_que_gasta_cpu_en_un_hijo():
+    subprocess.run([sys.executable, "-c",
+                    "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 4.5: pass"], check=True)
+
+@fixture_lenta
+def torchrun():
+    subprocess.run(NADA + ["torchrun"], check=True)
+
+def test_con_una_fixture_lenta(torchrun):
+    pass
+
+@pytest.mark.lento
+def test_lenta_que_lanza_torchrun():
+    subprocess.run(NADA + ["-m", "torch.distributed.run"], check=True)
+
+def test_rapida_con_un_proceso_corto():
+    subprocess.run(NADA + ["--help"], check=True)
+'''
+
+
+@pytest.mark.lento  # otro pytest y un hijo que gasta 4,5 s de CPU
+def test_una_prueba_rapida_que_arranca_algo_caro_falla_y_lo_dice(tmp_path):
+    shutil.copy(RAIZ / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "test_falsas.py").write_text(textwrap.dedent(PRUEBAS), encoding="utf-8")
+    entorno = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{RAIZ / 'tests'}:{RAIZ}"}
+    salida = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval",
+                             "-rA", "test_falsas.py"], cwd=tmp_path, env=entorno, capture_output=True, text=True,
+                            timeout=120)
+    texto = salida.stdout + salida.stderr
+    assert "3 failed, 3 passed" in texto, texto
+    for prueba, motivo in (("test_rapida_que_lanza_torchrun", "torchrun: "),
+                           ("test_rapida_que_arranca_un_kernel", "un kernel de Jupyter: "),
+                           ("test_rapida_que_gasta_cpu_en_un_hijo", "subprocesos que gastaron")):
+        assert f"FAILED test_falsas.py::{prueba}" in texto, texto
+        bloque = texto.split(f"_ {prueba} _", 1)[1].split("\n_", 1)[0]
+        assert "no lleva la marca «lento» y arrancó" in bloque and motivo in bloque, bloque
+    for prueba in ("test_con_una_fixture_lenta", "test_lenta_que_lanza_torchrun", "test_rapida_con_un_proceso_corto"):
+        assert f"PASSED test_falsas.py::{prueba}" in texto, texto
