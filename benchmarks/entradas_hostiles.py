@@ -94,9 +94,11 @@ def _rutas(tmp: Path, carpeta: bool) -> list[tuple[str, object]]:
     solo_lectura.mkdir(exist_ok=True)
     os.chmod(solo_lectura, 0o555)
     valores = [("vacía", ""), ("None", None), ("número", 42), ("nulo", str(tmp / "a\0b")),
-               ("enlace", str(enlace)), ("sin carpeta padre", str(tmp / "no" / "existe" / "x")),
+               ("enlace", str(enlace)),
                ("bool", True)]
     valores.append(("archivo existente", str(archivo)) if carpeta else ("carpeta", str(objetivo)))
+    if not carpeta:  # una carpeta nueva puede crear las de encima (comprobar_destino); un archivo, no
+        valores.append(("sin carpeta padre", str(tmp / "no" / "existe" / "x")))
     if not carpeta:
         valores.append(("archivo existente", str(archivo)))
     if os.geteuid() != 0:
