@@ -94,9 +94,11 @@ def _rutas(tmp: Path, carpeta: bool) -> list[tuple[str, object]]:
     solo_lectura.mkdir(exist_ok=True)
     os.chmod(solo_lectura, 0o555)
     valores = [("vacía", ""), ("None", None), ("número", 42), ("nulo", str(tmp / "a\0b")),
-               ("enlace", str(enlace)), ("sin carpeta padre", str(tmp / "no" / "existe" / "x")),
+               ("enlace", str(enlace)),
                ("bool", True)]
     valores.append(("archivo existente", str(archivo)) if carpeta else ("carpeta", str(objetivo)))
+    if not carpeta:  # una carpeta nueva puede crear las de encima (comprobar_destino); un archivo, no
+        valores.append(("sin carpeta padre", str(tmp / "no" / "existe" / "x")))
     if not carpeta:
         valores.append(("archivo existente", str(archivo)))
     if os.geteuid() != 0:
@@ -511,6 +513,12 @@ def main(argv=None) -> int:
     analizador.add_argument("--detalle", action="store_true", help="lista todas las respuestas no claras")
     args = analizador.parse_args(argv)
     torch.set_num_threads(1)
+    try:  # sin GPU, los kernels de la lección 11 van por el intérprete: decidirlo antes de que nada importe triton
+        from curso_gpu.kernels import preparar_interprete
+
+        preparar_interprete()
+    except ImportError:
+        pass
     if os.geteuid() == 0:
         print("Aviso: como superusuario, una carpeta de solo lectura no lo es: esos casos se saltan.")
     inicio = time.perf_counter()

@@ -5,7 +5,8 @@
 - ``arquitecturas``: Qwen2.5-0.5B y Qwen2.5-7B escritos a mano (valores de su ``config.json``) y
   ``modelo_en_meta``: el modelo entero en el dispositivo ``meta``, sin ocupar memoria.
 - ``lora``: ``LoRALineal`` (LoRA a mano), ``parametros_lora`` (cuántos se entrenan) y
-  ``aplicar_lora`` (lo mismo con peft), con errores en español.
+  ``aplicar_lora`` (lo mismo con peft; también el ``Conv1D`` de GPT-2), con errores en español;
+  ``tiene_adaptador`` dice si un modelo ya lleva LoRA (un segundo ``aplicar_lora`` se rechaza).
 - ``memoria_metodos``: ``memoria_ajuste``, pesos, gradientes, optimizador y activaciones de ajustar entero, con LoRA
   o con QLoRA, con el desglose de la lección 07.
 - ``cuantizacion``: ``config_4_bits`` (NF4 con bitsandbytes) y sus comprobaciones.

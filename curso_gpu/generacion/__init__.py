@@ -2,7 +2,12 @@
 
 - ``cache_kv``: cuánto ocupa la caché KV, calculado (``bytes_cache_kv``) y medido (``bytes_de_cache``).
 - ``techo``: el techo de tokens por segundo que deja la memoria (``techo_tokens_por_segundo``).
-- ``velocidad``: ``medir_generacion`` con el ``generate`` de ``transformers`` y su ``MedicionGeneracion``.
+- ``velocidad``: ``medir_generacion`` con el ``generate`` de ``transformers`` y su ``MedicionGeneracion``;
+  ``comprobar_para_generar`` y ``comprobar_contexto``, lo que se comprueba antes de generar.
+- ``barrido``: lotes de 1, 4 y 16, con y sin caché y la caché estática compilada, medidos alternados
+  (``medir_barrido`` y su ``BarridoGeneracion``, que dice lo que midió en frases).
+- ``adaptador``: el adaptador de la lección 09 (``buscar_adaptador``) y un modelo en fp16 para
+  generar en la GPU (``cargar_para_generar``).
 - ``avisos``: recoger los avisos de ``transformers`` para leerlos (``avisos_de_transformers``).
 
 ``transformers`` se importa solo dentro de las funciones que lo usan: importar este subpaquete

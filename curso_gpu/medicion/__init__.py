@@ -1,6 +1,6 @@
 """Medir bien: sincronizar, calentar, medianas y comparaciones honestas. Lección 03.
 
-- ``cronometro``: ``cronometrar`` y las mediciones con presupuesto de tiempo.
+- ``cronometro``: ``cronometrar``, las mediciones con presupuesto de tiempo y ``comprobar_sin_argumentos``.
 - ``cpu_gpu``: ``a @ b`` en CPU y GPU: GFLOP/s, % del pico, el barrido por tamaños.
 - ``memoria_libre``: ¿caben las matrices antes de crearlas?
 - ``bucle_python``: el bucle triple de Python frente a NumPy.
