@@ -272,3 +272,15 @@ def test_trafico_de_la_suma_y_flops_de_la_matmul():
     assert trafico_softmax(10, 20, 4, vueltas=2).leidos == 2 * 10 * 20 * 4
     with pytest.raises(ValueError, match="filas debe ser un entero"):
         trafico_softmax(-1, 3)
+
+
+def test_las_cuentas_nombran_el_argumento_malo():
+    from curso_gpu.kernels import siguiente_potencia_de_dos, trafico_suma
+
+    assert [siguiente_potencia_de_dos(n) for n in (0, 1, 2, 3, 781, 1024)] == [1, 1, 2, 4, 1024, 1024]
+    with pytest.raises(ValueError, match=r"n debe ser un entero .*recibí -3"):
+        siguiente_potencia_de_dos(-3)
+    with pytest.raises(TypeError, match=r"^n debe ser .*Prueba, por ejemplo, n=781"):
+        siguiente_potencia_de_dos("8")
+    with pytest.raises(TypeError, match=r"^n debe ser"):
+        trafico_suma(None)

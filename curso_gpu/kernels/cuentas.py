@@ -52,8 +52,8 @@ class Trafico(ComoTabla):
                      notas=[f"{formatear_bytes(self.total)} movidos en total."])
 
 
-def _tamano(filas, columnas, bytes_por_elemento) -> tuple[int, int, int]:
-    return (leer_numero(filas, "filas", entero=True, minimo=0, ejemplo="filas=1823"),
+def _tamano(filas, columnas, bytes_por_elemento, nombre_filas: str = "filas") -> tuple[int, int, int]:
+    return (leer_numero(filas, nombre_filas, entero=True, minimo=0, ejemplo=f"{nombre_filas}=1823"),
             leer_numero(columnas, "columnas", entero=True, minimo=0, ejemplo="columnas=781"),
             leer_numero(bytes_por_elemento, "bytes_por_elemento", entero=True, minimo=1, maximo=8,
                         ejemplo="bytes_por_elemento=4"))
@@ -86,7 +86,7 @@ def trafico_softmax(filas: int, columnas: int, bytes_por_elemento: int = 4, *, f
 
 def trafico_suma(n: int, bytes_por_elemento: int = 4) -> Trafico:
     """Bytes que mueve ``x + y`` con ``n`` elementos: lee dos vectores y escribe uno. Lección 11."""
-    n, _, b = _tamano(n, 1, bytes_por_elemento)
+    n, _, b = _tamano(n, 1, bytes_por_elemento, nombre_filas="n")
     return Trafico("suma", (Paso("salida = x + y", 2 * n * b, n * b),))
 
 

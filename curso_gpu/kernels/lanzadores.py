@@ -129,7 +129,8 @@ def matmul_teselas(a: torch.Tensor, b: torch.Tensor, *, bloques: tuple[int, int,
 
 def siguiente_potencia_de_dos(n: int) -> int:
     """La menor potencia de dos ≥ ``n`` (1 para 0 y 1), como ``triton.next_power_of_2``. Lección 11."""
-    return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
+    n = leer_numero(n, "n", entero=True, minimo=0, ejemplo="n=781")
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
 # --- Comprobaciones comunes ----------------------------------------------------------------------
