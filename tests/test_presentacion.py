@@ -123,3 +123,12 @@ def test_una_dataclass_como_tabla_se_imprime_y_se_ve_en_el_notebook_con_su_tabla
     partes = Partes(12345)
     assert str(partes) == str(partes.tabla()) == "Partes\n  parte   bytes\n  pesos  12 345"
     assert partes._repr_html_() == partes.tabla()._repr_html_() and repr(partes).endswith("Partes(pesos=12345)")
+
+
+def test_formatear_tiempo_rechaza_lo_que_no_es_un_tiempo():
+    from curso_gpu.base import formatear_tiempo
+
+    assert formatear_tiempo(0.0123) == "12.300 ms"
+    for malo in (float("nan"), float("inf"), -1.0, True, None, "1"):
+        with pytest.raises((TypeError, ValueError), match=r"^segundos debe ser"):
+            formatear_tiempo(malo)

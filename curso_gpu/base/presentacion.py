@@ -145,7 +145,8 @@ def tabla_html(titulo: str, filas: list[tuple[str, str]], avisos: list[str] = ()
 
 
 def formatear_tiempo(segundos: float) -> str:
-    """Segundos en la unidad que se lee bien: «1.234 s», «12.345 ms» o «56.7 µs»."""
+    """Segundos (0 o más, finitos) en la unidad que se lee bien: «1.234 s», «12.345 ms» o «56.7 µs»."""
+    segundos = leer_numero(segundos, "segundos", minimo=0, ejemplo="segundos=0.0123")
     if segundos >= 1:
         return f"{segundos:.3f} s"
     if segundos >= 1e-3:
