@@ -116,7 +116,7 @@ def _hijo_entrenar(carpeta: str, salida: str) -> None:
         modelo, historial = _entrenar(Path(carpeta))
     except CarpetaOcupada:
         os._exit(3)
-    guardar_atomico({"epoca": EPOCAS, "modelo": modelo.state_dict(), "historial": historial.a_dict()}, salida)
+    guardar_atomico({"formato": FORMATO, "epoca": EPOCAS, "modelo": modelo.state_dict(), "historial": historial.a_dict()}, salida)
     os._exit(0)
 
 
