@@ -244,7 +244,7 @@ print("¿El mismo texto con y sin caché?", torch.equal(con_cache(), sin_cache()
 # frena la máquina, las frene a las dos; el veredicto sale de los datos, con su intervalo:
 
 # %%
-comparacion = comparar_tiempos(con_cache, sin_cache, nombres=("con caché", "sin caché"), repeticiones=5,
+comparacion = comparar_tiempos(con_cache, sin_cache, nombres=("con caché", "sin caché"), repeticiones=9,
                                presupuesto_s=None, descripcion="200 tokens de entrada + 60 nuevos")
 print(comparacion.veredicto)
 comparacion
