@@ -1,10 +1,11 @@
-"""Un ajuste LoRA del modelo diminuto con checkpoints que test_ajuste.py lanza, mata con SIGKILL y reanuda.
+"""Un ajuste LoRA del modelo diminuto con checkpoints que test_ajuste.py lanza y mata con SIGKILL.
 
     python tests/ajustar_lora_con_cortes.py --carpeta DIR --salida adaptador.pt [--parar-en 3 --marca listo.txt] [--objeto]
 
 Con ``--parar-en N`` escribe ``--marca`` al terminar la época N (ya guardada) y se queda
 esperando a que lo maten, como una sesión de Colab que se desconecta. Sin ``--parar-en``,
-reanuda desde el último checkpoint que haya en ``--carpeta`` y guarda el adaptador final. Con
+reanuda desde el último checkpoint que haya en ``--carpeta`` y guarda el adaptador final (la
+prueba reanuda con ``ajustar_con_cortes`` en su propio proceso; esta forma queda para probar a mano). Con
 ``--objeto``, ``ajustar`` recibe un objeto ``carpeta_checkpoints(...)`` (sin ``cada``, como en la
 lección 09) en vez de la ruta.
 """

@@ -1,4 +1,4 @@
-"""Un entrenamiento con checkpoints que test_checkpoints.py lanza, mata con SIGKILL y reanuda.
+"""Un entrenamiento con checkpoints que test_checkpoints.py lanza y mata con SIGKILL (y reanuda en su proceso).
 
     python tests/entrenar_con_checkpoints.py --carpeta DIR --salida pesos.pt [--reanudar]
         [--parar-en 23 --marca listo.txt] [--lote 16]

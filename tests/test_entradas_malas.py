@@ -233,10 +233,11 @@ ORDENES = [("curso_gpu", ["--rapido", "--dispositivo", "cpu"]), ("curso_gpu.entr
 @pytest.mark.lento
 @pytest.mark.parametrize("modulo, argumentos", ORDENES, ids=[m for m, _ in ORDENES])
 def test_cada_orden_aguanta_ascii_tuberia_cerrada_y_disco_lleno(modulo, argumentos):
-    if modulo != "curso_gpu":  # python -m curso_gpu: la consola ASCII y la tubería cerrada, en test_cli.py
+    if modulo == "curso_gpu.app_lineas":  # entrenar_ddp: la consola ASCII, en este proceso (abajo)
         ascii_ = _orden(modulo, *argumentos, entorno={"PYTHONIOENCODING": "ascii"})
         assert ascii_.returncode in (0, 1) and "Traceback" not in ascii_.stderr and "Encode" not in ascii_.stderr
         assert ascii_.stdout.strip()  # escribió algo (degradado a ASCII), no murió al primer acento
+    if modulo != "curso_gpu":  # python -m curso_gpu: la consola ASCII y la tubería cerrada, en test_cli.py
         cerrada = _orden(modulo, *argumentos, tuberia=" | head -1; exit ${PIPESTATUS[0]}")
         assert "Traceback" not in cerrada.stderr and "Broken pipe" not in cerrada.stderr
         assert len(cerrada.stdout.splitlines()) == 1
@@ -244,6 +245,22 @@ def test_cada_orden_aguanta_ascii_tuberia_cerrada_y_disco_lleno(modulo, argument
     assert "Traceback" not in lleno.stderr and "OSError" not in lleno.stderr
     if modulo != "curso_gpu.app_lineas":  # la ayuda de argparse se calla sola si no puede escribir
         assert lleno.returncode == 1 and "no pude escribir la salida (no queda espacio)" in lleno.stderr
+
+
+def test_entrenar_ddp_en_una_consola_ascii_entrena_y_escribe_sin_acentos(monkeypatch):
+    """Como ``PYTHONIOENCODING=ascii python -m curso_gpu.entrenar_ddp``, sin importar torch otra vez:
+    la misma ``main`` con una salida estándar que solo sabe ASCII (estricta, como la de Python)."""
+    import io
+
+    from curso_gpu.entrenar_ddp import main
+
+    crudo = io.BytesIO()
+    consola = io.TextIOWrapper(crudo, encoding="ascii", errors="strict", write_through=True)
+    monkeypatch.setattr(sys, "stdout", consola)
+    assert main(["--epocas", "1"]) == 0
+    texto = crudo.getvalue().decode("ascii")  # ni un byte que no sea ASCII
+    assert re.search(r"^epoca +1/1 \. perdida media", texto, re.MULTILINE), texto  # «época 1/1 · pérdida»
+    assert "copias identicas: si" in texto  # el resumen del final también llegó
 
 
 def test_entrenar_ddp_rechaza_semilla_enorme_y_rutas_malas_antes_de_entrenar(tmp_path, capsys):

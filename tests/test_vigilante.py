@@ -5,7 +5,7 @@ Se comprueba con un pytest aparte sobre un archivo de pruebas de mentira, con el
 de la raíz: los procesos que arranca son ``python -c`` que no hacen nada (o que gastan CPU).
 """
 
-import shutil
+import re
 import subprocess
 import sys
 import textwrap
@@ -30,7 +30,7 @@ def test_rapida_que_arranca_un_kernel():
 
 def test_rapida_que_gasta_cpu_en_un_hijo():
     subprocess.run([sys.executable, "-c",
-                    "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 4.5: pass"], check=True)
+                    "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.8: pass"], check=True)
 
 @fixture_lenta
 def torchrun():
@@ -48,9 +48,14 @@ def test_rapida_con_un_proceso_corto():
 '''
 
 
-@pytest.mark.lento  # otro pytest y un hijo que gasta 4,5 s de CPU
+@pytest.mark.lento  # otro pytest y un hijo que gasta 0,8 s de CPU
 def test_una_prueba_rapida_que_arranca_algo_caro_falla_y_lo_dice(tmp_path):
-    shutil.copy(RAIZ / "conftest.py", tmp_path / "conftest.py")
+    # El conftest.py de la raíz tal cual, con el límite de CPU de los hijos en 0,5 s en vez de
+    # CPU_HIJOS_MAX_S: el mismo vigilante, y el hijo que lo pasa gasta 0,8 s, no más de 4.
+    raiz = (RAIZ / "conftest.py").read_text(encoding="utf-8")
+    limite = re.compile(r"^CPU_HIJOS_MAX_S = [\d.]+", re.MULTILINE)
+    assert len(limite.findall(raiz)) == 1, "conftest.py ya no define CPU_HIJOS_MAX_S en una línea: actualiza esta prueba"
+    (tmp_path / "conftest.py").write_text(limite.sub("CPU_HIJOS_MAX_S = 0.5", raiz), encoding="utf-8")
     (tmp_path / "test_falsas.py").write_text(textwrap.dedent(PRUEBAS), encoding="utf-8")
     entorno = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{RAIZ / 'tests'}:{RAIZ}"}
     salida = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval",

@@ -7,8 +7,8 @@
   manejado por Playwright, uno para toda la sesión. Playwright no descarga ningún navegador.
 - ``lab``: abre un notebook en una pestaña nueva, lo ejecuta entero desde el menú y guarda
   capturas de pantalla. ``lab.recortar(nombre, fragmentos)`` prepara antes una copia con solo
-  las celdas de código que la prueba necesita (las que contienen esos fragmentos): nbval ya
-  ejecuta cada notebook entero; aquí se prueba el widget en el navegador, no la lección otra vez.
+  las celdas de código que la prueba necesita (las que contienen esos fragmentos): la suite ya
+  ejecuta cada lección entera, una vez; aquí se prueba el widget en el navegador, no la lección otra vez.
 
 Si falta Chromium o Playwright en el ordenador de quien aprende, las pruebas se saltan con un
 motivo que dice cómo instalarlos. En CI (``CI=true``) faltar es un error, no un salto.
