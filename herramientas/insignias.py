@@ -16,8 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # para usarla sin instalar el paquete
 from curso_gpu.base import proyecto  # noqa: E402
-from curso_gpu.base import AnalizadorArgumentos  # noqa: E402
-from curso_gpu.dispositivo import MENU_COLAB  # noqa: E402
+from curso_gpu.base import MENU_COLAB, AnalizadorArgumentos  # noqa: E402
 
 RAIZ = Path(__file__).resolve().parent.parent  # la raíz del repositorio: esta herramienta vive en herramientas/
 NOTEBOOKS = RAIZ / "notebooks"

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import curso_gpu
 
 PAQUETE = Path(curso_gpu.__file__).resolve().parent
@@ -274,15 +276,11 @@ def test_arriba_solo_los_atajos_de_lo_primero_que_se_busca():
     assert set(ATAJOS) <= set(dir(curso_gpu))
 
 
-def test_import_curso_gpu_no_carga_torch_ni_con_los_atajos_a_la_vista():
-    codigo = ("import sys, curso_gpu\n"
-              "nombres = dir(curso_gpu)\n"
-              "print('torch' in sys.modules, 'describir_entorno' in nombres)\n"
-              "from curso_gpu import describir_entorno\n"
-              "print('torch' in sys.modules)")
-    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=120, cwd=RAIZ)
-    assert salida.returncode == 0, salida.stderr
-    assert salida.stdout.split() == ["False", "True", "True"]
+def test_import_curso_gpu_no_carga_torch_ni_con_los_atajos_a_la_vista(importar_en_limpio):
+    # dir() enseña los atajos sin importarlos (torch sigue fuera); usar uno lo trae de su casa.
+    r = importar_en_limpio
+    assert r["torch_tras_dir"] is False and r["atajo_a_la_vista"] is True
+    assert r["atajo"] == "curso_gpu.dispositivo.entorno"
 
 
 def test_no_hay_reexportaciones_fuera_de_los_init():
@@ -343,22 +341,36 @@ LIGEROS = tuple(sorted(n for n in _archivos() if n not in {"__init__", "__main__
 PESADOS_DE_LECCIONES = {"transformers", "peft", "bitsandbytes", "accelerate"}
 
 
-def test_import_curso_gpu_no_carga_matplotlib_ipywidgets_ni_tqdm():
-    # «import curso_gpu» en un Python limpio: ni torch ni tqdm (torch importa tqdm por su cuenta, así
-    # que tqdm solo se puede mirar antes de torch). Luego, con torch ya cargado, cada módulo.
+@pytest.fixture(scope="module")
+def importar_en_limpio():
+    """Un Python limpio (un solo proceso, un solo ``import torch``) que importa el paquete y cuenta.
+
+    ``import curso_gpu`` y ``dir()``: ni torch ni tqdm (torch importa tqdm por su cuenta, así que
+    tqdm solo se puede mirar antes de torch). Luego, con torch ya cargado, cada módulo por separado;
+    y al final un atajo (``describir_entorno``), que se trae de su casa al usarlo.
+    """
     codigo = ("import importlib, json, sys\n"
               "def pesados(antes, nombres):\n"
               "    return sorted(m for m in set(sys.modules) - antes if m.split('.')[0] in nombres)\n"
               "assert 'tqdm' not in sys.modules and 'torch' not in sys.modules\n"
               "antes = set(sys.modules); import curso_gpu\n"
               "r = {'curso_gpu': pesados(antes, {'matplotlib', 'ipywidgets', 'tqdm', 'torch'})}\n"
+              "r['atajo_a_la_vista'] = 'describir_entorno' in dir(curso_gpu)\n"
+              "r['torch_tras_dir'] = 'torch' in sys.modules\n"
               "import torch\n"
               f"for m in {LIGEROS!r}:\n"
               "    antes = set(sys.modules); importlib.import_module('curso_gpu.' + m)\n"
               f"    extra = set() if m.split('.')[0] in {sorted(LECCIONES_NUEVAS)!r} else set({sorted(PESADOS_DE_LECCIONES)!r})\n"
               "    r[m] = pesados(antes, {'matplotlib', 'ipywidgets'} | extra)\n"
+              "from curso_gpu import describir_entorno\n"
+              "r['atajo'] = describir_entorno.__module__\n"
               "print(json.dumps(r))")
     salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=120,
                             cwd=RAIZ)
     assert salida.returncode == 0, salida.stderr
-    assert json.loads(salida.stdout) == {"curso_gpu": [], **{m: [] for m in LIGEROS}}
+    return json.loads(salida.stdout)
+
+
+def test_import_curso_gpu_no_carga_matplotlib_ipywidgets_ni_tqdm(importar_en_limpio):
+    r = {k: v for k, v in importar_en_limpio.items() if k == "curso_gpu" or k in LIGEROS}
+    assert r == {"curso_gpu": [], **{m: [] for m in LIGEROS}}

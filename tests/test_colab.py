@@ -13,7 +13,7 @@ import torch
 
 from curso_gpu.dispositivo import InformeColab, colab, comprobar_entorno_colab, montar_drive
 from curso_gpu.dispositivo import en_colab
-from curso_gpu.dispositivo import MENU_COLAB
+from curso_gpu.base import MENU_COLAB
 
 
 @pytest.fixture(autouse=True)

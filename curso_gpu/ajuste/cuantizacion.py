@@ -10,8 +10,7 @@ import importlib.util
 
 import torch
 
-from ..base import mostrar_valor, normalizar_precision
-from ..dispositivo import MENU_COLAB
+from ..base import MENU_COLAB, mostrar_valor, normalizar_precision
 from ..rendimiento import comprobar_precision
 
 __all__ = ["CuantizacionNoDisponible", "bitsandbytes_instalado", "comprobar_4_bits", "config_4_bits"]

@@ -10,7 +10,7 @@
 - ``numeros``: leer lo que escribes: ``3``, ``np.int64(3)``, ``0.8``: ``leer_numero``, el único lector de números.
 - ``terminal``: ayuda en español y una salida que no falla en consolas sin UTF-8 ni con tuberías.
 - ``progreso``: barras de progreso que dejan una copia fija al cerrarse.
-- ``nube``: lo que cuesta una GPU alquilada y olvidarse de apagarla, con los precios y su fuente (lección 02).
+- ``nube``: el menú de Colab que da una T4, lo que cuesta una GPU alquilada y olvidarse de apagarla, con los precios y su fuente (lección 02).
 - ``_puerta`` (privado): la carga perezosa de cada subpaquete a partir de los ``__all__`` de sus módulos.
 """
 

@@ -1,4 +1,4 @@
-"""GPU alquilada en la nube: cuánto cuesta, y cuánto cuesta olvidarse de apagarla. Lección 02."""
+"""GPU en la nube: el menú de Colab que da una T4, lo que cuesta una alquilada y olvidarse de apagarla. Lección 02."""
 
 from __future__ import annotations
 
@@ -8,10 +8,13 @@ from .numeros import leer_numero
 from .presentacion import formatear_numero
 
 __all__ = [
-    "CosteNube", "HORAS_FIN_DE_SEMANA", "HORAS_TOPE", "PRECIOS_2026", "PRECIO_HORA_MAXIMO",
+    "CosteNube", "HORAS_FIN_DE_SEMANA", "HORAS_TOPE", "MENU_COLAB", "PRECIOS_2026", "PRECIO_HORA_MAXIMO",
     "PRECIO_HORA_MINIMO", "PRECIO_HORA_TOPE", "RangoPrecio", "calcular_coste", "coste_olvido",
 ]
 
+# El camino del menú de Google Colab (interfaz en español) para pedir la T4 gratis. Lo citan
+# los avisos del dispositivo, el error de QLoRA sin GPU y la guía de las insignias.
+MENU_COLAB = "Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4"
 HORAS_FIN_DE_SEMANA = 63  # del viernes a las 18:00 al lunes a las 9:00
 HORAS_TOPE = 100 * 365 * 24  # cien años: más es un error de escritura
 PRECIO_HORA_TOPE = 1000.0  # $/h: muy por encima de cualquier máquina con GPU; más es un error

@@ -7,9 +7,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..base import informe_html, informe_texto
+from ..base import MENU_COLAB, informe_html, informe_texto
 from .entorno import en_colab
-from .primitivas import MENU_COLAB, info_gpu
+from .primitivas import info_gpu
 
 __all__ = [
     "AVISO_INACTIVIDAD", "AVISO_LIMITES", "CARPETA_CURSO", "CARPETA_LOCAL", "ESPERA_DRIVE", "InformeColab",

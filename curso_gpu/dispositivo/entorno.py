@@ -15,9 +15,8 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from ..base import ruedas_cuda
+from ..base import MENU_COLAB, ruedas_cuda
 from .primitivas import (
-    MENU_COLAB,
     VARIABLE_ENTORNO,
     DispositivoNoDisponible,
     InfoGPU,

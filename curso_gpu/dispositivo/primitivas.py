@@ -15,18 +15,17 @@ from dataclasses import dataclass
 
 import torch
 
-from ..base import ruedas_cuda
+from ..base import MENU_COLAB, ruedas_cuda
 from .nvidia_smi import consultar_capacidades, consultar_nvidia_smi
 
 __all__ = [
-    "DispositivoNoDisponible", "InfoGPU", "MENU_COLAB", "MemoriaDispositivo", "VARIABLE_ENTORNO",
+    "DispositivoNoDisponible", "InfoGPU", "MemoriaDispositivo", "VARIABLE_ENTORNO",
     "cantidad_gpus", "como_dispositivo", "cuda_disponible", "dispositivo_del_modelo",
     "dispositivos_disponibles", "elegir_dispositivo", "gpus_cuda", "info_gpu", "memoria_dispositivo",
     "memoria_ram", "mps_disponible", "nombre_dispositivo", "sincronizar", "xpu_disponible",
 ]
 
 VARIABLE_ENTORNO = "CURSO_GPU_DISPOSITIVO"
-MENU_COLAB = "Entorno de ejecución › Cambiar tipo de entorno de ejecución › GPU T4"
 _OPCIONES_VALIDAS = ("auto", "cpu", "cuda", "cuda:N", "mps", "xpu", "xpu:N")
 _PATRON = re.compile(r"^(cpu|cuda|mps|xpu)(?::([0-9]+))?$")  # solo cifras ASCII: «cpu:٠» no
 
