@@ -8,10 +8,13 @@ que imprimió, como lo lee quien sigue el curso. Lo que solo torchrun puede most
 a un grupo) está en ``test_torchrun_sigkill.py``; el resto de este archivo, en el mismo proceso.
 """
 
+import os
 import re
+import signal
 import socket
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -165,6 +168,37 @@ def test_un_proceso_colgado_se_para_y_no_deja_hijos():
     assert r.agotado and not r.bien and "lo paré" in r.explicacion()
     assert len(r.procesos) == 2, r.procesos   # el padre y el nieto en otra sesión
     assert not [pid for pid in r.procesos if sigue_vivo(pid)]
+
+
+def _con_marca(marca: str) -> list[int]:
+    """Los procesos vivos (no zombis) cuya orden contiene ``marca``, leídos de /proc."""
+    vivos = []
+    for entrada in Path("/proc").iterdir():
+        try:
+            if entrada.name.isdigit() and marca.encode() in (entrada / "cmdline").read_bytes() and sigue_vivo(int(entrada.name)):
+                vivos.append(int(entrada.name))
+        except OSError:
+            continue
+    return vivos
+
+
+@pytest.mark.lento  # espera a que venza el plazo y mata procesos
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="los descendientes se leen de /proc (Linux)")
+def test_un_proceso_que_no_para_de_crear_nietos_no_deja_ninguno_vivo():
+    # Un nieto nacido entre la última lectura de /proc y la señal se escaparía colgando de init:
+    # ejecutar congela el árbol (SIGSTOP) hasta que no aparece nadie nuevo, y después lo para.
+    marca = f"curso_gpu_nieto_{os.getpid()}_{time.monotonic_ns()}"
+    codigo = ("import subprocess, sys\n"
+              "while True:\n"
+              f"    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)', {marca!r}], start_new_session=True)")
+    try:
+        (r,) = ejecutar([sys.executable, "-c", codigo], timeout_s=1.5)
+        assert r.agotado and len(r.procesos) > 2, r.procesos
+        time.sleep(0.2)
+        assert _con_marca(marca) == []
+    finally:
+        for pid in _con_marca(marca):  # si falla, que no queden dormidos 30 s
+            os.kill(pid, signal.SIGKILL)
 
 
 # ---------------------------------------------------------------------------

@@ -282,15 +282,34 @@ def _comprobar_puertos(ordenes) -> None:
                 "(elige un puerto libre) o termina el programa que lo usa.")
 
 
+def _congelar(procesos, vistos) -> set[int]:
+    """Para (SIGSTOP) cada orden viva y todos sus descendientes, y vuelve a mirar hasta que no aparece
+    ninguno nuevo; devuelve los parados. Un proceso parado no arranca hijos ni muere: así ningún
+    nieto nacido entre la última lectura de /proc y la señal se escapa colgando de init."""
+    parados: set[int] = set()
+    for _ in range(100):
+        hijos = _hijos_por_padre()
+        nuevos = set()
+        for proceso, pids in zip(procesos, vistos):
+            # Una orden que ya terminó (y se recogió) deja libre su número: otro programa podría tenerlo.
+            propios = pids - {proceso.pid} if proceso.poll() is not None else pids
+            for raiz in list(propios):
+                propios |= descendientes(raiz, hijos)
+            pids |= propios
+            nuevos |= {pid for pid in propios if pid not in parados and sigue_vivo(pid)}
+        if not nuevos:
+            break
+        _senal(nuevos, signal.SIGSTOP)
+        parados |= nuevos
+    return parados
+
+
 def _limpiar(procesos, vistos) -> None:
-    """SIGTERM a quien siga vivo (``torchrun`` avisa a sus trabajadores); a los 5 s, SIGKILL."""
-    vivos = set()
-    for proceso, pids in zip(procesos, vistos):
-        if proceso.poll() is None:
-            pids.update(descendientes(proceso.pid))
-        vivos |= {pid for pid in pids if sigue_vivo(pid)}
+    """Congela los árboles, SIGTERM (``torchrun`` avisa a sus trabajadores) y SIGCONT; a los 5 s, SIGKILL."""
+    vivos = _congelar(procesos, vistos)
     if vivos:
         _senal(vivos, signal.SIGTERM)
+        _senal(vivos, signal.SIGCONT)  # la señal pendiente se entrega al continuar
         limite = time.perf_counter() + 5
         while time.perf_counter() < limite and any(sigue_vivo(pid) for pid in vivos):
             for proceso in procesos:
