@@ -266,19 +266,12 @@ def comparar_tiempos(a: Callable[[], object], b: Callable[[], object], *, nombre
     k_b, primera_b = _calibrar(b, d, reloj, objetivo)
     _comprobar_duracion(primera_a, primera_b, k_a, k_b, objetivo, repeticiones, presupuesto_s)
 
-    # En la CPU no hay nada que esperar, y llamar a sincronizar cuesta unos 3 µs: con muestras de
-    # 0.1 ms y bloques de distinto tamaño (k_a != k_b), ese coste fijo repartido entre k llamadas
-    # bastaba para declarar «1.06× más rápido» una función frente a sí misma.
-    esperar = sincronizar if d.type != "cpu" else None
-
     def muestra(funcion, k: int) -> float:
-        if esperar:
-            esperar(d)
+        sincronizar(d)
         inicio = reloj()
         for _ in range(k):
             funcion()
-        if esperar:
-            esperar(d)
+        sincronizar(d)
         return (reloj() - inicio) / k
 
     muestras_a: list[float] = []
