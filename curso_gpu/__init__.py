@@ -92,3 +92,8 @@ if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar
     from .entrenamiento import entrenar
     from .interactivo import calculadora_vram
     from .medicion import comparar_tiempos, cronometrar
+
+# La T4 simulada (``curso_gpu.dispositivo.simulacion``): con CURSO_GPU_SIMULAR=T4, las ramas de GPU de
+# las lecciones corren en una máquina sin GPU. Solo entonces importar curso_gpu carga torch.
+if os.environ.get("CURSO_GPU_SIMULAR", "").strip().lower() not in ("", "0", "no", "false"):
+    importlib.import_module(".dispositivo.simulacion", __name__).activar_simulacion(os.environ["CURSO_GPU_SIMULAR"])

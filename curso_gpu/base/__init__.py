@@ -10,6 +10,7 @@
 - ``numeros``: leer lo que escribes: ``3``, ``np.int64(3)``, ``0.8``: ``leer_numero``, el único lector de números.
 - ``terminal``: ayuda en español y una salida que no falla en consolas sin UTF-8 ni con tuberías.
 - ``progreso``: barras de progreso que dejan una copia fija al cerrarse.
+- ``gpu_simulada``: los datos de la Tesla T4 que simula ``CURSO_GPU_SIMULAR=T4``.
 - ``nube``: el menú de Colab que da una T4, lo que cuesta una GPU alquilada y olvidarse de apagarla, con los precios y su fuente (lección 02).
 - ``_puerta`` (privado): la carga perezosa de cada subpaquete a partir de los ``__all__`` de sus módulos.
 """
@@ -32,5 +33,6 @@ if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar
     from .presentacion import *  # noqa: F403
     from .progreso import *  # noqa: F403
     from .proyecto import *  # noqa: F403
+    from .gpu_simulada import *  # noqa: F403
     from .ruedas_cuda import *  # noqa: F403
     from .terminal import *  # noqa: F403

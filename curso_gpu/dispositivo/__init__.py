@@ -4,6 +4,7 @@
 - ``nvidia_smi``: preguntar a ``nvidia-smi`` por el driver y las GPU.
 - ``entorno``: ``describir_entorno()``, sus avisos en español y ``en_colab()``.
 - ``colab``: Google Colab: montar Google Drive y comprobar el entorno (lección 02).
+- ``simulacion``: la T4 simulada (``CURSO_GPU_SIMULAR=T4``): las ramas de GPU, en una máquina sin GPU.
 """
 
 from typing import TYPE_CHECKING
@@ -19,3 +20,4 @@ if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar
     from .entorno import *  # noqa: F403
     from .nvidia_smi import *  # noqa: F403
     from .primitivas import *  # noqa: F403
+    from .simulacion import *  # noqa: F403

@@ -1,0 +1,613 @@
+"""La T4 simulada: las ramas de GPU de las lecciones, ejecutadas en una máquina sin GPU.
+
+Para quien prepara un notebook para Colab en un portátil sin GPU (y para las pruebas del curso).
+Con ``CURSO_GPU_SIMULAR=T4`` en el entorno, ``import curso_gpu`` la enciende; en una prueba,
+``with simular_gpu("T4"):`` hace lo mismo. Mientras está encendida:
+
+- ``torch.cuda`` responde como una Tesla T4 de Colab: disponible, 1 GPU, ``"Tesla T4"``,
+  capacidad (7, 5), 40 multiprocesadores, 15095 MiB (``curso_gpu.base.GPUS_SIMULABLES``).
+- Lo que pides en ``"cuda"`` (``device="cuda"``, ``.cuda()``, ``.to("cuda")``, ``modelo.to(dispositivo)``)
+  vive en la CPU, aunque dice ``device='cuda:0'``. ``.cpu()`` da una copia, como en una GPU.
+- ``torch.cuda.memory_allocated``, ``max_memory_allocated``, ``reset_peak_memory_stats`` y
+  ``mem_get_info`` cuentan los bytes de los tensores que viven en la GPU simulada, también los
+  gradientes y el estado del optimizador. No hay caché del asignador: reservada = asignada.
+- ``torch.compile`` usa el backend ``eager`` (no genera código) y Triton usa su intérprete.
+- ``torch.autocast("cuda", torch.float16)`` calcula en fp16 en la CPU; bf16 no existe en una T4.
+- Las descargas y ``bitsandbytes`` responden como sin red: ``HF_HUB_OFFLINE=1``.
+
+Se anuncia una vez, en español. **Ningún tiempo ni velocidad que veas sale de una GPU**: sirve
+para comprobar que cada línea funciona, no para medir. Nunca se enciende sola: sin la variable, o
+con una GPU de verdad, torch queda intacto.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import time
+import weakref
+from dataclasses import dataclass
+
+import torch
+from torch.multiprocessing.reductions import StorageWeakRef
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from ..base import GPUS_SIMULABLES
+
+__all__ = [
+    "AVISO_SIMULACION", "VARIABLE_SIMULAR", "activar_simulacion", "desactivar_simulacion",
+    "gpu_simulada", "simulacion_activa", "simular_gpu",
+]
+
+VARIABLE_SIMULAR = "CURSO_GPU_SIMULAR"
+"""La variable de entorno que enciende la simulación al importar ``curso_gpu`` (``T4``)."""
+
+AVISO_SIMULACION = (
+    "GPU simulada ({variable}={clave}): torch.cuda responde como una {nombre}, pero todo se calcula "
+    "en la CPU. Ningún tiempo ni velocidad que veas sale de una GPU."
+)
+"""El anuncio que se imprime una vez al encenderla."""
+
+
+# ---------------------------------------------------------------------------
+# La memoria de la GPU simulada: los almacenamientos (storages) que viven en ella
+# ---------------------------------------------------------------------------
+
+class _Memoria:
+    """Cuenta los bytes de los almacenamientos de la GPU simulada, como ``memory_allocated``."""
+
+    def __init__(self) -> None:
+        self.vivos: dict[int, tuple[StorageWeakRef, int]] = {}  # _cdata → (referencia débil, bytes)
+        self.cota = 0   # suma de lo anotado, vivo o ya liberado: una cota superior de lo asignado
+        self.pico = 0
+
+    def contiene(self, tensor: torch.Tensor) -> bool:
+        try:
+            almacen = tensor.untyped_storage()
+        except Exception:  # tensores sin almacenamiento (dispersos, meta...)
+            return False
+        entrada = self.vivos.get(almacen._cdata)
+        return entrada is not None and not entrada[0].expired()
+
+    def anotar(self, tensor: torch.Tensor) -> None:
+        try:
+            almacen = tensor.untyped_storage()
+        except Exception:
+            return
+        clave = almacen._cdata
+        entrada = self.vivos.get(clave)
+        if entrada is not None and not entrada[0].expired():
+            return
+        bytes_ = almacen.nbytes()
+        self.vivos[clave] = (StorageWeakRef(almacen), bytes_)
+        self.cota += bytes_
+        if self.cota > self.pico:  # solo puede haber un pico nuevo si la cota lo supera
+            self.pico = max(self.pico, self.asignada())
+
+    def olvidar(self, tensor: torch.Tensor) -> None:
+        try:
+            clave = tensor.untyped_storage()._cdata
+        except Exception:
+            return
+        entrada = self.vivos.pop(clave, None)
+        if entrada is not None:
+            self.cota -= entrada[1]
+
+    def asignada(self) -> int:
+        """Los bytes vivos ahora (y limpia los ya liberados)."""
+        muertos = [c for c, (ref, _) in self.vivos.items() if ref.expired()]
+        for clave in muertos:
+            self.cota -= self.vivos.pop(clave)[1]
+        return self.cota
+
+    def reiniciar_pico(self) -> None:
+        self.pico = self.asignada()
+
+
+def _es_cuda(dispositivo) -> bool:
+    if isinstance(dispositivo, torch.device):
+        return dispositivo.type == "cuda"
+    if isinstance(dispositivo, str):
+        return dispositivo.strip().lower().split(":")[0] == "cuda"
+    return False
+
+
+def _tensores(valor):
+    """Los tensores de ``valor`` (un tensor, o una lista o tupla de ellos), sin recorrer más hondo."""
+    if isinstance(valor, torch.Tensor):
+        yield valor
+    elif isinstance(valor, (list, tuple)):
+        for v in valor:
+            if isinstance(v, torch.Tensor):
+                yield v
+
+
+# ---------------------------------------------------------------------------
+# Los dos modos de torch: el de funciones (dispositivos) y el de despacho (memoria)
+# ---------------------------------------------------------------------------
+
+_CUDA0 = torch.device("cuda", 0)
+
+
+class _ModoDispositivo(TorchFunctionMode):
+    """Cambia ``device="cuda"`` por la CPU y anota en la GPU simulada lo que se creó allí."""
+
+    def __init__(self, simulador: "_Simulador") -> None:
+        super().__init__()
+        self.simulador = simulador
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        memoria = self.simulador.memoria
+        nombre = getattr(func, "__name__", "")
+        a_la_gpu = False
+        if "device" in kwargs and _es_cuda(kwargs["device"]):
+            kwargs["device"] = "cpu"
+            a_la_gpu = True
+        if nombre == "to" and args and isinstance(args[0], torch.Tensor):
+            return self.simulador.mover(args[0], args[1:], kwargs, a_la_gpu)
+        if nombre in ("cuda",) and args and isinstance(args[0], torch.Tensor):
+            return self.simulador.a_la_gpu(args[0], kwargs.get("non_blocking", False))
+        if nombre == "cpu" and args and isinstance(args[0], torch.Tensor):
+            return self.simulador.a_la_cpu(args[0])
+        if nombre in ("pin_memory",):
+            return args[0]
+        if nombre in ("record_stream",):
+            return None
+        resultado = func(*args, **kwargs)
+        if a_la_gpu:
+            for tensor in _tensores(resultado):
+                memoria.anotar(tensor)
+        return resultado
+
+
+class _ModoMemoria(TorchDispatchMode):
+    """Anota en la GPU simulada el resultado de toda operación con una entrada que vive allí."""
+
+    def __init__(self, simulador: "_Simulador") -> None:
+        super().__init__()
+        self.simulador = simulador
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        resultado = func(*args, **kwargs)
+        memoria = self.simulador.memoria
+        if memoria.vivos and not self.simulador.copiando:
+            en_gpu = any(memoria.contiene(t) for v in args for t in _tensores(v)) or any(
+                memoria.contiene(t) for v in kwargs.values() for t in _tensores(v))
+            if en_gpu:
+                for tensor in _tensores(resultado):
+                    memoria.anotar(tensor)
+        return resultado
+
+
+# ---------------------------------------------------------------------------
+# Las respuestas de torch.cuda
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Propiedades:
+    """Lo que da ``torch.cuda.get_device_properties`` en la GPU simulada."""
+
+    name: str
+    major: int
+    minor: int
+    total_memory: int
+    multi_processor_count: int
+    L2_cache_size: int
+    is_integrated: bool = False
+    is_multi_gpu_board: bool = False
+    warp_size: int = 32
+    max_threads_per_multi_processor: int = 1024
+
+    def __repr__(self) -> str:  # como el de PyTorch, que da los MB como MiB truncados
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // 2**20}MB, multi_processor_count={self.multi_processor_count}, "
+                f"L2_cache_size={self.L2_cache_size // 2**20}MB) [simulada]")
+
+
+class _Evento:
+    """``torch.cuda.Event`` en la GPU simulada: el reloj de la CPU (``time.perf_counter``)."""
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> None:
+        self.enable_timing = enable_timing
+        self.instante: float | None = None
+
+    def record(self, stream=None) -> None:
+        self.instante = time.perf_counter()
+
+    def synchronize(self) -> None:
+        return None
+
+    def query(self) -> bool:
+        return True
+
+    def wait(self, stream=None) -> None:
+        return None
+
+    def elapsed_time(self, fin: "_Evento") -> float:
+        if not (self.enable_timing and fin.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        if self.instante is None or fin.instante is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return (fin.instante - self.instante) * 1000.0
+
+
+class _Flujo:
+    """``torch.cuda.Stream`` en la GPU simulada: todo ocurre en orden, en la CPU."""
+
+    def __init__(self, device=None, priority: int = 0, **_kwargs) -> None:
+        self.device = _CUDA0
+
+    def synchronize(self) -> None:
+        return None
+
+    def wait_stream(self, otro) -> None:
+        return None
+
+    def wait_event(self, evento) -> None:
+        return None
+
+    def record_event(self, evento=None):
+        evento = evento or _Evento()
+        evento.record()
+        return evento
+
+    def query(self) -> bool:
+        return True
+
+    def is_capturing(self) -> bool:
+        return False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _comprobar_indice(dispositivo=None) -> int:
+    if dispositivo is None:
+        return 0
+    if isinstance(dispositivo, str):
+        dispositivo = torch.device(dispositivo)
+    indice = dispositivo.index if isinstance(dispositivo, torch.device) else int(dispositivo)
+    if indice not in (None, 0):
+        raise RuntimeError("CUDA error: invalid device ordinal (la GPU simulada es una sola: cuda:0)")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# El simulador: guarda lo que cambia en torch y lo devuelve al apagarse
+# ---------------------------------------------------------------------------
+
+class _Simulador:
+    def __init__(self, clave: str) -> None:
+        self.perfil = GPUS_SIMULABLES[clave]
+        self.memoria = _Memoria()
+        self.copiando = False
+        self.originales: list[tuple[object, str, object]] = []
+        self.modos: list = []
+        self.entorno: dict[str, str | None] = {}
+
+    # --- mover tensores -------------------------------------------------------------------
+    def a_la_gpu(self, tensor: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
+        if self.memoria.contiene(tensor):
+            return tensor
+        with self.sin_anotar():
+            copia = torch.Tensor.clone(tensor)
+        self.memoria.anotar(copia)
+        return copia
+
+    def a_la_cpu(self, tensor: torch.Tensor) -> torch.Tensor:
+        if not self.memoria.contiene(tensor):
+            return tensor
+        with self.sin_anotar():
+            return torch.Tensor.clone(tensor)
+
+    def mover(self, tensor: torch.Tensor, args, kwargs, a_la_gpu: bool) -> torch.Tensor:
+        """``tensor.to(...)``, con sus tres formas: ``(device, dtype, …)``, ``(dtype, …)`` y ``(otro, …)``."""
+        resto = list(args)
+        destino = kwargs.pop("device", None)
+        tipo = kwargs.pop("dtype", None)
+        if resto and isinstance(resto[0], torch.Tensor):
+            otro = resto.pop(0)
+            destino = _CUDA0 if self.memoria.contiene(otro) else otro.device
+            tipo = otro.dtype
+        elif resto and isinstance(resto[0], torch.dtype):
+            tipo = resto.pop(0)
+        elif resto and (resto[0] is None or isinstance(resto[0], (str, torch.device, int))):
+            destino = resto.pop(0)
+            if resto and (resto[0] is None or isinstance(resto[0], torch.dtype)):
+                tipo = resto.pop(0)
+        non_blocking = kwargs.pop("non_blocking", resto.pop(0) if resto else False)
+        copiar = bool(kwargs.pop("copy", resto.pop(0) if resto else False))
+        if a_la_gpu:
+            destino = "cuda"
+        if isinstance(destino, int) and not isinstance(destino, bool):
+            destino = torch.device("cuda", destino)
+        if destino is not None:
+            destino = torch.device(destino)  # un destino que no existe da el error de torch
+        opciones = dict(kwargs, dtype=tipo, non_blocking=bool(non_blocking))
+        if destino is not None and destino.type == "cuda":
+            _comprobar_indice(destino)
+            base = self.a_la_gpu(tensor)
+            nuevo = torch._C.TensorBase.to(base, copy=copiar and base is tensor, **opciones)
+            if nuevo is not base:
+                self.memoria.anotar(nuevo)
+            return nuevo
+        if destino is not None:
+            base = self.a_la_cpu(tensor)
+            with self.sin_anotar():
+                return torch._C.TensorBase.to(base, destino, copy=copiar and base is tensor, **opciones)
+        return torch._C.TensorBase.to(tensor, copy=copiar, **opciones)
+
+    @contextlib.contextmanager
+    def sin_anotar(self):
+        anterior, self.copiando = self.copiando, True
+        try:
+            yield
+        finally:
+            self.copiando = anterior
+
+    # --- cambiar y restaurar ----------------------------------------------------------------
+    def poner(self, objeto, nombre: str, valor) -> None:
+        self.originales.append((objeto, nombre, objeto.__dict__.get(nombre, _FALTA) if isinstance(objeto, type)
+                                else getattr(objeto, nombre, _FALTA)))
+        setattr(objeto, nombre, valor)
+
+    def encender(self) -> None:
+        perfil, memoria = self.perfil, self.memoria
+        cuda = torch.cuda
+        propiedades = _Propiedades(perfil.nombre, *perfil.capacidad_computo, perfil.memoria_total_bytes,
+                                   perfil.multiprocesadores, perfil.cache_l2_bytes)
+
+        def con_indice(valor):
+            def funcion(device=None, *args, **kwargs):
+                _comprobar_indice(device)
+                return valor() if callable(valor) else valor
+            return funcion
+
+        respuestas = {
+            "is_available": lambda: True,
+            "device_count": lambda: 1,
+            "current_device": lambda: 0,
+            "set_device": lambda device: _comprobar_indice(device) and None,
+            "_lazy_init": lambda: None,
+            "init": lambda: None,
+            "synchronize": con_indice(None),
+            "get_device_name": con_indice(perfil.nombre),
+            "get_device_capability": con_indice(perfil.capacidad_computo),
+            "get_device_properties": con_indice(propiedades),
+            "get_arch_list": lambda: [f"sm_{perfil.capacidad_computo[0]}{perfil.capacidad_computo[1]}"],
+            "is_bf16_supported": _bf16_soportado(perfil.capacidad_computo),
+            "memory_allocated": con_indice(memoria.asignada),
+            "max_memory_allocated": con_indice(lambda: max(memoria.pico, memoria.asignada())),
+            "memory_reserved": con_indice(memoria.asignada),
+            "max_memory_reserved": con_indice(lambda: max(memoria.pico, memoria.asignada())),
+            "reset_peak_memory_stats": con_indice(memoria.reiniciar_pico),
+            "reset_max_memory_allocated": con_indice(memoria.reiniciar_pico),
+            "reset_accumulated_memory_stats": con_indice(None),
+            "empty_cache": lambda: None,
+            "mem_get_info": con_indice(lambda: (perfil.memoria_total_bytes - memoria.asignada(),
+                                                perfil.memoria_total_bytes)),
+            "memory_stats": con_indice(lambda: {
+                "allocated_bytes.all.current": memoria.asignada(),
+                "allocated_bytes.all.peak": max(memoria.pico, memoria.asignada()),
+                "reserved_bytes.all.current": memoria.asignada(),
+                "reserved_bytes.all.peak": max(memoria.pico, memoria.asignada()),
+            }),
+            "manual_seed": lambda seed: None,
+            "manual_seed_all": lambda seed: None,
+            "seed": lambda: None,
+            "seed_all": lambda: None,
+            "Event": _Evento,
+            "Stream": _Flujo,
+            "current_stream": lambda device=None: _Flujo(),
+            "default_stream": lambda device=None: _Flujo(),
+            "stream": lambda flujo=None: contextlib.nullcontext(),
+            "is_current_stream_capturing": lambda: False,
+        }
+        for nombre, valor in respuestas.items():
+            self.poner(cuda, nombre, valor)
+        # torch.accelerator (lo usa el DataLoader con pin_memory=True) ve la misma GPU
+        acelerador = getattr(torch, "accelerator", None)
+        if acelerador is not None:
+            for nombre, valor in {
+                "is_available": lambda: True,
+                "current_accelerator": lambda check_available=False: torch.device("cuda"),
+                "device_count": lambda: 1,
+                "current_device_index": lambda: 0,
+                "set_device_index": lambda device: None,
+                "synchronize": lambda device=None: None,
+                "current_stream": lambda device=None: _Flujo(),
+            }.items():
+                if hasattr(acelerador, nombre):
+                    self.poner(acelerador, nombre, valor)
+
+        simulador = self
+
+        def propiedad_device(tensor):
+            return _CUDA0 if memoria.contiene(tensor) else _DEVICE_ORIGINAL.__get__(tensor)
+
+        def propiedad_is_cuda(tensor):
+            return memoria.contiene(tensor)
+
+        def propiedad_is_cpu(tensor):
+            return _IS_CPU_ORIGINAL.__get__(tensor) and not memoria.contiene(tensor)
+
+        def get_device(tensor):
+            return 0 if memoria.contiene(tensor) else _GET_DEVICE_ORIGINAL(tensor)
+
+        self.poner(torch.Tensor, "device", property(propiedad_device))
+        self.poner(torch.Tensor, "is_cuda", property(propiedad_is_cuda))
+        self.poner(torch.Tensor, "is_cpu", property(propiedad_is_cpu))
+        self.poner(torch.Tensor, "get_device", get_device)
+        # fijar memoria (DataLoader con pin_memory=True, también en su hilo): no hace falta en la CPU
+        self.poner(torch.Tensor, "pin_memory", lambda tensor, *args, **kwargs: tensor)
+        self.poner(torch.Tensor, "is_pinned", lambda tensor, *args, **kwargs: False)
+
+        compilar = torch.compile
+
+        @functools.wraps(compilar)
+        def compile_eager(model=None, *args, **kwargs):
+            kwargs.pop("mode", None)
+            kwargs.pop("options", None)
+            kwargs["backend"] = "eager"  # inductor pide a torch.cuda cosas que solo tiene una GPU
+            return compilar(model, *args, **kwargs)
+
+        self.poner(torch, "compile", compile_eager)
+
+        cargar = torch.load
+
+        @functools.wraps(cargar)
+        def load(*args, **kwargs):
+            destino = kwargs.get("map_location")
+            if _es_cuda(destino):
+                kwargs["map_location"] = "cpu"
+            resultado = cargar(*args, **kwargs)
+            if _es_cuda(destino):
+                _anotar_todo(resultado, memoria)
+            return resultado
+
+        self.poner(torch, "load", load)
+
+        clase_autocast = torch.amp.autocast_mode.autocast
+        init_autocast = clase_autocast.__init__
+
+        @functools.wraps(init_autocast)
+        def init(instancia, device_type, *args, **kwargs):
+            if device_type == "cuda":  # en la CPU, con el mismo tipo de dato: fp16 calcula en fp16
+                args = list(args)
+                tipo = kwargs.get("dtype", args[0] if args else None) or torch.float16
+                device_type = "cpu"
+                if args:
+                    args[0] = tipo
+                else:
+                    kwargs["dtype"] = tipo
+            init_autocast(instancia, device_type, *args, **kwargs)
+
+        self.poner(clase_autocast, "__init__", init)
+
+        for variable, valor in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1")):
+            self.entorno[variable] = os.environ.get(variable)
+            os.environ[variable] = valor
+        if "triton" not in sys.modules and "TRITON_INTERPRET" not in os.environ:
+            self.entorno["TRITON_INTERPRET"] = None
+            os.environ["TRITON_INTERPRET"] = "1"  # sin GPU, los kernels solo corren en el intérprete
+
+        self.modos = [_ModoDispositivo(simulador), _ModoMemoria(simulador)]
+        for modo in self.modos:
+            modo.__enter__()
+
+    def apagar(self) -> None:
+        for modo in reversed(self.modos):
+            modo.__exit__(None, None, None)
+        self.modos = []
+        for objeto, nombre, valor in reversed(self.originales):
+            if valor is _FALTA:
+                with contextlib.suppress(AttributeError):
+                    delattr(objeto, nombre)
+            else:
+                setattr(objeto, nombre, valor)
+        self.originales = []
+        for variable, valor in self.entorno.items():
+            if valor is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = valor
+        self.entorno = {}
+
+
+_FALTA = object()
+_DEVICE_ORIGINAL = torch._C.TensorBase.device
+_IS_CPU_ORIGINAL = torch._C.TensorBase.is_cpu
+_GET_DEVICE_ORIGINAL = torch._C.TensorBase.get_device
+
+
+def _bf16_soportado(capacidad: tuple[int, int]):
+    """``torch.cuda.is_bf16_supported`` como en esa GPU: por debajo de 8.0, solo emulado."""
+    def is_bf16_supported(including_emulation: bool = True) -> bool:
+        return capacidad >= (8, 0) or bool(including_emulation)
+    return is_bf16_supported
+
+
+def _anotar_todo(valor, memoria: _Memoria) -> None:
+    if isinstance(valor, torch.Tensor):
+        memoria.anotar(valor)
+    elif isinstance(valor, dict):
+        for v in valor.values():
+            _anotar_todo(v, memoria)
+    elif isinstance(valor, (list, tuple)):
+        for v in valor:
+            _anotar_todo(v, memoria)
+
+
+_ACTIVO: _Simulador | None = None
+
+
+def _hay_gpu_de_verdad() -> bool:
+    try:
+        return bool(torch.cuda.is_available())
+    except Exception:
+        return False
+
+
+def activar_simulacion(clave: str = "T4", anunciar: bool = True) -> bool:
+    """Enciende la GPU simulada ``clave`` (``"T4"``). Devuelve True si quedó encendida.
+
+    Con una GPU de verdad no hace nada (devuelve False): torch queda intacto. Si ya estaba
+    encendida, no cambia nada. Se anuncia una vez (``anunciar``). Para notebooks: la enciende
+    ``CURSO_GPU_SIMULAR=T4`` al importar ``curso_gpu``.
+    """
+    global _ACTIVO
+    texto = str(clave).strip().upper()
+    if texto not in GPUS_SIMULABLES:
+        raise ValueError(f"no sé simular la GPU {clave!r}; usa una de: {', '.join(GPUS_SIMULABLES)} "
+                         f"(por ejemplo {VARIABLE_SIMULAR}=T4)")
+    if _ACTIVO is not None:
+        return True
+    if _hay_gpu_de_verdad():
+        if anunciar:
+            print(f"{VARIABLE_SIMULAR}={texto}: esta máquina tiene una GPU de verdad; no se simula nada.")
+        return False
+    simulador = _Simulador(texto)
+    simulador.encender()
+    _ACTIVO = simulador
+    if anunciar:
+        perfil = simulador.perfil
+        print(AVISO_SIMULACION.format(variable=VARIABLE_SIMULAR, clave=texto, nombre=perfil.nombre))
+    return True
+
+
+def desactivar_simulacion() -> None:
+    """Apaga la GPU simulada y deja torch como estaba (no hace nada si estaba apagada)."""
+    global _ACTIVO
+    if _ACTIVO is not None:
+        simulador, _ACTIVO = _ACTIVO, None
+        simulador.apagar()
+
+
+def simulacion_activa() -> bool:
+    """¿Está encendida la GPU simulada? Las lecciones lo usan para elegir tamaños y decirlo."""
+    return _ACTIVO is not None
+
+
+def gpu_simulada():
+    """El ``PerfilGPU`` de la GPU simulada, o None si no hay simulación."""
+    return _ACTIVO.perfil if _ACTIVO is not None else None
+
+
+@contextlib.contextmanager
+def simular_gpu(clave: str = "T4", anunciar: bool = False):
+    """``with simular_gpu("T4"):`` — la GPU simulada solo dentro del bloque (para pruebas)."""
+    ya_estaba = simulacion_activa()
+    activar_simulacion(clave, anunciar=anunciar)
+    try:
+        yield gpu_simulada()
+    finally:
+        if not ya_estaba:
+            desactivar_simulacion()
