@@ -118,19 +118,22 @@ def pytest_collect_file(file_path, parent):
 
 
 class Leccion(pytest.File):
-    """Un notebook del curso: una prueba que lo ejecuta entero (una sola vez por sesión)."""
+    """Un notebook del curso: dos pruebas que lo ejecutan entero (una sola vez por sesión cada una):
+    en la CPU y en la T4 simulada (``CURSO_GPU_SIMULAR=T4``), que recorre sus ramas de GPU."""
 
     def collect(self):
         yield SeEjecutaEntera.from_parent(self, name="se_ejecuta_entera")
+        yield SeEjecutaEntera.from_parent(self, name="se_ejecuta_en_la_t4_simulada", simulada=True)
 
 
 class SeEjecutaEntera(pytest.Item):
-    def __init__(self, **kwargs):
+    def __init__(self, *, simulada: bool = False, **kwargs):
         super().__init__(**kwargs)
+        self.simulada = simulada
         self.add_marker(pytest.mark.lento)  # arranca un kernel de Jupyter
 
     def runtest(self):
-        self.config.stash[EJECUTADAS](self.path.name[:2])
+        self.config.stash[EJECUTADAS](self.path.name[:2], simulada=self.simulada)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, LeccionFallida):
@@ -138,7 +141,8 @@ class SeEjecutaEntera(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.path.name}: ejecutada entera"
+        donde = " en la T4 simulada" if self.simulada else ""
+        return self.path, None, f"{self.path.name}: ejecutada entera{donde}"
 
 
 # --- La vuelta rápida, vigilada ---------------------------------------------------------------

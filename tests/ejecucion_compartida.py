@@ -34,6 +34,10 @@ STDERR_ESPERADO = "stderr-esperado"  # la etiqueta de una celda que enseña un a
 TIEMPO_CELDA_S = 600     # lo más que puede tardar una celda
 ESPERA_CERROJO_S = 1200  # lo más que se espera a que otro proceso termine la misma lección
 VARIABLE = "CURSO_GPU_EJECUTADAS"  # la carpeta de la sesión, para quien no la recibe de pytest
+SIMULAR = "CURSO_GPU_SIMULAR"        # con T4, la lección corre en la GPU simulada (curso_gpu.dispositivo.simulacion)
+SUFIJO_T4 = ".t4"                    # la copia ejecutada en la T4 simulada: 05_nombre.t4.ipynb
+COBERTURA = "CURSO_GPU_COBERTURA"    # dónde guarda el kernel sus líneas ejecutadas (tests/cobertura_kernel.py)
+SUFIJO_COBERTURA = ".cobertura.json"
 
 
 class LeccionFallida(AssertionError):
@@ -67,18 +71,33 @@ def _gestor_de_kernel():
     return KernelManager(kernel_name="python3", kernel_spec_manager=EstePython())
 
 
-def entorno_del_kernel() -> dict:
+def entorno_del_kernel(simulada: bool = False) -> dict:
     """El entorno del kernel: el paquete de esta carpeta importable, sin ``PYTEST_CURRENT_TEST``
     (con ella, ipykernel esconde lo que la parte en C escribe en stderr) y sin ``TRITON_INTERPRET``
-    (la pone conftest.py para las pruebas; la lección 11 arranca como la de un alumno)."""
-    entorno = {k: v for k, v in os.environ.items() if k not in ("PYTEST_CURRENT_TEST", "TRITON_INTERPRET")}
+    (la pone conftest.py para las pruebas; la lección 11 arranca como la de un alumno).
+    ``simulada``: con ``CURSO_GPU_SIMULAR=T4`` (la T4 simulada); si no, sin esa variable."""
+    fuera = ("PYTEST_CURRENT_TEST", "TRITON_INTERPRET", SIMULAR)
+    entorno = {k: v for k, v in os.environ.items() if k not in fuera}
     otras = entorno.get("PYTHONPATH")
     entorno["PYTHONPATH"] = str(RAIZ) + (os.pathsep + otras if otras else "")
+    if simulada:
+        entorno[SIMULAR] = "T4"
     return entorno
 
 
-def ejecutar_notebook(ruta: str | Path, tiempo_celda_s: int = TIEMPO_CELDA_S):
+def _arranque_de_cobertura() -> str:
+    """La línea que el kernel ejecuta al arrancar para medir la cobertura (sin dejar nombres en la lección)."""
+    modulo = Path(__file__).with_name("cobertura_kernel.py")
+    return ("import importlib.util as _u; _s = _u.spec_from_file_location('cobertura_kernel', "
+            f"{str(modulo)!r}); _m = _u.module_from_spec(_s); _s.loader.exec_module(_m); _m.iniciar(); "
+            "del _u, _s, _m")
+
+
+def ejecutar_notebook(ruta: str | Path, tiempo_celda_s: int = TIEMPO_CELDA_S, simulada: bool = False,
+                      cobertura: str | Path | None = None):
     """Ejecuta ``ruta`` de principio a fin en su carpeta; devuelve el notebook con sus salidas.
+    ``simulada``: en la T4 simulada (``CURSO_GPU_SIMULAR=T4``). ``cobertura``: un JSON donde el
+    kernel guarda las líneas que ejecutó cada celda (``tests/cobertura_kernel.py``).
 
     Si una celda falla, lanza ``LeccionFallida`` con su número, su código y el error.
     El kernel se apaga siempre, también si algo falla.
@@ -90,13 +109,18 @@ def ejecutar_notebook(ruta: str | Path, tiempo_celda_s: int = TIEMPO_CELDA_S):
     ruta = Path(ruta)
     cuaderno = nbformat.read(ruta, as_version=4)
     km = _gestor_de_kernel()
+    argumentos = ["--IPKernelApp.log_level=ERROR"]
+    entorno = entorno_del_kernel(simulada)
+    if cobertura is not None:
+        entorno[COBERTURA] = str(cobertura)
+        argumentos.append(f"--IPKernelApp.exec_lines={[_arranque_de_cobertura()]!r}")
     cliente = NotebookClient(cuaderno, km=km, timeout=tiempo_celda_s, startup_timeout=120,
-                             resources={"metadata": {"path": str(ruta.parent)}},
-                             extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                             resources={"metadata": {"path": str(ruta.parent)}}, extra_arguments=argumentos)
     try:
-        cliente.execute(env=entorno_del_kernel())
+        cliente.execute(env=entorno)
     except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
-        raise LeccionFallida(f"{ruta.name}: {_celda_que_fallo(cuaderno)}\n{_sin_colores(str(error))}") from None
+        donde = f"{ruta.name} (en la T4 simulada)" if simulada else ruta.name
+        raise LeccionFallida(f"{donde}: {_celda_que_fallo(cuaderno)}\n{_sin_colores(str(error))}") from None
     finally:  # nbclient no apaga un kernel que no creó él
         if km.has_kernel:
             km.shutdown_kernel(now=True)
@@ -154,40 +178,52 @@ class Ejecutadas:
         self.carpeta.mkdir(parents=True, exist_ok=True)
         self._leidas: dict[str, object] = {}
 
-    def __call__(self, numero: str | int):
-        """El notebook ejecutado de la lección ``numero`` (una copia: cambiarla no afecta a otras pruebas)."""
+    def __call__(self, numero: str | int, simulada: bool = False):
+        """El notebook ejecutado de la lección ``numero`` (una copia: cambiarla no afecta a otras pruebas).
+        ``simulada=True``: la ejecución en la T4 simulada, otra distinta."""
         ruta = ruta_de_leccion(numero, self.notebooks)
-        if ruta.name not in self._leidas:
-            self._leidas[ruta.name] = self._una_vez(ruta)
-        return copy.deepcopy(self._leidas[ruta.name])
+        clave = (ruta.name, simulada)
+        if clave not in self._leidas:
+            self._leidas[clave] = self._una_vez(ruta, simulada)
+        return copy.deepcopy(self._leidas[clave])
 
-    def ruta(self, numero: str | int) -> Path:
+    def cobertura(self, numero: str | int, simulada: bool = False) -> Path:
+        """El JSON con las líneas que ejecutó cada celda de la lección (la ejecuta si aún no lo está)."""
+        return self.ruta(numero, simulada).with_suffix(SUFIJO_COBERTURA)
+
+    def ruta(self, numero: str | int, simulada: bool = False) -> Path:
         """Dónde queda la copia ejecutada de la lección (la ejecuta si aún no lo está)."""
-        self(numero)
-        return self.carpeta / ruta_de_leccion(numero, self.notebooks).name
+        self(numero, simulada)
+        return self.carpeta / self._nombre(ruta_de_leccion(numero, self.notebooks), simulada)
 
-    def _una_vez(self, ruta: Path):
+    @staticmethod
+    def _nombre(ruta: Path, simulada: bool) -> str:
+        return ruta.stem + SUFIJO_T4 + ruta.suffix if simulada else ruta.name
+
+    def _una_vez(self, ruta: Path, simulada: bool = False):
         import nbformat
 
-        copia, aviso = self.carpeta / ruta.name, self.carpeta / (ruta.stem + ".fallo")
-        with _cerrojo(self.carpeta / (ruta.stem + ".cerrojo"), ruta.name):
+        nombre = self._nombre(ruta, simulada)
+        copia, aviso = self.carpeta / nombre, self.carpeta / (Path(nombre).stem + ".fallo")
+        with _cerrojo(self.carpeta / (Path(nombre).stem + ".cerrojo"), nombre):
             if aviso.is_file():
                 raise LeccionFallida(aviso.read_text(encoding="utf-8"))
             if copia.is_file():
                 return nbformat.read(copia, as_version=4)
             inicio = time.monotonic()
             try:
-                cuaderno = ejecutar_notebook(ruta)
-                comprobar_sin_stderr(cuaderno, ruta.name)
+                cuaderno = ejecutar_notebook(ruta, simulada=simulada,
+                                             cobertura=copia.with_suffix(SUFIJO_COBERTURA))
+                comprobar_sin_stderr(cuaderno, nombre)
             except LeccionFallida as error:
                 _escribir(aviso, str(error))
                 raise
             except BaseException as error:  # un kernel que no arranca, Ctrl+C...
-                _escribir(aviso, f"{ruta.name}: no se pudo ejecutar: {type(error).__name__}: {error}")
+                _escribir(aviso, f"{nombre}: no se pudo ejecutar: {type(error).__name__}: {error}")
                 raise
             segundos = time.monotonic() - inicio
             _escribir(copia, nbformat.writes(cuaderno))
-            if self.guardar_en_cache_del_sitio:
+            if self.guardar_en_cache_del_sitio and not simulada:  # el sitio muestra la ejecución en la CPU
                 _guardar_para_el_sitio(cuaderno, ruta, segundos)
             return cuaderno
 
