@@ -164,6 +164,36 @@ class _ModoDispositivo(TorchFunctionMode):
         return resultado
 
 
+def _anotar_resultados(modo: "_ModoMemoria", func, types, args=(), kwargs=None):
+    kwargs = kwargs or {}
+    resultado = func(*args, **kwargs)
+    memoria = modo.simulador.memoria
+    if memoria.vivos and not modo.simulador.copiando:
+        en_gpu = any(memoria.contiene(t) for v in args for t in _tensores(v)) or any(
+            memoria.contiene(t) for v in kwargs.values() for t in _tensores(v))
+        if en_gpu:
+            for tensor in _tensores(resultado):
+                memoria.anotar(tensor)
+    return resultado
+
+
+def _sin_importar_dynamo(funcion):
+    """``funcion`` invisible para torch.compile, sin importar ``torch._dynamo`` mientras nadie compile.
+
+    torch envuelve el ``__torch_dispatch__`` de cada modo con ``torch._disable_dynamo``, que importa
+    ``torch._dynamo`` en la primera operación (3–6 s de CPU en una lección que no compila nada).
+    """
+    @functools.wraps(funcion)
+    def envoltura(*args, **kwargs):
+        if "torch._dynamo" not in sys.modules:
+            return funcion(*args, **kwargs)
+        desactivada = getattr(envoltura, "desactivada", None)
+        if desactivada is None:
+            desactivada = envoltura.desactivada = sys.modules["torch._dynamo"].disable(funcion, recursive=True)
+        return desactivada(*args, **kwargs)
+    return envoltura
+
+
 class _ModoMemoria(TorchDispatchMode):
     """Anota en la GPU simulada el resultado de toda operación con una entrada que vive allí."""
 
@@ -171,17 +201,10 @@ class _ModoMemoria(TorchDispatchMode):
         super().__init__()
         self.simulador = simulador
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        resultado = func(*args, **kwargs)
-        memoria = self.simulador.memoria
-        if memoria.vivos and not self.simulador.copiando:
-            en_gpu = any(memoria.contiene(t) for v in args for t in _tensores(v)) or any(
-                memoria.contiene(t) for v in kwargs.values() for t in _tensores(v))
-            if en_gpu:
-                for tensor in _tensores(resultado):
-                    memoria.anotar(tensor)
-        return resultado
+    __torch_dispatch__ = _anotar_resultados
+
+
+_ModoMemoria.__torch_dispatch__ = _sin_importar_dynamo(_anotar_resultados)  # tras __init_subclass__
 
 
 # ---------------------------------------------------------------------------
@@ -400,6 +423,12 @@ class _Simulador:
                 "reserved_bytes.all.current": memoria.asignada(),
                 "reserved_bytes.all.peak": max(memoria.pico, memoria.asignada()),
             }),
+            # el generador de la GPU simulada es el de la CPU: torch.manual_seed ya lo siembra
+            "get_rng_state": lambda device="cuda": _ESTADO_RNG.clone(),
+            "set_rng_state": lambda estado, device="cuda": None,
+            "get_rng_state_all": lambda: [_ESTADO_RNG.clone()],
+            "set_rng_state_all": lambda estados: None,
+            "initial_seed": lambda: torch.initial_seed(),
             "manual_seed": lambda seed: None,
             "manual_seed_all": lambda seed: None,
             "seed": lambda: None,
@@ -523,6 +552,7 @@ class _Simulador:
 
 
 _FALTA = object()
+_ESTADO_RNG = torch.zeros(16, dtype=torch.uint8)  # lo que guarda y devuelve torch.compile; nadie lo lee
 _DEVICE_ORIGINAL = torch._C.TensorBase.device
 _IS_CPU_ORIGINAL = torch._C.TensorBase.is_cpu
 _GET_DEVICE_ORIGINAL = torch._C.TensorBase.get_device

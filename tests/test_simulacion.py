@@ -1,0 +1,210 @@
+"""La T4 simulada (``curso_gpu.dispositivo.simulacion``): torch.cuda responde como una T4 de Colab,
+los tensores de «cuda» viven en la CPU y la memoria cuenta lo que vive en la GPU simulada."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from curso_gpu.base import GPUS_SIMULABLES
+from curso_gpu.dispositivo import (
+    AVISO_SIMULACION, VARIABLE_SIMULAR, activar_simulacion, desactivar_simulacion, elegir_dispositivo,
+    gpu_simulada, simulacion_activa, simular_gpu,
+)
+
+T4 = GPUS_SIMULABLES["T4"]
+MB = 1000 * 1000
+
+
+@pytest.fixture
+def t4():
+    if torch.cuda.is_available():
+        pytest.skip("esta máquina tiene una GPU de verdad: la simulación no se enciende")
+    with simular_gpu("T4") as perfil:
+        yield perfil
+    assert not simulacion_activa()
+
+
+def test_torch_cuda_responde_como_una_t4_de_colab(t4):
+    assert torch.cuda.is_available() and torch.cuda.device_count() == 1
+    assert torch.cuda.get_device_name(0) == "Tesla T4" == t4.nombre
+    assert torch.cuda.get_device_capability() == (7, 5)
+    propiedades = torch.cuda.get_device_properties(0)
+    assert propiedades.multi_processor_count == 40 and propiedades.major == 7 and propiedades.minor == 5
+    assert propiedades.total_memory == 15095 * 2**20
+    assert "total_memory=15095MB" in repr(propiedades)
+    assert elegir_dispositivo() == torch.device("cuda")
+    assert gpu_simulada() is t4
+
+
+def test_una_t4_no_tiene_bf16_nativo_pero_torch_lo_emula(t4):
+    assert torch.cuda.is_bf16_supported() is True  # como en una T4 de verdad: emulado
+    assert torch.cuda.is_bf16_supported(including_emulation=False) is False
+
+
+def test_otra_gpu_que_no_existe_es_un_error(t4):
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        torch.cuda.get_device_name(1)
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        torch.ones(2).to("cuda:1")
+
+
+def test_los_tensores_de_cuda_viven_en_la_cpu_pero_dicen_cuda(t4):
+    x = torch.randn(4, 4, device="cuda")
+    assert x.device == torch.device("cuda", 0) and x.is_cuda and not x.is_cpu
+    assert "device='cuda:0'" in repr(x)
+    assert x.untyped_storage().device.type == "cpu"  # de verdad, en la CPU
+    y = x @ x + 1
+    assert y.is_cuda
+    z = y.cpu()
+    assert z.device.type == "cpu" and not z.is_cuda and torch.equal(z, y)
+    z.add_(1)  # .cpu() es una copia, como en una GPU
+    assert not torch.equal(z, y)
+    assert torch.ones(3).cuda().is_cuda and torch.ones(3).to("cuda").is_cuda
+    assert torch.ones(3).to(torch.device("cuda:0"), torch.float16).dtype == torch.float16
+    assert torch.ones(3).to(x).is_cuda and torch.ones(3).to(z).device.type == "cpu"
+    assert torch.tensor([1, 2], device="cuda").is_cuda and torch.zeros_like(x).is_cuda
+
+
+def test_to_cuda_copia_y_no_toca_el_original(t4):
+    original = torch.zeros(3)
+    en_gpu = original.to("cuda")
+    en_gpu.add_(1)
+    assert original.device.type == "cpu" and original.sum().item() == 0
+    assert en_gpu.to("cuda") is en_gpu  # ya estaba en la GPU: el mismo tensor
+
+
+def test_un_modelo_movido_a_la_gpu_entrena_alli(t4):
+    modelo = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2)).to("cuda")
+    assert all(p.is_cuda for p in modelo.parameters())
+    optimizador = torch.optim.AdamW(modelo.parameters(), lr=1e-2)
+    x, y = torch.randn(32, 8, device="cuda"), torch.randint(0, 2, (32,), device="cuda")
+    for _ in range(3):
+        perdida = torch.nn.functional.cross_entropy(modelo(x), y)
+        optimizador.zero_grad()
+        perdida.backward()
+        optimizador.step()
+    assert all(p.grad.is_cuda for p in modelo.parameters())
+    assert modelo.cpu()[0].weight.device.type == "cpu"
+
+
+def test_la_memoria_cuenta_los_bytes_de_la_gpu_simulada(t4):
+    torch.cuda.reset_peak_memory_stats()
+    antes = torch.cuda.memory_allocated()
+    x = torch.empty(1000, 1000, device="cuda")  # 4 MB en fp32
+    assert torch.cuda.memory_allocated() - antes == 4 * MB
+    y = x.cpu()  # en la CPU: no cuenta
+    assert torch.cuda.memory_allocated() - antes == 4 * MB
+    z = x @ x
+    assert torch.cuda.memory_allocated() - antes == 8 * MB
+    del z
+    assert torch.cuda.memory_allocated() - antes == 4 * MB
+    assert torch.cuda.max_memory_allocated() - antes == 8 * MB
+    torch.cuda.reset_peak_memory_stats()
+    assert torch.cuda.max_memory_allocated() == torch.cuda.memory_allocated()
+    libre, total = torch.cuda.mem_get_info()
+    assert total == T4.memoria_total_bytes and libre == total - torch.cuda.memory_allocated()
+    del x, y
+    assert torch.cuda.memory_allocated() == antes
+
+
+def test_gradientes_y_estado_del_optimizador_tambien_cuentan(t4):
+    antes = torch.cuda.memory_allocated()
+    capa = torch.nn.Linear(1000, 1000, bias=False).to("cuda")  # 4 MB de pesos
+    assert torch.cuda.memory_allocated() - antes == 4 * MB
+    optimizador = torch.optim.Adam(capa.parameters(), foreach=False)
+    capa(torch.randn(10, 1000, device="cuda")).sum().backward()
+    optimizador.step()
+    # pesos + gradientes + dos momentos de Adam (más el escalar «step» en la CPU)
+    assert torch.cuda.memory_allocated() - antes == 16 * MB
+    del capa, optimizador
+    assert torch.cuda.memory_allocated() == antes
+
+
+def test_los_eventos_miden_con_el_reloj_y_sincronizar_no_hace_nada(t4):
+    inicio, fin = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    inicio.record()
+    torch.randn(200, 200, device="cuda").sum()
+    fin.record()
+    torch.cuda.synchronize()
+    assert fin.query() and inicio.elapsed_time(fin) >= 0
+    with pytest.raises(RuntimeError, match="enable_timing"):
+        torch.cuda.Event().elapsed_time(torch.cuda.Event())
+
+
+def test_fp16_con_autocast_y_gradscaler_como_en_una_t4(t4):
+    capa = torch.nn.Linear(8, 8).to("cuda")
+    escalador = torch.amp.GradScaler("cuda")
+    with torch.autocast("cuda", dtype=torch.float16):
+        salida = capa(torch.randn(4, 8, device="cuda"))
+    assert salida.dtype == torch.float16 and salida.is_cuda
+    escalador.scale(salida.float().sum()).backward()
+    optimizador = torch.optim.SGD(capa.parameters(), lr=0.1)
+    escalador.step(optimizador)
+    escalador.update()
+    assert escalador.get_scale() > 0
+
+
+def test_torch_compile_corre_con_el_backend_eager(t4):
+    compilada = torch.compile(lambda a: torch.sin(a) + 1, mode="max-autotune")
+    x = torch.randn(5, device="cuda")
+    assert torch.allclose(compilada(x), torch.sin(x) + 1)
+
+
+def test_un_dataloader_con_pin_memory_no_avisa(t4, recwarn):
+    datos = torch.utils.data.TensorDataset(torch.randn(8, 3))
+    for (lote,) in torch.utils.data.DataLoader(datos, batch_size=4, pin_memory=True):
+        assert lote.to("cuda", non_blocking=True).is_cuda
+    assert not [w for w in recwarn if "pin_memory" in str(w.message)]
+
+
+def test_cargar_con_map_location_cuda(t4, tmp_path):
+    torch.save({"w": torch.arange(3.0)}, tmp_path / "pesos.pt")
+    cargado = torch.load(tmp_path / "pesos.pt", map_location="cuda")
+    assert cargado["w"].is_cuda and torch.equal(cargado["w"].cpu(), torch.arange(3.0))
+
+
+def test_al_apagarla_torch_queda_como_estaba():
+    if torch.cuda.is_available():
+        pytest.skip("esta máquina tiene una GPU de verdad")
+    originales = (torch.cuda.is_available, torch.compile, torch.load, torch.Tensor.__dict__.get("device"))
+    with simular_gpu("T4"):
+        assert torch.cuda.is_available()
+        x = torch.ones(2, device="cuda")
+    assert not simulacion_activa() and not torch.cuda.is_available()
+    assert (torch.cuda.is_available, torch.compile, torch.load, torch.Tensor.__dict__.get("device")) == originales
+    assert x.device.type == "cpu"  # ya no hay GPU simulada a la que pertenecer
+    with pytest.raises((AssertionError, RuntimeError)):
+        torch.ones(2, device="cuda")  # el error de siempre sin GPU
+
+
+def test_una_gpu_que_no_se_sabe_simular_da_un_error_claro():
+    with pytest.raises(ValueError, match="no sé simular la GPU 'T5'.*T4"):
+        activar_simulacion("T5")
+    assert not simulacion_activa()
+
+
+def test_con_una_gpu_de_verdad_no_se_enciende(monkeypatch, capsys):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # como si la máquina tuviera una GPU
+    assert activar_simulacion("T4") is False
+    assert not simulacion_activa()
+    assert torch.cuda.is_available.__name__ == "<lambda>"  # nadie la cambió por la simulada
+    assert "GPU de verdad" in capsys.readouterr().out
+
+
+@pytest.mark.lento  # otro Python con torch
+def test_la_variable_la_enciende_al_importar_curso_gpu_y_se_anuncia_una_vez():
+    codigo = ("import curso_gpu, torch; import curso_gpu.dispositivo as d; d.activar_simulacion('T4'); "
+              "print(torch.cuda.get_device_name(0), torch.ones(1, device='cuda').device)")
+    entorno = {**os.environ, VARIABLE_SIMULAR: "T4"}
+    salida = subprocess.run([sys.executable, "-c", codigo], env=entorno, capture_output=True, text=True, timeout=120)
+    assert salida.returncode == 0, salida.stderr
+    anuncio = AVISO_SIMULACION.format(variable=VARIABLE_SIMULAR, clave="T4", nombre="Tesla T4")
+    assert salida.stdout.count(anuncio) == 1
+    assert salida.stdout.strip().endswith("Tesla T4 cuda:0") and salida.stderr == ""
+    sin = subprocess.run([sys.executable, "-c", "import curso_gpu, sys; print('torch' in sys.modules)"],
+                         env={k: v for k, v in os.environ.items() if k != VARIABLE_SIMULAR},
+                         capture_output=True, text=True, timeout=120)
+    assert sin.stdout.strip() == "False"  # sin la variable, ni siquiera se importa torch
