@@ -68,6 +68,10 @@ def insignia_binder() -> str:
     return f"[![Abrir en Binder]({IMAGEN_BINDER})]({url_binder()})"
 
 
+MARCA_ARRANQUE = "# solo en una GPU real: en Colab"
+"""La instalación solo corre en Colab: la cobertura de las lecciones (tests/cobertura.py) no la cuenta."""
+
+
 def celda_arranque() -> str:
     """El código exacto de la primera celda de código de cada notebook. Lección 02.
 
@@ -82,6 +86,7 @@ def celda_arranque() -> str:
         f'REPOSITORIO_CURSO = "{proyecto.URL_GITHUB}"\n'
         'if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:\n'
         '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)'
+        f"  {MARCA_ARRANQUE}"
     )
 
 
