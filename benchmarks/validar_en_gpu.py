@@ -25,6 +25,11 @@ y ``comprobar_leccion_10_qwen`` mide Qwen2.5-0.5B como la sección 6 de la lecci
 con y sin caché, caché estática compilada) frente al techo de la GPU.
 La lección 11 (``comprobar_leccion_11``): los kernels de Triton ≡ PyTorch en la GPU y su fracción
 del ancho de banda y del pico de la ficha.
+
+Con ``--cuadernos CARPETA`` ejecuta además cada lección entera en la GPU (nbclient, como las
+pruebas) y guarda en CARPETA cada notebook ejecutado con sus salidas: una línea PASS/FAIL por
+lección, con sus segundos. Con la GPU simulada (``CURSO_GPU_SIMULAR=T4``) no mide nada: sus
+cifras no salen de una GPU.
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 SIN_GPU = "Sin GPU CUDA: nada que validar aquí (torch.cuda.is_available() es False)."
+CON_SIMULADA = ("GPU simulada (CURSO_GPU_SIMULAR): nada que validar aquí; estas comprobaciones "
+                "solo valen en una GPU de verdad.")
 
 
 # ---------------------------------------------------------------------------
@@ -575,6 +582,30 @@ def comprobar_leccion_10_qwen(gpu: torch.device, rapido: bool) -> list[Resultado
     return resultados_de_barrido(barrido)
 
 
+def comprobar_cuadernos(carpeta: str | Path, notebooks: Path = RAIZ / "notebooks") -> list[Resultado]:
+    """Cada lección, ejecutada entera en esta GPU; los notebooks con sus salidas quedan en ``carpeta``."""
+    import nbformat
+
+    sys.path.insert(0, str(RAIZ / "tests"))
+    from ejecucion_compartida import LeccionFallida, comprobar_sin_stderr, ejecutar_notebook
+
+    carpeta = Path(carpeta)
+    carpeta.mkdir(parents=True, exist_ok=True)
+    resultados = []
+    for ruta in sorted(Path(notebooks).glob("[0-9][0-9]_*.ipynb")):
+        inicio = time.monotonic()
+        try:
+            cuaderno = ejecutar_notebook(ruta)
+            nbformat.write(cuaderno, carpeta / ruta.name)
+            comprobar_sin_stderr(cuaderno, ruta.name)
+            medido, pasa = f"{time.monotonic() - inicio:.1f} s, sin errores ni stderr", True
+        except LeccionFallida as error:
+            medido, pasa = str(error).splitlines()[0][:300], False
+        resultados.append(Resultado(ruta.name[:2], "la lección se ejecuta entera en esta GPU", medido, pasa))
+        print(resultados[-1].linea(), flush=True)
+    return resultados
+
+
 def comprobaciones(rapido: bool):
     """Las comprobaciones en orden: (nombre, función que recibe el dispositivo)."""
     return [
@@ -599,7 +630,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rapido", action="store_true", help="matrices y épocas más pequeñas")
     parser.add_argument("--json", metavar="RUTA", help="escribe además los resultados como datos en RUTA "
                         "(por ejemplo benchmarks/resultados_gpu/t4_colab.json)")
+    parser.add_argument("--cuadernos", metavar="CARPETA", help="ejecuta además cada lección entera en la GPU "
+                        "y guarda en CARPETA los notebooks con sus salidas")
     args = parser.parse_args(argv)
+    from curso_gpu.dispositivo import simulacion_activa
+
+    if simulacion_activa():
+        print(CON_SIMULADA)
+        return 0
     if not torch.cuda.is_available():
         print(SIN_GPU)
         return 0
@@ -615,6 +653,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in nuevos:
             print(r.linea(), flush=True)
         resultados += nuevos
+    if args.cuadernos:
+        resultados += comprobar_cuadernos(args.cuadernos)
     texto, codigo = informe(resultados)
     print(texto.splitlines()[-1])
     if args.json:

@@ -136,3 +136,26 @@ def test_qwen_en_una_gpu_fuera_de_la_tabla_se_mide_sin_techo():
     resultados = validar.resultados_de_barrido(_barrido_qwen(QWEN_EN_T4, "NVIDIA A10G", None))
     assert [r.pasa for r in resultados] == [True, True, True]
     assert "fuera de la tabla" in resultados[-1].afirmacion and "40 tokens/s" in resultados[-1].medido
+
+
+def test_con_la_gpu_simulada_no_mide_nada(capsys):
+    from curso_gpu.dispositivo import simular_gpu
+
+    with simular_gpu("T4"):
+        assert validar.main([]) == 0
+    assert capsys.readouterr().out.strip().splitlines() == [validar.CON_SIMULADA]
+
+
+@pytest.mark.lento  # arranca dos kernels de Jupyter
+def test_el_pase_de_cuadernos_ejecuta_cada_leccion_y_guarda_sus_salidas(tmp_path):
+    import nbformat
+
+    notebooks, salida = tmp_path / "notebooks", tmp_path / "ejecutados"
+    notebooks.mkdir()
+    for nombre, codigo in (("01_bien.ipynb", "print('hola desde la GPU')"), ("02_mal.ipynb", "1 / 0")):
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(codigo)]), notebooks / nombre)
+    resultados = validar.comprobar_cuadernos(salida, notebooks)
+    assert [(r.leccion, r.pasa) for r in resultados] == [("01", True), ("02", False)]
+    assert "ZeroDivisionError" in resultados[1].medido or "celda" in resultados[1].medido
+    guardado = nbformat.read(salida / "01_bien.ipynb", as_version=4)
+    assert "hola desde la GPU" in guardado.cells[0].outputs[0]["text"]
