@@ -41,9 +41,10 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # operaciones es un **kernel**, un programa que corre *en* la GPU, escrito por otros. Saber
 # escribir uno te explica por qué unas operaciones van a la velocidad de la memoria y otras a la
 # del cálculo, qué hace `torch.compile` y cómo se escriben las piezas rápidas de los modelos
-# modernos. FlashAttention (Dao et al., 2022, arXiv:2205.14135) se escribió en CUDA; el tutorial
-# de Triton «Fused Attention» la reescribe en Triton con las mismas ideas que verás aquí: teselas,
-# fusión y un softmax estable.
+# modernos. FlashAttention (Dao et al., 2022, [arXiv:2205.14135](https://arxiv.org/abs/2205.14135))
+# se escribió en CUDA; el tutorial de Triton
+# [«Fused Attention»](https://triton-lang.org/main/getting-started/tutorials/06-fused-attention.html)
+# la reescribe en Triton con las mismas ideas que verás aquí: teselas, fusión y un softmax estable.
 #
 # **Triton** es un lenguaje dentro de Python para escribir kernels de GPU por bloques, sin C++.
 # Y trae un **intérprete** (`TRITON_INTERPRET=1`) que ejecuta el mismo kernel en la CPU con
@@ -55,7 +56,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # Triton solo tiene versión para **Linux** (también WSL2 en Windows). El PyTorch con CUDA de
 # Linux ya lo instala; en Colab está siempre, también en el entorno de CPU. En un Linux con el
 # PyTorch de CPU: `pip install "curso_gpu[kernels]"`. En macOS o Windows sin WSL2 no hay Triton:
-# la lección te lo dice y ejecuta igualmente todo lo que no lo necesita.
+# la lección te lo dice y ejecuta igualmente todo lo que no lo necesita. En Linux, Triton es parte
+# del curso (`requirements.txt`): si falta, la última celda falla y te dice cómo instalarlo.
 #
 # El intérprete se activa con una variable de entorno **antes** de importar `triton`: Triton la
 # lee al definir cada kernel. Sin GPU, la ponemos nosotros:
@@ -323,7 +325,8 @@ else:
 # tesela en una columna (`BLOQUE_M × 1`), y `ks[None, :]` pone sus columnas en una fila
 # (`1 × BLOQUE_K`). Al sumarlas, el *broadcasting* (como en NumPy y PyTorch) combina cada fila con
 # cada columna: sale la tabla `BLOQUE_M × BLOQUE_K` con la dirección de cada elemento. Así lo explica
-# el tutorial 03 de Triton («Pointer Arithmetic»). Las máscaras se construyen igual, con `<`. En
+# el [tutorial 03 de Triton](https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html)
+# («Pointer Arithmetic»). Las máscaras se construyen igual, con `<`. En
 # PyTorch, para una matriz de 4 × 5 (pasos 5 y 1) y la tesela de 2 × 3 que empieza en la fila 2:
 
 # %%

@@ -24,3 +24,4 @@ if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar
     from .cuentas import *  # noqa: F403
     from .lanzadores import *  # noqa: F403
     from .programas import *  # noqa: F403
+    from .techos import *  # noqa: F403
