@@ -499,7 +499,7 @@ if HAY_GPU and HAY_TRITON:
     techo_dot = techo_tl_dot(nombre, torch.float16, capacidad, version_triton=triton.__version__)
     print(techo_dot if techo_dot else f"{nombre} no está en la tabla del curso: se mide sin techo.", "\n")
     # Interpretados, los kernels son NumPy en la CPU: con los tamaños de una GPU tardarían horas.
-    n, lado_s, lado = (2**16, 256, 128) if INTERPRETADO else (2**24, 4096, 4096)
+    n, lado_s, lado = (2**14, 128, 64) if INTERPRETADO else (2**24, 4096, 4096)
     x, y = torch.randn(n, device=DISPOSITIVO), torch.randn(n, device=DISPOSITIVO)
     s = torch.randn(lado_s, lado_s, device=DISPOSITIVO)
     a, b = (torch.randn(lado, lado, device=DISPOSITIVO, dtype=torch.float16) for _ in range(2))
@@ -510,18 +510,19 @@ if HAY_GPU and HAY_TRITON:
                 flops_matmul(lado, lado, lado), "TFLOP/s", techo_dot.tflops if techo_dot else None)]
     iguales_en_gpu = {}
     for titulo, con_triton, de_torch, cantidad, unidad, techo in pruebas:
-        iguales_en_gpu[titulo] = torch.allclose(con_triton().float(), de_torch().float(), rtol=1e-2, atol=1e-2)
-        medida = {"repeticiones": 5, "presupuesto_s": None} if INTERPRETADO else {}
+        r_t, r_p = con_triton().float(), de_torch().float()  # otro orden de las sumas: no idénticos, parecidos
+        iguales_en_gpu[titulo] = bool((r_t - r_p).abs().max() <= 1e-2 * r_p.abs().max())
+        medida = {"repeticiones": 3, "presupuesto_s": None} if INTERPRETADO else {}
         c = comparar_tiempos(con_triton, de_torch, nombres=("Triton", "PyTorch"), dispositivo=DISPOSITIVO,
                              descripcion=titulo, **medida)
         escala = 1e9 if unidad == "GB/s" else 1e12
         ritmo_t, ritmo_p = cantidad / c.mediana_a / escala, cantidad / c.mediana_b / escala
         if INTERPRETADO:
-            print(f"{titulo}: igual que PyTorch: {iguales_en_gpu[titulo]}. Triton interpretado {ritmo_t:.3g} {unidad}; "
+            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton interpretado {ritmo_t:.3g} {unidad}; "
                   f"PyTorch {ritmo_p:.3g} {unidad}. Son tiempos de la CPU: no dicen nada de una GPU.")
         else:
             fraccion = f" = {ritmo_t / techo:.2f} del techo ({techo:g} {unidad})" if techo else ""
-            print(f"{titulo}: igual que PyTorch: {iguales_en_gpu[titulo]}. Triton {ritmo_t:.1f} {unidad}{fraccion}; "
+            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton {ritmo_t:.1f} {unidad}{fraccion}; "
                   f"PyTorch {ritmo_p:.1f} {unidad}.\n  {c.veredicto}")
 else:
     t4 = picos_de("Tesla T4")  # la ficha de la T4 en el catálogo del curso, con su fuente
