@@ -432,6 +432,57 @@ def test_perdida_nan_entre_registros_tambien_para_sin_checkpoints():
     assert error.value.historial.epocas_registradas == [1]
 
 
+def test_ajustar_con_un_lr_enorme_para_y_deja_intacto_el_ultimo_checkpoint(tmp_path):
+    """Lección 09: lr=1e10 daba perdidas=[nan, nan, nan] sin decir nada y guardaba pesos NaN."""
+    from curso_gpu.ajuste import ajustar, aplicar_lora, modelo_diminuto
+
+    def lora():
+        modelo, tokenizador = modelo_diminuto(semilla=0)
+        return aplicar_lora(modelo, r=4, alpha=8), tokenizador
+
+    carpeta = tmp_path / "lora"
+    ajustar(*lora(), epocas=2, checkpoints=carpeta, avisar=lambda _: None)
+    antes = {p.name: p.read_bytes() for p in carpeta.glob("checkpoint_*.pt")}
+    assert sorted(antes) == ["checkpoint_epoca_000001.pt", "checkpoint_epoca_000002.pt"]
+    with pytest.raises(PerdidaNoFinita, match=r"época 3: paro el entrenamiento.*prueba lr=1e\+09") as error:
+        with pytest.warns(AvisoCheckpoint, match="lr 0.01 → 10000000000.0"):  # sigue desde la 2 y lo dice
+            ajustar(*lora(), epocas=4, lr=1e10, checkpoints=carpeta, avisar=lambda _: None)
+    assert error.value.historial.epocas_registradas == [1, 2]  # las del checkpoint; la 3 no acabó
+    assert {p.name: p.read_bytes() for p in carpeta.glob("checkpoint_*.pt")} == antes  # ni la 3 ni la 4
+    with pytest.raises(PerdidaNoFinita, match="época 1"):  # y sin checkpoints, igual
+        ajustar(*lora(), epocas=3, lr=1e10, avisar=lambda _: None)
+
+
+def test_entrenar_ddp_con_una_perdida_nan_para_y_no_guarda(tmp_path, monkeypatch, capsys):
+    """Lección 08: el entrenador distribuido usa el mismo núcleo (aquí, un mundo de uno)."""
+    from curso_gpu.entrenamiento import ddp
+    from curso_gpu.entrenar_ddp import main
+
+    monkeypatch.setattr(ddp, "LR", 1e10)  # el lr de la lección 08 es fijo: aquí, uno que diverge
+    carpeta = tmp_path / "ddp"
+    for checkpoints in ([], ["--checkpoints", str(carpeta)]):
+        assert main(["--epocas", "3", "--tamano-lote", "32", *checkpoints, "--silencioso"]) == 1
+        assert "La pérdida dejó de ser un número finito (NaN o infinito) en la época 1" in capsys.readouterr().err
+        assert not torch.distributed.is_initialized()
+    assert not list(carpeta.glob("checkpoint_*.pt"))
+
+
+def test_el_nucleo_nunca_escribe_pesos_nan(tmp_path):
+    """La última defensa, en el único sitio donde se escribe un checkpoint (los tres entrenadores)."""
+    from curso_gpu.entrenamiento import Historial, NucleoCheckpoints
+
+    modelo = _modelo()
+    optimizador = torch.optim.Adam(modelo.parameters())
+    configuracion = {"epocas": 2, "lr": 0.5}
+    with NucleoCheckpoints(tmp_path, entrenador="entrenar", configuracion=configuracion, cada=1) as nucleo:
+        assert nucleo.guardar(1, pesos=modelo.state_dict(), optimizador=optimizador, historial=Historial()).exists()
+        pesos = modelo.state_dict()
+        next(iter(pesos.values()))[0] = float("inf")
+        with pytest.raises(PerdidaNoFinita, match=r"época 2.*prueba lr=0.05"):
+            nucleo.guardar(2, pesos=pesos, optimizador=optimizador, historial=Historial())
+    assert _nombres(tmp_path) == ["checkpoint_epoca_000001.pt"]
+
+
 def test_red_tabular_sin_criterio_elige_la_perdida_binaria():
     from curso_gpu.entrenamiento import generar_datos_tabulares
 

@@ -21,7 +21,7 @@ import torch
 from ..base import ComoTabla, Tabla, leer_numero
 from ..guardado import CarpetaCheckpoints, comprobar_destino, copiar_atomico, huella_de_datos
 from ..dispositivo import dispositivo_del_modelo
-from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento
+from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita
 from ..rendimiento import preparar_precision
 from .diminuto import TEXTO_ENTRENAMIENTO
 
@@ -125,6 +125,8 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
     - ``al_terminar_epoca(epoca, epocas)``: se llama tras guardar cada época.
 
     Todo se comprueba antes de empezar: un valor que no vale da un ``ValueError`` que dice qué escribir.
+    Si la pérdida se vuelve NaN o infinita (un ``lr`` demasiado alto), para con ``PerdidaNoFinita``
+    (como ``entrenar``): lo entrenado está en ``error.historial`` y los checkpoints siguen intactos.
     """
     _comprobar_modelo(modelo)
     epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=8")
@@ -179,7 +181,9 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
                     escalador.scale(perdida).backward()
                     escalador.step(optimizador)
                     escalador.update()
-                    suma += perdida.item()  # ← aquí la CPU espera a la GPU: una vez por paso
+                    valor = perdida.item()  # ← aquí la CPU espera a la GPU: una vez por paso
+                    parar_si_no_finita(0, [valor], lr, historial, epoca)  # NaN o infinito: para, sin guardar
+                    suma += valor
                     n += 1
                     pasos += 1
                 historial.epocas_registradas.append(epoca)
