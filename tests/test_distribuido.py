@@ -14,6 +14,7 @@ import signal
 import socket
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -235,6 +236,76 @@ def test_errores_claros_de_las_piezas():
         distribuido.elegir_backend("mpi")
     with pytest.raises(ValueError, match="timeout_s"):
         distribuido.iniciar(timeout_s=0)
+
+
+def test_huella_de_pesos_sin_modelo_o_en_meta_lo_dice_en_espanol():
+    with pytest.raises(ValueError, match=r"huella_de_pesos necesita un modelo de PyTorch.*recibí None"):
+        distribuido.huella_de_pesos(None)
+    with pytest.raises(ValueError, match=r"El modelo \(CNNPequena\) tiene sus pesos en el dispositivo 'meta'.*no hay "
+                                         r"bytes de los que sacar una huella"):
+        distribuido.huella_de_pesos(CNNPequena().to("meta"))
+
+
+@pytest.mark.parametrize("puerto", ["99999", "0", "-5", "veinte"])
+def test_un_master_port_imposible_lo_dice_antes_de_reunirse(monkeypatch, puerto):
+    for variable, valor in {"RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": puerto}.items():
+        monkeypatch.setenv(variable, valor)
+    with pytest.raises(distribuido.ErrorDistribuido, match=rf"MASTER_PORT debe ser un entero entre 1 y 65535; vale "
+                                                         rf"'{puerto}'"):
+        distribuido.iniciar()
+    assert not torch.distributed.is_initialized()
+
+
+def test_un_mundo_de_dos_sin_torchrun_se_dice_enseguida(monkeypatch, capsys):
+    """RANK=0 WORLD_SIZE=2 sin MASTER_ADDR ni MASTER_PORT: antes, 60 s de espera y después el error."""
+    for variable in ("MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    inicio = time.perf_counter()
+    assert main([*COMUN, "--silencioso"]) == 1
+    assert time.perf_counter() - inicio < 10
+    assert ("WORLD_SIZE=2 dice que hay 2 procesos, pero falta MASTER_ADDR y MASTER_PORT" in capsys.readouterr().err)
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")  # solo una de las dos: también falta algo
+    with pytest.raises(distribuido.ErrorDistribuido, match=r"falta MASTER_PORT: sin eso"):
+        distribuido.iniciar()
+    monkeypatch.delenv("RANK")
+    monkeypatch.setenv("MASTER_PORT", "29500")  # y sin RANK, este no sabe quién es
+    with pytest.raises(distribuido.ErrorDistribuido, match=r"falta RANK: sin eso"):
+        distribuido.iniciar()
+    assert not torch.distributed.is_initialized()
+
+
+@pytest.mark.lento  # dos procesos con torch, lanzados a mano
+def test_dos_procesos_lanzados_a_mano_con_todas_las_variables_se_reunen(tmp_path):
+    """Quien lanza sin torchrun, con RANK, WORLD_SIZE, MASTER_ADDR y MASTER_PORT en cada proceso, sigue pudiendo."""
+    puerto = distribuido.puerto_libre()
+    orden = [sys.executable, "-m", "curso_gpu.entrenar_ddp", "--epocas", "1", "--tamano-lote", "16", "--silencioso"]
+    comun = {"WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(puerto),
+             "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    r0, r1 = _dos_a_la_vez(orden, comun)
+    assert r0.bien and r1.bien, (r0.salida, r1.salida)
+
+
+def _dos_a_la_vez(orden, comun):
+    """Los dos rangos a la vez (ejecutar lanza varias órdenes juntas con un mismo entorno: aquí, uno por rango)."""
+    import subprocess
+
+    de_torchrun = ("LOCAL_RANK", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_USE_AGENT_STORE")
+    entorno = {k: v for k, v in os.environ.items() if k not in de_torchrun}
+    procesos = [subprocess.Popen(orden, env={**entorno, **comun, "RANK": str(rango)}, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, start_new_session=True) for rango in (0, 1)]
+    resultados = []
+    try:
+        for proceso in procesos:
+            salida, _ = proceso.communicate(timeout=120)
+            resultados.append(types.SimpleNamespace(bien=proceso.returncode == 0, salida=salida))
+    finally:
+        for proceso in procesos:
+            if proceso.poll() is None:
+                proceso.kill()
+                proceso.wait()
+    return resultados
 
 
 def test_la_huella_cambia_si_cambia_un_solo_peso():

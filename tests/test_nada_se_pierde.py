@@ -239,6 +239,17 @@ def test_dos_escritores_y_un_lector_en_el_mismo_archivo_no_rompen_nada(tmp_path)
     assert _nombres(tmp_path) == [destino.name]
 
 
+def test_un_candado_que_es_una_carpeta_se_dice_y_no_se_borra(tmp_path):
+    """Antes: IsADirectoryError. La carpeta puede tener algo del alumno: no se toca."""
+    (tmp_path / ck.CANDADO).mkdir()
+    (tmp_path / ck.CANDADO / "mio.txt").write_text("no me borres")
+    with pytest.raises(CarpetaOcupada, match=r"\.entrenando\.lock es una carpeta, y ese nombre es el del candado.*"
+                                             r"No la borro por si tiene algo tuyo"):
+        _entrenar(tmp_path)
+    assert (tmp_path / ck.CANDADO / "mio.txt").read_text() == "no me borres"
+    assert _nombres(tmp_path) == [ck.CANDADO]
+
+
 # --- 3. Nunca se sigue un enlace simbólico --------------------------------------------------------
 
 @pytest.mark.skipif(os.name == "nt", reason="enlaces simbólicos de POSIX")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ..base import leer_numero, mostrar_valor
 
-__all__ = ["Ejecucion", "PuertoOcupado", "descendientes", "ejecutar", "orden_torchrun", "puerto_en_uso", "puerto_libre",
+__all__ = ["Ejecucion", "PUERTO_MAXIMO", "PuertoOcupado", "descendientes", "ejecutar", "orden_torchrun", "puerto_en_uso", "puerto_libre",
            "sigue_vivo"]
 
 _ANFITRION = "127.0.0.1"  # solo la propia máquina (loopback): nada sale a la red
@@ -32,11 +32,11 @@ class PuertoOcupado(ValueError):
     """El puerto de reunión (rendezvous) ya lo usa otro programa."""
 
 
-_PUERTO_MAXIMO = 65535  # los puertos TCP son números de 16 bits
+PUERTO_MAXIMO = 65535  # los puertos TCP son números de 16 bits
 
 
 def _puerto(valor, nombre: str = "puerto") -> int:
-    return leer_numero(valor, nombre, entero=True, minimo=1, maximo=_PUERTO_MAXIMO,
+    return leer_numero(valor, nombre, entero=True, minimo=1, maximo=PUERTO_MAXIMO,
                        ejemplo=f"{nombre}=puerto_libre() o un número como 29500")
 
 

@@ -65,6 +65,11 @@ def validar_modelo(modelo) -> None:
     if not isinstance(modelo, nn.Module):
         raise ValueError(f"modelo debe ser una red de PyTorch (un nn.Module, por ejemplo CNNPequena()); "
                          f"recibí {modelo!r:.80}.")
+    if any(t.is_meta for t in (*modelo.parameters(), *modelo.buffers())):
+        raise ValueError(f"modelo ({type(modelo).__name__}) tiene sus pesos en el dispositivo 'meta': solo formas, "
+                         "sin valores (sirve para contar memoria, no para calcular). Crea el modelo sin 'meta' "
+                         f"({type(modelo).__name__}() a secas), o dale pesos de verdad: "
+                         "modelo.to_empty(device='cpu') y después modelo.load_state_dict(...). Tu modelo no se ha tocado.")
 
 
 def validar_datos(datos, nombre: str):
