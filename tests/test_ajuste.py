@@ -279,6 +279,23 @@ def test_memoria_ajuste_explica_lo_que_esta_mal(argumentos, texto):
 
 # --- Entrenar el adaptador ------------------------------------------------------------------
 
+def test_el_resultado_de_ajustar_se_lee_como_una_tabla_tambien_sin_print():
+    """La celda de reanudar de la lección 09 acaba en «resultado»: se veía la dataclass en bruto."""
+    from curso_gpu.ajuste import ResultadoAjuste
+
+    resultado = ResultadoAjuste(perdidas=[4.35352098941803, 3.1], epocas=2, pasos=1200, segundos=0.20003531199927238,
+                                reanudado_desde=1, ruta_checkpoint="lora/checkpoint_epoca_000002.pt",
+                                bytes_checkpoint=243357, avisos=["Reanudo desde la época 1"])
+    texto = repr(resultado)
+    assert texto == str(resultado) and "ResultadoAjuste(" not in texto
+    assert texto.splitlines()[0] == "Pérdida media por época (entropía cruzada)"
+    assert [linea.split() for linea in texto.splitlines()[2:4]] == [["1", "4.3535"], ["2", "3.1000"]]
+    assert "1 200 pasos en 200.035 ms" in texto  # el formato de la casa (formatear_numero y formatear_tiempo)
+    assert "último checkpoint: lora/checkpoint_epoca_000002.pt (243 kB)" in texto  # formatear_bytes
+    assert "Reanudo" not in texto  # ajustar ya lo dijo por avisar: no se repite
+    assert "<table>" in resultado._repr_html_() and "4.3535" in resultado._repr_html_()
+
+
 def test_ajustar_baja_la_perdida_y_no_toca_el_modelo_base(tmp_path):
     modelo, tokenizador = _con_lora(r=8, alpha=16)
     base_antes = {k: v.clone() for k, v in modelo.get_base_model().state_dict().items() if "lora_" not in k}
