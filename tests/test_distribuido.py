@@ -8,10 +8,12 @@ que imprimió, como lo lee quien sigue el curso. Lo que solo torchrun puede most
 a un grupo) está en ``test_torchrun_sigkill.py``; el resto de este archivo, en el mismo proceso.
 """
 
+import contextlib
 import os
 import re
 import signal
 import socket
+import subprocess
 import sys
 import time
 import types
@@ -172,19 +174,18 @@ def test_un_proceso_colgado_se_para_y_no_deja_hijos():
 
 
 def _con_marca(marca: str) -> list[int]:
-    """Los procesos vivos (no zombis) cuya orden contiene ``marca``, leídos de /proc."""
+    """Los procesos vivos (no zombis) cuya orden contiene ``marca``, leídos con psutil."""
+    import psutil
+
     vivos = []
-    for entrada in Path("/proc").iterdir():
-        try:
-            if entrada.name.isdigit() and marca.encode() in (entrada / "cmdline").read_bytes() and sigue_vivo(int(entrada.name)):
-                vivos.append(int(entrada.name))
-        except OSError:
-            continue
+    for proceso in psutil.process_iter(["cmdline"]):
+        if marca in (proceso.info.get("cmdline") or []) and sigue_vivo(proceso):
+            vivos.append(proceso.pid)
     return vivos
 
 
 @pytest.mark.lento  # espera a que venza el plazo y mata procesos
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="los descendientes se leen de /proc (Linux)")
+@pytest.mark.skipif(os.name == "nt", reason="SIGSTOP y SIGCONT son de POSIX")
 def test_un_proceso_que_no_para_de_crear_nietos_no_deja_ninguno_vivo():
     # Un nieto nacido entre la última lectura de /proc y la señal se escaparía colgando de init:
     # ejecutar congela el árbol (SIGSTOP) hasta que no aparece nadie nuevo, y después lo para.
@@ -200,6 +201,64 @@ def test_un_proceso_que_no_para_de_crear_nietos_no_deja_ninguno_vivo():
     finally:
         for pid in _con_marca(marca):  # si falla, que no queden dormidos 30 s
             os.kill(pid, signal.SIGKILL)
+
+
+def _durmiente_con_un_hijo():
+    """Un programa ajeno (en su propia sesión: encabeza su grupo) con un hijo; los dos duermen 30 s."""
+    codigo = ("import subprocess, sys, time; "
+              "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)']); time.sleep(30)")
+    return subprocess.Popen([sys.executable, "-c", codigo], start_new_session=True)
+
+
+def test_un_pid_reutilizado_nunca_recibe_una_senal(monkeypatch):
+    """ejecutar recuerda cada proceso por su pid y su hora de creación. Si aquel murió y otro programa tomó
+    su pid, la limpieza no para ni mata a ese programa, ni a su grupo, ni a sus hijos."""
+    import psutil
+
+    from curso_gpu.distribuido import lanzador
+
+    ajeno = _durmiente_con_un_hijo()
+    try:
+        limite = time.monotonic() + 10
+        while not psutil.Process(ajeno.pid).children() and time.monotonic() < limite:
+            time.sleep(0.05)
+        (hijo,) = psutil.Process(ajeno.pid).children()
+        # La frontera: el sistema operativo dijo otra hora de creación cuando se vio este pid (era otro proceso).
+        with monkeypatch.context() as m:
+            m.setattr(psutil._psplatform.Process, "create_time", lambda self, *a, **k: 1.0)
+            visto_antes = psutil.Process(ajeno.pid)
+        assert visto_antes.pid == ajeno.pid and not visto_antes.is_running()  # psutil lo reconoce: es otro
+        lanzador._limpiar([], [{visto_antes}])  # lo que hace ejecutar al terminar, con ese recuerdo
+        time.sleep(0.2)
+        for pid in (ajeno.pid, hijo.pid):
+            assert psutil.Process(pid).status() in (psutil.STATUS_SLEEPING, psutil.STATUS_RUNNING), pid  # ni parado
+        assert ajeno.poll() is None
+    finally:
+        os.killpg(ajeno.pid, signal.SIGKILL)
+        ajeno.wait()
+
+
+def test_la_limpieza_para_el_arbol_entero_de_un_proceso_reconocido():
+    """El mismo árbol, reconocido (misma hora de creación): la limpieza lo para entero, con su grupo."""
+    import psutil
+
+    from curso_gpu.distribuido import lanzador
+
+    propio = _durmiente_con_un_hijo()
+    try:
+        limite = time.monotonic() + 10
+        while not psutil.Process(propio.pid).children() and time.monotonic() < limite:
+            time.sleep(0.05)
+        (hijo,) = psutil.Process(propio.pid).children()
+        lanzador._limpiar([propio], [{psutil.Process(propio.pid)}])
+        limite = time.monotonic() + 5
+        while sigue_vivo(hijo.pid) and time.monotonic() < limite:
+            time.sleep(0.05)
+        assert propio.poll() is not None and not sigue_vivo(hijo.pid)
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(propio.pid, signal.SIGKILL)
+        propio.wait()
 
 
 # ---------------------------------------------------------------------------
@@ -289,8 +348,6 @@ def test_dos_procesos_lanzados_a_mano_con_todas_las_variables_se_reunen(tmp_path
 
 def _dos_a_la_vez(orden, comun):
     """Los dos rangos a la vez (ejecutar lanza varias órdenes juntas con un mismo entorno: aquí, uno por rango)."""
-    import subprocess
-
     de_torchrun = ("LOCAL_RANK", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_USE_AGENT_STORE")
     entorno = {k: v for k, v in os.environ.items() if k not in de_torchrun}
     procesos = [subprocess.Popen(orden, env={**entorno, **comun, "RANK": str(rango)}, stdout=subprocess.PIPE,
