@@ -30,6 +30,7 @@ from .entradas import (
     modo_evaluacion,
     validar_datos,
     validar_modelo,
+    validar_modelo_con_pesos,
     validar_semilla,
 )
 from ..guardado import CheckpointNoGuardado, huella_de_datos
@@ -212,6 +213,7 @@ def _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas
 
     # 1. Comprobar todo (el modelo del alumno no se toca hasta que todo está bien).
     validar_modelo(modelo)
+    validar_modelo_con_pesos(modelo)  # en 'meta': sin valores que mover al dispositivo
     validar_modelo_entrenable(modelo)  # congelado entero: nada que entrenar
     epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=120")
     lr = leer_numero(lr, "lr", minimo=0, minimo_incluido=False, ejemplo="lr=0.01")
