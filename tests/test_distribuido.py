@@ -203,11 +203,29 @@ def test_un_proceso_que_no_para_de_crear_nietos_no_deja_ninguno_vivo():
             os.kill(pid, signal.SIGKILL)
 
 
+@contextlib.contextmanager
 def _durmiente_con_un_hijo():
-    """Un programa ajeno (en su propia sesión: encabeza su grupo) con un hijo; los dos duermen 30 s."""
+    """Un programa (en su propia sesión: encabeza su grupo) con un hijo; los dos duermen 30 s. Da (Popen, hijo)."""
+    import psutil
+
     codigo = ("import subprocess, sys, time; "
               "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)']); time.sleep(30)")
-    return subprocess.Popen([sys.executable, "-c", codigo], start_new_session=True)
+    proceso = subprocess.Popen([sys.executable, "-c", codigo], start_new_session=True)
+    hijos = []
+    try:
+        limite = time.monotonic() + 10
+        while not hijos and time.monotonic() < limite:
+            time.sleep(0.05)
+            hijos = psutil.Process(proceso.pid).children()
+        (hijo,) = hijos
+        yield proceso, hijo
+    finally:
+        for resto in hijos:  # psutil comprueba que sigue siendo el mismo antes de la señal
+            with contextlib.suppress(psutil.Error):
+                resto.kill()
+        if proceso.poll() is None:  # sin recoger, su pid (y su grupo) siguen siendo suyos
+            os.killpg(proceso.pid, signal.SIGKILL)
+        proceso.wait()
 
 
 def test_un_pid_reutilizado_nunca_recibe_una_senal(monkeypatch):
@@ -217,12 +235,7 @@ def test_un_pid_reutilizado_nunca_recibe_una_senal(monkeypatch):
 
     from curso_gpu.distribuido import lanzador
 
-    ajeno = _durmiente_con_un_hijo()
-    try:
-        limite = time.monotonic() + 10
-        while not psutil.Process(ajeno.pid).children() and time.monotonic() < limite:
-            time.sleep(0.05)
-        (hijo,) = psutil.Process(ajeno.pid).children()
+    with _durmiente_con_un_hijo() as (ajeno, hijo):
         # La frontera: el sistema operativo dijo otra hora de creación cuando se vio este pid (era otro proceso).
         with monkeypatch.context() as m:
             m.setattr(psutil._psplatform.Process, "create_time", lambda self, *a, **k: 1.0)
@@ -233,9 +246,6 @@ def test_un_pid_reutilizado_nunca_recibe_una_senal(monkeypatch):
         for pid in (ajeno.pid, hijo.pid):
             assert psutil.Process(pid).status() in (psutil.STATUS_SLEEPING, psutil.STATUS_RUNNING), pid  # ni parado
         assert ajeno.poll() is None
-    finally:
-        os.killpg(ajeno.pid, signal.SIGKILL)
-        ajeno.wait()
 
 
 def test_la_limpieza_para_el_arbol_entero_de_un_proceso_reconocido():
@@ -244,21 +254,12 @@ def test_la_limpieza_para_el_arbol_entero_de_un_proceso_reconocido():
 
     from curso_gpu.distribuido import lanzador
 
-    propio = _durmiente_con_un_hijo()
-    try:
-        limite = time.monotonic() + 10
-        while not psutil.Process(propio.pid).children() and time.monotonic() < limite:
-            time.sleep(0.05)
-        (hijo,) = psutil.Process(propio.pid).children()
+    with _durmiente_con_un_hijo() as (propio, hijo):
         lanzador._limpiar([propio], [{psutil.Process(propio.pid)}])
         limite = time.monotonic() + 5
-        while sigue_vivo(hijo.pid) and time.monotonic() < limite:
+        while sigue_vivo(hijo) and time.monotonic() < limite:
             time.sleep(0.05)
-        assert propio.poll() is not None and not sigue_vivo(hijo.pid)
-    finally:
-        with contextlib.suppress(OSError):
-            os.killpg(propio.pid, signal.SIGKILL)
-        propio.wait()
+        assert propio.poll() is not None and not sigue_vivo(hijo)
 
 
 # ---------------------------------------------------------------------------
