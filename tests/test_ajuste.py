@@ -279,6 +279,23 @@ def test_memoria_ajuste_explica_lo_que_esta_mal(argumentos, texto):
 
 # --- Entrenar el adaptador ------------------------------------------------------------------
 
+def test_ajustar_con_un_lr_enorme_para_y_deja_intacto_el_ultimo_checkpoint(tmp_path):
+    """lr=1e10 daba perdidas=[nan, nan, nan] sin decir nada, y guardaba pesos NaN. Ahora para como entrenar."""
+    from curso_gpu.entrenamiento import PerdidaNoFinita
+
+    carpeta = tmp_path / "lora"
+    ajustar(*_con_lora(), epocas=1, checkpoints=carpeta, avisar=lambda _: None)
+    antes = {p.name: p.read_bytes() for p in carpeta.glob("checkpoint_*.pt")}
+    assert sorted(antes) == ["checkpoint_epoca_000001.pt"]
+    with pytest.raises(PerdidaNoFinita, match=r"época 2: paro el entrenamiento.*prueba lr=1e\+09") as error:
+        with pytest.warns(AvisoCheckpoint, match="lr 0.01 → 10000000000.0"):  # sigue desde la 1 y lo dice
+            ajustar(*_con_lora(), epocas=2, lr=1e10, checkpoints=carpeta, avisar=lambda _: None)
+    assert error.value.historial.epocas_registradas == [1]  # la del checkpoint; la 2 no acabó
+    assert {p.name: p.read_bytes() for p in carpeta.glob("checkpoint_*.pt")} == antes  # byte a byte, y sin la 2
+    with pytest.raises(PerdidaNoFinita, match="época 1"):  # y sin checkpoints, igual
+        ajustar(*_con_lora(), epocas=1, lr=1e10, avisar=lambda _: None)
+
+
 def test_el_resultado_de_ajustar_se_lee_como_una_tabla_tambien_sin_print():
     """La celda de reanudar de la lección 09 acaba en «resultado»: se veía la dataclass en bruto."""
     from curso_gpu.ajuste import ResultadoAjuste
