@@ -69,13 +69,16 @@ def parar_si_no_finita(epoca_mala: float, perdidas, lr: float, historial: Histor
 
 
 def _pesos_finitos(pesos: dict) -> bool:
-    """¿Son finitos todos los pesos (de coma flotante) de ``pesos``? Una sola espera a la GPU."""
-    marcas = []
+    """¿Son finitos todos los pesos (de coma flotante) de ``pesos``? Una sola espera por dispositivo.
+
+    De un tensor repartido entre procesos (``DTensor``) se mira el trozo de este proceso.
+    """
+    marcas: dict[torch.device, list[torch.Tensor]] = {}
     for tensor in pesos.values():
-        local = tensor.to_local() if callable(getattr(tensor, "to_local", None)) else tensor  # un DTensor: su trozo
+        local = tensor.to_local() if callable(getattr(tensor, "to_local", None)) else tensor
         if isinstance(local, torch.Tensor) and (local.is_floating_point() or local.is_complex()) and local.numel():
-            marcas.append(torch.isfinite(local.detach()).all().cpu())
-    return bool(torch.stack(marcas).all()) if marcas else True
+            marcas.setdefault(local.device, []).append(torch.isfinite(local.detach()).all())
+    return all(bool(torch.stack(delas).all()) for delas in marcas.values())  # espera: aquí la CPU mira los pesos
 
 
 def _nombre_del_modelo(modelo: torch.nn.Module) -> str:
