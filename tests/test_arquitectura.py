@@ -187,7 +187,7 @@ def _modulos() -> dict[str, ast.Module]:
 
 
 def test_cada_modulo_declara_su_all_y_lo_que_no_esta_en_el_es_privado():
-    """``__all__`` es lo público; lo demás lleva guion bajo (``_RUTA_MEMINFO``), así nada interno es API."""
+    """``__all__`` es lo público; lo demás lleva guion bajo (``_ESPERA_S``), así nada interno es API."""
     sin_all, distintos = [], []
     for nombre, arbol in _modulos().items():
         publico = _all_literal(arbol)

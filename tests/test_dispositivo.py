@@ -16,6 +16,7 @@ from curso_gpu.dispositivo import primitivas as modulo  # se parchea en el módu
 from curso_gpu.dispositivo import DispositivoNoDisponible, dispositivos_disponibles, elegir_dispositivo
 from curso_gpu.dispositivo import InformeEntorno, describir_entorno, avisos_del_entorno
 from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, GPUNvidiaSmi, InformeNvidiaSmi
+from ram_falsa import poner_ram
 
 INDICE = "https://download.pytorch.org/whl"
 
@@ -448,10 +449,8 @@ def test_info_gpu_da_nombre_memoria_y_capacidad_de_la_gpu(maquina, monkeypatch):
     assert modulo.gpus_cuda() == [modulo.info_gpu(0)]
 
 
-def test_la_memoria_de_la_cpu_es_la_ram(monkeypatch, tmp_path):
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:       16000000 kB\nMemAvailable:    8000000 kB\n")
-    monkeypatch.setattr(modulo, "_RUTA_MEMINFO", str(meminfo))
+def test_la_memoria_de_la_cpu_es_la_ram(monkeypatch):
+    poner_ram(monkeypatch, 16_384_000_000, 8_192_000_000)
     memoria = modulo.memoria_dispositivo("cpu")
     assert (memoria.total_bytes, memoria.libre_bytes) == (16_384_000_000, 8_192_000_000)
 

@@ -25,6 +25,7 @@ from curso_gpu.medicion import (
     medir_sin_sincronizar,
 )
 from curso_gpu.dispositivo import memoria_dispositivo, sincronizar
+from ram_falsa import poner_ram
 
 CPU = torch.device("cpu")
 GPU_FALSA = torch.device("cuda")  # nunca se usa de verdad: sincronizar está sustituido
@@ -317,16 +318,17 @@ def test_en_una_gpu_se_mira_la_memoria_libre_de_la_gpu(monkeypatch):
         medicion.comprobar_que_cabe(20000, GPU_FALSA)  # 4,8 GB: no cabe en 2 GiB
 
 
-def test_ram_disponible_se_lee_sin_psutil(monkeypatch, tmp_path):
-    monkeypatch.setitem(sys.modules, "psutil", None)  # «import psutil» falla: como si no estuviera
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:        8000000 kB\nMemFree:          500000 kB\nMemAvailable:    3000000 kB\n")
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(meminfo))
+def test_ram_disponible_se_lee_de_psutil(monkeypatch):
+    poner_ram(monkeypatch, 8_000_000 * 1024, 3_000_000 * 1024)
     ram = memoria_dispositivo(CPU)
-    assert (ram.total_bytes, ram.libre_bytes) == (8_000_000 * 1024, 3_000_000 * 1024)
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", "/proc/meminfo")  # y la de esta máquina (Linux)
+    assert (ram.total_bytes, ram.libre_bytes, ram.fuente) == (8_000_000 * 1024, 3_000_000 * 1024, "psutil.virtual_memory")
+    monkeypatch.undo()  # y la de esta máquina, de verdad
     ram = memoria_dispositivo(CPU)
+    assert ram.fuente == "psutil.virtual_memory"
     assert isinstance(ram.libre_bytes, int) and 0 < ram.libre_bytes <= ram.total_bytes
+    monkeypatch.setitem(sys.modules, "psutil", None)  # «import psutil» falla: el total sale de os.sysconf
+    sin_psutil = memoria_dispositivo(CPU)
+    assert sin_psutil.fuente == "os.sysconf" and sin_psutil.total_bytes == pytest.approx(ram.total_bytes, rel=0.05)
 
 
 def test_sin_memoria_de_cuda_al_medir_se_libera_y_se_sugiere_un_tamano(monkeypatch):
