@@ -423,9 +423,12 @@ import io
 import logging
 import shutil
 
+from curso_gpu.kernels import preparar_torch_compile
+
 compilador_c = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang") or shutil.which("cl")
 puede_compilar = HAY_TRITON if HAY_GPU else bool(compilador_c)  # para la GPU escribe Triton; para la CPU, C++
 if puede_compilar:
+    preparar_torch_compile()  # un PyTorch con CUDA sin GPU (Colab con CPU) no avisa en inglés de su CUDA_HOME
     texto = io.StringIO()
     inductor = logging.getLogger("torch._inductor")  # el registro del compilador de torch.compile
     torch._logging.set_logs(output_code=True)          # lo mismo que TORCH_LOGS="output_code"

@@ -391,6 +391,16 @@ def test_el_texto_y_el_html_tienen_las_filas_clave(nvidia_smi_falso, tmp_path, m
     assert html.count("<tr>") == len(informe.filas())
 
 
+@pytest.mark.parametrize("numero, version", [
+    (92400, "9.24.0"),  # torch 2.14.1+cu130 (cuDNN 9.24.0): MAJOR·10000 + MINOR·100 + PATCH
+    (90100, "9.1.0"),
+    (8907, "8.9.7"),    # cuDNN 8: MAJOR·1000 + MINOR·100 + PATCH
+    (None, "no"),       # el PyTorch para CPU no trae cuDNN
+])
+def test_cudnn_se_lee_como_version_y_no_como_numero_crudo(numero, version):
+    assert ("cuDNN", version) in _informe(cudnn=numero).filas()
+
+
 def test_el_html_escapa_lo_que_viene_de_fuera():
     smi = InformeNvidiaSmi("560.35.03", (12, 6), True, [GPUNvidiaSmi(0, "GPU <script>", 1, 0, 1)])
     informe = _informe(nvidia_smi=smi)
