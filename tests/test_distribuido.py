@@ -201,6 +201,19 @@ def test_un_proceso_que_no_para_de_crear_nietos_no_deja_ninguno_vivo():
             os.kill(pid, signal.SIGKILL)
 
 
+def test_las_ordenes_dejan_sus_temporales_en_una_carpeta_propia_que_se_borra(tmp_path):
+    # torchrun crea /tmp/torchelastic_* con tempfile.mkdtemp y no la borra: ejecutar le da su TMPDIR.
+    codigo = "import tempfile; print(tempfile.mkdtemp(prefix='torchelastic_'))"
+    (r,) = ejecutar([sys.executable, "-c", codigo], timeout_s=30)
+    creada = Path(r.salida.strip())
+    assert r.bien and creada.name.startswith("torchelastic_"), r.salida
+    assert creada.parent.name.startswith("curso_gpu_ejecutar_") and not creada.parent.exists(), creada
+    # Con un TMPDIR propio en «entorno», se usa ese y no se borra nada.
+    (r,) = ejecutar([sys.executable, "-c", codigo], timeout_s=30, entorno={"TMPDIR": str(tmp_path)})
+    creada = Path(r.salida.strip())
+    assert creada.parent == tmp_path and creada.is_dir(), r.salida
+
+
 # ---------------------------------------------------------------------------
 # Piezas pequeñas
 # ---------------------------------------------------------------------------
