@@ -72,7 +72,9 @@ def test_otro_lote_global_da_otros_pesos(tmp_path):
 
 def test_las_copias_de_los_dos_rangos_acaban_identicas(leccion_08):
     huellas = re.findall(r"\[rango (\d)\] huella de los pesos: (\w+)", leccion_08)  # 1 nodo y 2 nodos
-    assert {r for r, _ in huellas} == {"0", "1"} and len({h for _, h in huellas}) == 1, huellas
+    assert sorted(r for r, _ in huellas) == ["0", "0", "1", "1"] and len({h for _, h in huellas}) == 1, huellas
+    # con 1 nodo, cada rango escribe en su propio archivo (--log-dir, --redirects=3), que la lección muestra
+    assert re.findall(r"── rango (\d) \(\w+/attempt_0/(\d)/stdout\.log\) ──", leccion_08) == [("0", "0"), ("1", "1")]
     assert "→ ¿idénticas? True" in leccion_08
     assert "¿Copias idénticas en los 2 procesos? sí" in leccion_08  # lo dice entrenar_ddp tras el fallo
 
@@ -260,6 +262,19 @@ def test_la_limpieza_para_el_arbol_entero_de_un_proceso_reconocido():
         while sigue_vivo(hijo) and time.monotonic() < limite:
             time.sleep(0.05)
         assert propio.poll() is not None and not sigue_vivo(hijo)
+
+
+def test_las_ordenes_dejan_sus_temporales_en_una_carpeta_propia_que_se_borra(tmp_path):
+    # torchrun crea /tmp/torchelastic_* con tempfile.mkdtemp y no la borra: ejecutar le da su TMPDIR.
+    codigo = "import tempfile; print(tempfile.mkdtemp(prefix='torchelastic_'))"
+    (r,) = ejecutar([sys.executable, "-c", codigo], timeout_s=30)
+    creada = Path(r.salida.strip())
+    assert r.bien and creada.name.startswith("torchelastic_"), r.salida
+    assert creada.parent.name.startswith("curso_gpu_ejecutar_") and not creada.parent.exists(), creada
+    # Con un TMPDIR propio en «entorno», se usa ese y no se borra nada.
+    (r,) = ejecutar([sys.executable, "-c", codigo], timeout_s=30, entorno={"TMPDIR": str(tmp_path)})
+    creada = Path(r.salida.strip())
+    assert creada.parent == tmp_path and creada.is_dir(), r.salida
 
 
 # ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from dependencias import exigir_triton
 
 pytestmark = pytest.mark.lento  # ejecuta la lección (una vez por sesión, compartida)
 
@@ -12,12 +13,11 @@ def _texto(cuaderno) -> str:
                      for salida in celda.get("outputs", []) if salida.get("output_type") == "stream")
 
 
-def test_la_leccion_11_comprueba_sus_kernels_contra_pytorch(leccion_ejecutada):
-    from curso_gpu.kernels import triton_instalado
-
+def test_la_leccion_11_comprueba_sus_kernels_contra_pytorch(leccion_ejecutada, falta):
+    # Sin triton la lección solo explica (lo prueba test_kernels_sin_triton.py); en Linux está
+    # declarado, así que faltar es un error, y se dice antes de ejecutar la lección.
+    exigir_triton(falta)
     texto = _texto(leccion_ejecutada("11"))
-    if not triton_instalado():
-        pytest.skip("sin triton, la lección solo explica (lo prueba test_kernels_sin_triton.py)")
     comprobaciones = re.findall(r"igual que (?:x \+ y|torch\.softmax): (True|False)", texto)
     assert len(comprobaciones) == 4 + 1 + 5 and set(comprobaciones) == {"True"}, comprobaciones  # suma, curso, softmax
     assert "softmax_triton igual que torch.softmax en 200 × 781" in texto

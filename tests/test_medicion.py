@@ -73,12 +73,12 @@ def test_sincronizar_en_mps_espera_a_la_gpu_del_mac(monkeypatch):
 
 
 def test_sincronizar_en_cpu_no_hace_nada(monkeypatch):
-    def no_debe_llamarse(*a):
-        raise AssertionError("en CPU no hay nada que esperar")
-
-    monkeypatch.setattr(torch.cuda, "synchronize", no_debe_llamarse)
-    monkeypatch.setattr(torch.mps, "synchronize", no_debe_llamarse)
-    sincronizar(CPU)
+    llamadas = []
+    for modulo in (torch.cuda, torch.mps, torch.xpu):
+        monkeypatch.setattr(modulo, "synchronize", lambda *a, m=modulo.__name__: llamadas.append(m))
+    for cpu in (CPU, "cpu", torch.device("cpu", 0)):
+        assert sincronizar(cpu) is None
+    assert llamadas == [], f"en CPU no hay nada que esperar, y se llamó a {llamadas}"
 
 
 # --- cronometrar --------------------------------------------------------------------------
@@ -241,10 +241,21 @@ def test_pedir_tf32_en_cpu_avisa_y_deja_la_precision_como_estaba():
     assert torch.get_float32_matmul_precision() == antes
 
 
-@pytest.mark.parametrize("dtype", [torch.bfloat16, "fp64", "bf16"])
-def test_otros_tipos_de_dato_en_cpu(dtype):
+@pytest.mark.parametrize("dtype, esperado", [(torch.bfloat16, "bf16"), ("fp64", "fp64"), ("bf16", "bf16"),
+                                             (torch.float64, "fp64")])
+def test_otros_tipos_de_dato_en_cpu(dtype, esperado, monkeypatch):
+    multiplicadas = set()
+    original = medicion._multiplicar
+
+    def multiplicar(a, b):
+        multiplicadas.add((a.dtype, b.dtype))
+        return original(a, b)
+
+    monkeypatch.setattr(medicion, "_multiplicar", multiplicar)
     r = medir_matmul(32, CPU, dtype=dtype, repeticiones=1)
-    assert r.dtype in ("bf16", "fp64") and r.gflops > 0
+    assert (r.dtype, r.modo) == (esperado, esperado) and r.gflops > 0
+    tipo = {"bf16": torch.bfloat16, "fp64": torch.float64}[esperado]
+    assert multiplicadas == {(tipo, tipo)}  # lo medido es a @ b en ese tipo, no solo la etiqueta
 
 
 def test_el_resultado_se_puede_guardar_en_json():
@@ -514,7 +525,13 @@ def test_la_conclusion_del_barrido_sale_de_las_bandas():
 
 
 def test_el_barrido_mide_la_cpu_con_un_hilo_y_deja_los_que_habia():
+    # Bajo xdist cada proceso ya tiene un solo hilo (conftest.py): se parte de 2, así el barrido
+    # tiene que bajarlos a 1 y devolverlos a 2, y no basta con no tocarlos.
     antes = torch.get_num_threads()
-    r = medicion.barrido([16, 32], silenciosa=True, segundos_por_tamano=None, repeticiones=2)
-    assert all(x.hilos_cpu == 1 for x in r.resultados["cpu"])
-    assert torch.get_num_threads() == antes
+    torch.set_num_threads(2)
+    try:
+        r = medicion.barrido([16, 32], silenciosa=True, segundos_por_tamano=None, repeticiones=2)
+        assert [x.hilos_cpu for x in r.resultados["cpu"]] == [1, 1]
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(antes)

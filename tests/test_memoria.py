@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from decimal import Decimal
 
 import numpy as np
@@ -243,9 +244,15 @@ def test_sin_margen_caben_vram_entre_bytes_por_parametro():
 # --- la memoria que de verdad hay -------------------------------------------------------------------
 
 def test_en_cpu_la_memoria_del_dispositivo_es_la_ram():
+    # La RAM que el sistema declara, por otro camino (sysconf existe en Linux y macOS).
+    pagina, paginas = os.sysconf("SC_PAGE_SIZE"), os.sysconf("SC_PHYS_PAGES")
+    assert pagina > 0 and paginas > 0
     for cpu in (torch.device("cpu"), "cpu"):
         info = memoria_dispositivo(cpu)
-        assert info is None or (info.dispositivo == "cpu" and info.nombre == "RAM del equipo")
+        assert info is not None, "en una máquina con RAM, la memoria de la CPU no puede ser «no se sabe»"
+        assert (info.dispositivo, info.nombre) == ("cpu", "RAM del equipo")
+        assert info.total_bytes == pytest.approx(pagina * paginas, rel=0.01)
+        assert info.libre_bytes is None or 0 < info.libre_bytes <= info.total_bytes
 
 
 def test_vram_de_cuda_sale_de_mem_get_info(monkeypatch):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -226,7 +227,9 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
     Cada orden va en su propia sesión (``start_new_session``). Al terminar, bien, mal o por
     tiempo, se paran el grupo de cada orden y todos sus descendientes (``torchrun`` arranca
     sus trabajadores en sesiones propias): no queda ningún proceso huérfano.
-    ``entorno`` se añade a las variables de entorno actuales.
+    ``entorno`` se añade a las variables de entorno actuales. Las órdenes reciben una carpeta
+    temporal propia (``TMPDIR``) que se borra al terminar: ``torchrun`` deja en ella sus
+    ``torchelastic_*`` y no en /tmp. Si ``entorno`` trae su ``TMPDIR``, se usa ese y no se borra.
     """
     if not ordenes:
         raise ValueError("ejecutar necesita al menos una orden, por ejemplo orden_torchrun('guion.py').")
@@ -240,6 +243,9 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
     variables = dict(os.environ, **(entorno or {}))
     import psutil
 
+    temporal = None if "TMPDIR" in (entorno or {}) else tempfile.mkdtemp(prefix="curso_gpu_ejecutar_")
+    if temporal is not None:
+        variables["TMPDIR"] = temporal
     archivos, procesos, raices, vistos = [], [], [], []
     inicio = time.perf_counter()
     try:
@@ -270,6 +276,8 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
         agotados = [p.poll() is None for p in procesos]
     finally:
         _limpiar(procesos, vistos)
+        if temporal is not None:  # con todos los procesos ya parados: nadie escribe en ella
+            shutil.rmtree(temporal, ignore_errors=True)
     segundos = time.perf_counter() - inicio
     resultados = []
     for orden, proceso, archivo, conocidos, agotado in zip(ordenes, procesos, archivos, vistos, agotados):
