@@ -151,12 +151,14 @@ if HAY_TRITON:
 # bloque + 1 y un número primo. Si la máscara estuviera mal, fallarían justo estos.
 
 # %%
+from curso_gpu.base import formatear_numero
+
 if HAY_TRITON:
     for n in [1, 1023, 1025, 10_007]:
         x = torch.randn(n, device=DISPOSITIVO)
         y = torch.randn(n, device=DISPOSITIVO)
         iguales = torch.equal(suma_triton(x, y), x + y)
-        print(f"n = {n:>6}: {triton.cdiv(n, 1024):>2} programas → igual que x + y: {iguales}")
+        print(f"n = {formatear_numero(n):>6}: {triton.cdiv(n, 1024):>2} programas → igual que x + y: {iguales}")
 else:
     print("Sin Triton: aquí verías la suma comprobada contra x + y con n = 1, 1023, 1025 y 10 007.")
 
