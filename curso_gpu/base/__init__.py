@@ -11,6 +11,7 @@
 - ``terminal``: ayuda en español y una salida que no falla en consolas sin UTF-8 ni con tuberías.
 - ``progreso``: barras de progreso que dejan una copia fija al cerrarse.
 - ``nube``: el menú de Colab que da una T4, lo que cuesta una GPU alquilada y olvidarse de apagarla, con los precios y su fuente (lección 02).
+- ``fsdp``: ZeRO-3 frente a DDP (comunicación), Kaggle con dos T4, desde dónde hay bf16 (lección 12).
 - ``_puerta`` (privado): la carga perezosa de cada subpaquete a partir de los ``__all__`` de sus módulos.
 """
 
@@ -24,6 +25,7 @@ abrir(globals())
 
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
     from .catalogo import *  # noqa: F403
+    from .fsdp import *  # noqa: F403
     from .mensajes_torch import *  # noqa: F403
     from .nube import *  # noqa: F403
     from .numeros import *  # noqa: F403

@@ -24,6 +24,7 @@ import torch
 from ..guardado import (
     CLAVE_DE_PESOS,
     como_carpeta,
+    guardar_fragmentado,
     nuevo_checkpoint,
     preparar_reanudacion,
     restaurar_estado_aleatorio,
@@ -63,13 +64,16 @@ class NucleoCheckpoints:
     - ``cada``: cada cuántas épocas guardar si la carpeta no lo dice (``entrenar``: 0, solo al final;
       los otros dos: 1).
     - ``escribe``: False en los procesos de DDP que no son el rango 0 (ni candado ni escritura).
+    - ``fragmentado``: True con FSDP (lección 12): cada checkpoint es una carpeta ``.dcp`` donde cada
+      rango escribe su trozo (``guardado.guardar_fragmentado``); el candado y la decisión, del rango 0.
     """
 
     def __init__(self, checkpoints, *, entrenador: str, configuracion: dict, datos: dict | None = None,
-                 cada: int = 0, escribe: bool = True):
+                 cada: int = 0, escribe: bool = True, fragmentado: bool = False):
         self.carpeta = como_carpeta(checkpoints, cada_por_defecto=cada) if checkpoints is not None else None
         self.entrenador, self.configuracion, self.datos = entrenador, dict(configuracion), datos
         self.escribe = escribe
+        self.fragmentado = fragmentado
         self.clave = CLAVE_DE_PESOS[entrenador]
         self._comprobada = False
         self._candado = None
@@ -104,8 +108,39 @@ class NucleoCheckpoints:
         """
         if not self.activo:
             return None
+        if self.carpeta.reanudar is not False:
+            self._comprobar_estrategia()
+        if self.fragmentado:  # las formas se comparan con las del índice: los pesos están en los archivos de DCP
+            estado = preparar_reanudacion(self.carpeta, self.configuracion, dispositivo, entrenador=self.entrenador,
+                                          avisar=avisar, modelo=None, datos=self.datos)
+            self._comprobar_formas(estado, pesos)
+            return estado
         return preparar_reanudacion(self.carpeta, self.configuracion, dispositivo, entrenador=self.entrenador,
                                     avisar=avisar, modelo=pesos, datos=self.datos)
+
+    def _comprobar_estrategia(self) -> None:
+        """Una carpeta de DDP (archivos ``.pt``) no la sigue FSDP (carpetas ``.dcp``), ni al revés."""
+        ajenos = [r for r in self.carpeta.archivos() if (r.suffix == ".pt") == self.fragmentado]
+        if ajenos:
+            de, mio = ("DDP (archivos .pt con el modelo entero)", "FSDP") if self.fragmentado else (
+                "FSDP (carpetas .dcp repartidas entre procesos)", "DDP")
+            otra = "ddp" if self.fragmentado else "fsdp"
+            raise ValueError(f"La carpeta {self.carpeta.ruta} tiene checkpoints de un entrenamiento {de}, como "
+                             f"{ajenos[0].name}, y ahora entrenas con {mio}. Síguelo con --estrategia {otra}, usa "
+                             "otra carpeta, o empieza de cero con carpeta_checkpoints(..., reanudar=False) (los "
+                             "actuales se apartan a anteriores/, no se borran).")
+
+    def _comprobar_formas(self, estado: dict | None, pesos: dict) -> None:
+        formas = (estado or {}).get("fragmentos", {}).get("formas", {})
+        if estado is None or not formas:
+            return
+        actuales = {k: list(v.shape) for k, v in pesos.items()}
+        distintas = [f"{k}: {formas.get(k, 'falta')} → {v}" for k, v in actuales.items() if formas.get(k) != v]
+        distintas += [f"{k}: sobra en el checkpoint" for k in formas if k not in actuales]
+        if distintas:
+            raise ValueError(f"El checkpoint {estado.get('ruta')} no corresponde a este modelo (cambian "
+                             f"{len(distintas)} parámetros: {'; '.join(distintas[:3])}). Usa otra carpeta, o "
+                             "carpeta_checkpoints(..., reanudar=False) para empezar de cero.")
 
     def restaurar(self, estado: dict, *, cargar_pesos, optimizador: torch.optim.Optimizer, escalador=None,
                   lr: float | None = None) -> Historial:
@@ -117,8 +152,11 @@ class NucleoCheckpoints:
         """
         arreglo = "Usa otra carpeta, o carpeta_checkpoints(..., reanudar=False) para empezar de cero."
         try:
-            cargar_pesos(estado[self.clave])
-            optimizador.load_state_dict(estado["optimizador"])
+            if self.fragmentado:
+                cargar_pesos(estado)  # DCP: cada rango lee su trozo de los pesos y del optimizador
+            else:
+                cargar_pesos(estado[self.clave])
+                optimizador.load_state_dict(estado["optimizador"])
         except (RuntimeError, ValueError, KeyError) as error:
             raise ValueError(f"El checkpoint {estado.get('ruta')} no corresponde a este modelo ({error}). "
                              f"{arreglo}") from None
@@ -136,6 +174,15 @@ class NucleoCheckpoints:
     def guardar(self, epoca: int, *, pesos: dict, optimizador: torch.optim.Optimizer, historial: Historial,
                 escalador=None, semilla_lotes: int = 0) -> Path | None:
         """Escribe el checkpoint de ``epoca`` si toca (cada ``cada`` épocas y la última); si no, None."""
+        if self.fragmentado and self.carpeta is not None:  # todos los rangos escriben su trozo
+            if not self.carpeta.toca_guardar(epoca, self.configuracion["epocas"]):
+                return None
+            indice = nuevo_checkpoint(
+                entrenador=self.entrenador, epoca=epoca, epocas=self.configuracion["epocas"],
+                configuracion=self.configuracion, datos=self.datos, pesos={self.clave: {}}, optimizador={},
+                semilla_lotes=semilla_lotes, historial=historial.a_dict())
+            indice["fragmentos"] = {"formas": {k: list(v.shape) for k, v in pesos[self.clave].items()}}
+            return guardar_fragmentado(self.carpeta, epoca, pesos, indice)
         if not self.activo or not self.carpeta.toca_guardar(epoca, self.configuracion["epocas"]):
             return None
         escala = escalador.state_dict() if escalador is not None and escalador.is_enabled() else {}
