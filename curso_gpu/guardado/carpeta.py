@@ -38,6 +38,7 @@ from .escritura_segura import (
     crear_exclusivo,
     fsync_carpeta,
 )
+from .fragmentado import leer_indice
 from .formato import (
     ANTERIORES,
     PRUEBA,
@@ -333,8 +334,8 @@ class CarpetaCheckpoints:
         """
         dispositivo = como_dispositivo(dispositivo, meta=True)  # un dispositivo mal escrito falla aquí, no en cada archivo
         for ruta in self.archivos():
-            try:
-                estado = cargar_checkpoint(ruta, dispositivo)
+            try:  # una carpeta .dcp es un checkpoint repartido (FSDP): su índice, con cada archivo comprobado
+                estado = leer_indice(ruta) if ruta.is_dir() else cargar_checkpoint(ruta, dispositivo)
             except Exception as error:  # zip roto, archivo truncado, suma que no cuadra, contenido no permitido...
                 motivo = str(error) if isinstance(error, (CheckpointDanado, ValueError)) else (
                     f"El checkpoint {ruta.name} está dañado o incompleto ({type(error).__name__}).")

@@ -215,10 +215,6 @@ def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device =
     """
     dispositivo = como_dispositivo(dispositivo, meta=True)  # meta: mirar formas sin memoria
     ruta = comprobar_origen(ruta, "ruta del checkpoint")
-    if ruta.is_dir() and epoca_de(ruta) is not None:  # repartido entre procesos (FSDP, lección 12)
-        from .fragmentado import leer_indice
-
-        return leer_indice(ruta)
     if not ruta.is_file():
         raise ValueError(
             f"No existe el checkpoint {ruta}. Mira cuáles hay con carpeta.archivos() "

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import torch.distributed as dist
 
-from .carpeta import CarpetaCheckpoints
 from .escritura_segura import fsync_carpeta
 from .formato import CheckpointDanado, cargar_checkpoint, guardar_atomico, nombre_archivo
 
@@ -50,9 +49,10 @@ def _rango_y_mundo() -> tuple[int, int]:
     return 0, 1
 
 
-def guardar_fragmentado(carpeta: CarpetaCheckpoints, epoca: int, tensores: dict, indice: dict) -> Path | None:
+def guardar_fragmentado(carpeta, epoca: int, tensores: dict, indice: dict) -> Path | None:
     """Guarda el checkpoint repartido de ``epoca``: todos los procesos la llaman a la vez. Lección 12.
 
+    ``carpeta``: la ``CarpetaCheckpoints`` del entrenamiento (el rango 0 tiene su candado).
     ``tensores``: ``{"modelo": get_model_state_dict(m), "optimizador": get_optimizer_state_dict(m, opt)}``
     (los trozos de cada rango); ``indice``: el checkpoint del curso sin pesos (``nuevo_checkpoint``
     con ``pesos={"modelo": {}}``), que guarda el rango 0. Devuelve la carpeta en el rango 0.
