@@ -102,10 +102,10 @@ def fragmentar(modelo: nn.Module, *, bloques=None, precision: str = "fp32", proc
     dimensión. Si las filas no se dividen entre los procesos, FSDP rellena el último trozo
     (no es un error: ``memoria.bytes_de_fragmento`` cuenta ese relleno).
     """
+    _comprobar_modelo(modelo)
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import fully_shard
 
-    _comprobar_modelo(modelo)
     if not (dist.is_available() and dist.is_initialized()):
         raise ErrorDistribuido("No hay grupo de procesos: llama antes a distribuido.iniciar() (con torchrun, o "
                                "solo: un mundo de un proceso).")
