@@ -107,7 +107,7 @@ def memoria_por_gpu(desglose: DesgloseMemoria, gpus: int = 1, estrategia: str = 
     # FSDP: los pesos en su tipo original (sin la copia de 16 bits de autocast) se reparten; la copia
     # de 16 bits solo existe para la unidad que se calcula (MixedPrecisionPolicy).
     originales = desglose.pesos - desglose.pesos_16_bits
-    unidad = unidad_parametros * bytes_unidad * 2 if gpus > 1 else 0  # pesos + gradiente de la unidad
+    unidad = unidad_parametros * bytes_unidad * 2  # pesos + gradiente de la unidad, reunida (o pasada a 16 bits)
     return MemoriaPorGPU("fsdp", gpus, math.ceil(originales / gpus), math.ceil(desglose.gradientes / gpus),
                          math.ceil(desglose.optimizador / gpus), desglose.activaciones, unidad, nombre)
 
