@@ -13,8 +13,6 @@ import json
 import os
 import re
 import signal
-import subprocess
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -24,11 +22,13 @@ import torch
 from torch import nn
 
 from curso_gpu import distribuido
-from curso_gpu.distribuido import descendientes, ejecutar, orden_torchrun, sigue_vivo
+from curso_gpu.distribuido import ejecutar, orden_torchrun, sigue_vivo
 from curso_gpu.entrenamiento import CNNPequena, NucleoCheckpoints, configuracion_de_entrenamiento
 from curso_gpu.entrenar_ddp import main
 from curso_gpu.guardado import AvisoCheckpoint, cargar_pesos, como_carpeta, leer_indice
 from curso_gpu.memoria import DesgloseMemoria, bytes_de_fragmento, memoria_por_gpu
+from ejecucion_compartida import texto_impreso
+from interrupciones import TorchrunVigilado, esperar_que_paren
 
 RAIZ = Path(__file__).resolve().parent.parent
 PLAZO_S = 10  # vigilar_padre: aviso del núcleo al instante, sondeo cada 0.5 s y 3 s de gracia
@@ -37,9 +37,7 @@ PLAZO_S = 10  # vigilar_padre: aviso del núcleo al instante, sondeo cada 0.5 s 
 @pytest.fixture(scope="module")
 def leccion_12(leccion_ejecutada):
     """Todo lo que imprimió la lección 12 al ejecutarse entera (una vez por sesión)."""
-    cuaderno = leccion_ejecutada("12")
-    return "\n".join(s.get("text", "") for c in cuaderno.cells if c.cell_type == "code"
-                     for s in c.get("outputs", []) if s.get("output_type") == "stream")
+    return texto_impreso(leccion_ejecutada("12"))
 
 
 def test_la_leccion_12_comprueba_sus_resultados_al_final(leccion_12):
@@ -170,65 +168,40 @@ def test_guardar_pesos_con_fsdp_da_el_mismo_archivo_que_con_ddp(tmp_path):
 # Con torchrun de verdad
 # ---------------------------------------------------------------------------
 
-def _matar(pids) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
 @pytest.mark.lento
 def test_sigkill_durante_un_guardado_no_pierde_nada_ni_deja_huerfanos(tmp_path):
     ck = tmp_path / "ck"
     orden = orden_torchrun(["-m", "curso_gpu.entrenar_ddp", "--estrategia", "fsdp", "--epocas", "100000",
                             "--checkpoints", str(ck), "--silencioso"], procesos=2)
-    entorno = {**os.environ, "PYTHONPATH": str(RAIZ), "OMP_NUM_THREADS": "1"}
-    entorno.pop("PYTEST_CURRENT_TEST", None)
-    salida = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
-    torchrun = subprocess.Popen(orden, stdout=salida, stderr=subprocess.STDOUT, env=entorno, start_new_session=True)
-    vistos: set[int] = set()
-    try:
+    with TorchrunVigilado(orden, RAIZ) as torchrun:
         limite, a_medias = time.monotonic() + 180, []
-        while time.monotonic() < limite and torchrun.poll() is None:
-            vistos |= descendientes(torchrun.pid)
+        while time.monotonic() < limite and torchrun.proceso.poll() is None:
+            torchrun.mirar()
             # Un guardado en curso: su carpeta temporal (sin el índice del curso todavía).
-            a_medias = [p for p in ck.glob(".checkpoint_epoca_*.dcp.*.tmp")] if ck.is_dir() else []
+            a_medias = list(ck.glob(".checkpoint_epoca_*.dcp.*.tmp")) if ck.is_dir() else []
             if a_medias and como_carpeta(ck).archivos():
                 break
             time.sleep(0.002)
-        salida.seek(0)
-        assert torchrun.poll() is None and a_medias, salida.read()
-        os.kill(torchrun.pid, signal.SIGKILL)  # a mitad de un guardado
-        torchrun.wait(timeout=10)
-        inicio = time.monotonic()
-        while any(sigue_vivo(p) for p in vistos) and time.monotonic() - inicio < 3 * PLAZO_S:
-            time.sleep(0.1)
-        tardanza = time.monotonic() - inicio
-        assert not [p for p in vistos if sigue_vivo(p)], f"siguen vivos {tardanza:.1f} s después del SIGKILL"
+        assert torchrun.proceso.poll() is None and a_medias, torchrun.salida()
+        os.kill(torchrun.proceso.pid, signal.SIGKILL)  # a mitad de un guardado
+        torchrun.proceso.wait(timeout=10)
+        tardanza = esperar_que_paren(torchrun.vistos, 3 * PLAZO_S)
+        assert not [p for p in torchrun.vistos if sigue_vivo(p)], f"siguen vivos {tardanza:.1f} s después del SIGKILL"
         assert tardanza < PLAZO_S, f"los trabajadores tardaron {tardanza:.1f} s en parar"
 
-        completos = como_carpeta(ck).archivos()
-        assert completos and all(leer_indice(r)["epoca"] >= 1 for r in completos)  # cada uno, completo y sano
-        ultima = int(leer_indice(completos[0])["epoca"])
-        # Seguir con 1 proceso (reparto 2 → 1): sin avisos de checkpoints dañados, y la temporal desaparece.
-        with warnings.catch_warnings(record=True) as avisos:
-            warnings.simplefilter("always")
-            assert _entrenar("--estrategia", "fsdp", "--epocas", str(ultima + 1), "--tamano-lote", "32",
-                             "--checkpoints", str(ck), "--guardar-pesos", str(tmp_path / "w.pt")) == 0
-        assert not [a for a in avisos if "dañado" in str(a.message)], [str(a.message) for a in avisos]
-        assert not list(ck.glob(".*.tmp")), sorted(p.name for p in ck.iterdir())
-        assert leer_indice(como_carpeta(ck).archivos()[0])["epoca"] == ultima + 1
-        assert set(cargar_pesos(tmp_path / "w.pt", CNNPequena()))
-    finally:
-        if torchrun.poll() is None:
-            torchrun.kill()
-        _matar(p for p in vistos | descendientes(torchrun.pid) if sigue_vivo(p))
-        try:
-            torchrun.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        salida.close()
+    completos = como_carpeta(ck).archivos()
+    assert completos and all(leer_indice(r)["epoca"] >= 1 for r in completos)  # cada uno, completo y sano
+    ultima = int(leer_indice(completos[0])["epoca"])
+    # Seguir con 1 proceso (reparto 2 → 1): sin avisos de checkpoints dañados, y la temporal desaparece.
+    with warnings.catch_warnings(record=True) as avisos:
+        warnings.simplefilter("always")
+        assert _entrenar("--estrategia", "fsdp", "--epocas", str(ultima + 1), "--tamano-lote", "32",
+                         "--checkpoints", str(ck), "--guardar-pesos", str(tmp_path / "w.pt")) == 0
+    assert not [a for a in avisos if "dañado" in str(a.message) or "incompleto" in str(a.message)], \
+        [str(a.message) for a in avisos]
+    assert not list(ck.glob(".*.tmp")), sorted(p.name for p in ck.iterdir())
+    assert leer_indice(como_carpeta(ck).archivos()[0])["epoca"] == ultima + 1
+    assert set(cargar_pesos(tmp_path / "w.pt", CNNPequena()))
 
 
 @pytest.mark.lento
