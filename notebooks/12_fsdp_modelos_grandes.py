@@ -208,7 +208,7 @@ X = torch.randn(256, 64, generator=generador)
 y = (X @ torch.randn(64, 8, generator=generador)).argmax(1)
 muestreador = DistributedSampler(TensorDataset(X, y), num_replicas=mundo, rank=rango, shuffle=True, seed=0)
 cargador = DataLoader(TensorDataset(X, y), batch_size=tamano_lote, sampler=muestreador)
-optimizador = torch.optim.Adam(modelo.parameters(), lr=0.01)  # solo ve los trozos de este rango
+optimizador = torch.optim.Adam(modelo.parameters(), lr=0.001)  # solo ve los trozos de este rango
 criterio = nn.CrossEntropyLoss()
 
 comunicacion = None
@@ -351,7 +351,7 @@ X = torch.randn(256, 64, generator=generador)
 y = (X @ torch.randn(64, 8, generator=generador)).argmax(1)
 muestreador = DistributedSampler(TensorDataset(X, y), num_replicas=1, rank=0, shuffle=True, seed=0)
 cargador = DataLoader(TensorDataset(X, y), batch_size=32, sampler=muestreador)
-optimizador = torch.optim.Adam(entero.parameters(), lr=0.01)
+optimizador = torch.optim.Adam(entero.parameters(), lr=0.001)
 criterio = nn.CrossEntropyLoss()
 for epoca in range(EPOCAS):
     muestreador.set_epoch(epoca)
@@ -511,9 +511,9 @@ except CheckpointDanado as error:
 # %% [markdown]
 # ### 6. Kaggle con 2 × T4, paso a paso
 #
-# 1. En kaggle.com, **Create › New Notebook**. Verifica tu teléfono (Kaggle lo pide para usar GPU).
-# 2. En el panel de la derecha, **Settings › Accelerator › GPU T4 x2**. Kaggle muestra tu cuota
-#    semanal de GPU: apaga la sesión al terminar.
+# 1. En kaggle.com, **Create › New Notebook**.
+# 2. En el panel de la derecha, **Settings › Accelerator › GPU T4 x2**. La cuota de GPU es semanal
+#    (la ves en tu perfil) y corre desde que arranca la sesión: apágala al terminar.
 # 3. Instala el curso: `!pip install -q git+https://github.com/curso-gpu/curso_gpu`.
 # 4. Escribe el guion de arriba en un archivo y lánzalo **con el mismo código** de esta lección:
 #    `orden_torchrun([...], procesos=2)` y `ejecutar(...)`. `iniciar()` ve las dos GPU y elige

@@ -32,8 +32,9 @@ COMUNICACION_POR_PASO = {"ddp": 2.0, "fsdp": 3.0}
 # https://github.com/Kaggle/kaggle-cli/blob/main/docs/kernels.md), y los metadatos que escribe
 # wandb en notebooks de Kaggle con ese acelerador («"gpu_count": 2», «"name": "Tesla T4"»,
 # «"memory_total": 16106127360», p. ej. https://huggingface.co/Surabhi-K/llama_3_3epochs/blob/main/wandb-metadata.json).
-# El menú: en el panel derecho del notebook, «Settings › Accelerator › GPU T4 x2» (hay que
-# verificar el teléfono de la cuenta; la cuota semanal de GPU la muestra tu perfil).
+# El menú: en el panel derecho del notebook, «Settings › Accelerator › GPU T4 x2». La cuota de GPU es
+# semanal y se ve en tu perfil; el contador corre desde que arranca la sesión (Banachewicz y Massaron,
+# «The Kaggle Book», cap. 3, https://packtpub.com/en-sk/product/the-kaggle-book-9781801817479/chapter/working-and-learning-with-kaggle-notebooks-4/section/getting-the-most-out-of-notebooks-ch04lvl1sec17).
 KAGGLE_T4X2 = {
     "gpus": 2,
     "nombre": "Tesla T4",
