@@ -46,7 +46,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # cada GPU guarda la mitad de todo y pide prestado a la otra el bloque que está calculando.
 #
 # Como en la lección 08, todo funciona con procesos de **CPU** y el backend `gloo`: aquí lo
-# pruebas entero sin GPU, en unos 40 s en una CPU de 2 núcleos (casi todo, arrancando `torchrun`).
+# pruebas entero sin GPU. Casi todo el tiempo de la lección se va en arrancar los procesos de
+# `torchrun` (cada uno importa torch) y en construir Qwen2.5-1.5B en `meta`.
 
 # %%
 import json
@@ -485,6 +486,17 @@ codigo = entrenar_ddp_main(["--estrategia", "fsdp", "--epocas", str(epoca_final)
                             "--checkpoints", str(ck), "--guardar-pesos", str(CARPETA / "cnn_fsdp.pt")])
 print("código de salida:", codigo)
 
+# %% [markdown]
+# **Un segundo escritor se rechaza.** Mientras un entrenamiento tiene la carpeta (aquí la tomamos a
+# mano con su candado), otro que quiera usarla para con un error, sin tocar nada:
+
+# %%
+# El error sale en rojo (stderr), como en una terminal: es lo que esta celda enseña.
+antes = sorted(p.name for p in ck.iterdir())
+with como_carpeta(ck).candado():
+    segundo = entrenar_ddp_main(["--estrategia", "fsdp", "--epocas", str(epoca_final + 1), "--checkpoints", str(ck)])
+print("código de salida:", segundo, "· ¿la carpeta sigue igual?", sorted(p.name for p in ck.iterdir()) == antes)
+
 # %%
 from curso_gpu.entrenamiento import CNNPequena
 
@@ -629,5 +641,6 @@ assert all(r["precision_mixta"]["guardado (trozo)"] == r["precision_mixta"]["gra
            for r in rangos)
 assert identicos_reparto  # guardado con 2, cargado con 1: idénticos
 assert codigo == 0 and not [p for p in trabajadores | {torchrun.pid} if sigue_vivo(p)]  # nada huérfano tras SIGKILL
+assert segundo == 1 and sorted(p.name for p in ck.iterdir()) == antes  # el segundo escritor, rechazado
 assert not [pid for pid in a_mano.procesos if sigue_vivo(pid)]
 print("Comprobado: FSDP reparte, cuenta, coincide con un proceso, guarda, sobrevive a un SIGKILL y se sigue con 1 proceso.")

@@ -225,3 +225,15 @@ def test_tres_procesos_con_filas_que_no_se_dividen_rellenan_y_entrenan_igual(tmp
     torch.optim.SGD(modelo.parameters(), lr=0.1).step()
     repartidos = torch.load(tmp_path / "pesos.pt", weights_only=True)
     assert max((repartidos[k] - v).abs().max().item() for k, v in modelo.state_dict().items()) < 1e-6
+
+
+@pytest.mark.lento
+def test_un_segundo_escritor_en_una_carpeta_repartida_se_rechaza(tmp_path, capsys):
+    ck = tmp_path / "ck"
+    assert _entrenar("--estrategia", "fsdp", "--epocas", "1", "--checkpoints", str(ck)) == 0
+    antes = sorted(p.name for p in ck.iterdir())
+    with como_carpeta(ck).candado():
+        capsys.readouterr()
+        assert _entrenar("--estrategia", "fsdp", "--epocas", "2", "--checkpoints", str(ck)) == 1
+    assert "Otro entrenamiento" in capsys.readouterr().err
+    assert sorted(p.name for p in ck.iterdir()) == antes

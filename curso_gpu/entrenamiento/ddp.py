@@ -9,7 +9,8 @@ muestreador: con la misma semilla y las mismas épocas acaba con los mismos peso
 redondeo) que los dos procesos con lotes de 16, porque el lote global es el mismo.
 
 Candado, reanudación y checkpoints son los de ``entrenar`` (``nucleo``): una carpeta de uno la
-sigue el otro. El bucle se lee de arriba abajo; los puntos donde los procesos se esperan entre
+sigue el otro. Con ``estrategia="fsdp"`` (lección 12) el mismo bucle reparte el modelo con
+``fully_shard`` y el núcleo guarda checkpoints repartidos (``fragmentado=True``). El bucle se lee de arriba abajo; los puntos donde los procesos se esperan entre
 sí (o la CPU espera a la GPU) están marcados con «espera».
 """
 
