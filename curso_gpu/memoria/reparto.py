@@ -8,7 +8,11 @@ activaciones) con un número de fragmentos (*shards*):
   GPU. Además, mientras calcula un bloque, cada GPU tiene ese bloque entero (sus pesos reunidos
   con un all-gather y, en la pasada hacia atrás, su gradiente antes del reduce-scatter): la
   «unidad reunida». Con precisión mixta de FSDP (``param_dtype=float16``) esa copia en 16 bits
-  solo existe para la unidad que se calcula, no para todo el modelo.
+  solo existe para la unidad que se calcula, no para todo el modelo: los trozos guardados siguen
+  en fp32 y el optimizador los usa tal cual (torch 2.13, ``MixedPrecisionPolicy`` en
+  ``torch/distributed/fsdp/_fully_shard/_fsdp_api.py``: «FSDP does not require any extra memory to
+  keep a high-precision copy of the parameters for the optimizer step»). FSDP2 puede reunir por
+  adelantado el bloque siguiente mientras calcula uno: la calculadora cuenta una sola unidad.
 - Las activaciones no se reparten: dependen del lote de cada GPU.
 
 ``bytes_de_fragmento`` predice lo que guarda cada rango de un modelo repartido con
