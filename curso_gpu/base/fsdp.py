@@ -17,10 +17,11 @@ ESTRATEGIAS = ("ddp", "fsdp")
 
 # Rajbhandari, Rasley, Ruwase y He, «ZeRO: Memory Optimizations Toward Training Trillion Parameter
 # Models», arXiv:1910.02054 (SC 2020), sección 7 («Communication Analysis of ZeRO-DP»): el
-# all-reduce de DDP son un reduce-scatter y un all-gather, «a total communication volume of 2Ψ»
-# por GPU; con los parámetros repartidos (Pos+g+p) hay un all-gather en la pasada hacia delante,
-# otro en la de atrás y un reduce-scatter de los gradientes: «a total communication volume of 3Ψ
-# ... 1.5x compared to the baseline». Con N GPU en anillo, cada término se multiplica por (N−1)/N.
+# all-reduce de DDP son un reduce-scatter y un all-gather, 2Ψ por paso (7.2.1: «Ψ+Ψ=2Ψ, exactly
+# the same as the baseline DP»); con los parámetros repartidos (Pos+g+p) hay un all-gather en la
+# pasada hacia delante, otro en la de atrás y un reduce-scatter de los gradientes (7.2.2: «The
+# total volume is therefore 3Ψ which is 1.5x compared to the baseline»). Con N GPU en anillo,
+# cada término se multiplica por (N−1)/N.
 # La documentación de PyTorch describe la misma secuencia para fully_shard (torch 2.13,
 # torch/distributed/fsdp/_fully_shard/_fully_shard.py: «Before forward, FSDP all-gathers ... re-
 # all-gathers them in backward ... reduce-scatters the unsharded gradients»).
