@@ -29,7 +29,7 @@ COMUNICACION_POR_PASO = {"ddp": 2.0, "fsdp": 3.0}
 
 # El acelerador «GPU T4 x2» de los notebooks de Kaggle: dos NVIDIA T4 en la misma máquina, sin
 # NVLink (PCIe), cada una con 15 360 MiB visibles (los 16 GiB menos el ECC, como en Colab).
-# Fuentes: la lista de aceleradores de la CLI de Kaggle («NvidiaTeslaT4»,
+# Fuentes: la lista de aceleradores de la CLI de Kaggle («NvidiaTeslaT4», añadida en Kaggle/kaggle-cli#916,
 # https://github.com/Kaggle/kaggle-cli/blob/main/docs/kernels.md), y los metadatos que escribe
 # wandb en notebooks de Kaggle con ese acelerador («"gpu_count": 2», «"name": "Tesla T4"»,
 # «"memory_total": 16106127360», p. ej. https://huggingface.co/Surabhi-K/llama_3_3epochs/blob/main/wandb-metadata.json).
