@@ -67,7 +67,7 @@ from curso_gpu.base import CAPACIDAD_BF16, COMUNICACION_POR_PASO, KAGGLE_T4X2, S
 from curso_gpu.distribuido import descendientes, ejecutar, orden_torchrun, sigue_vivo
 from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
 from curso_gpu.guardado import CheckpointDanado, cargar_pesos, como_carpeta, leer_indice
-from curso_gpu.memoria import bytes_de_fragmento, memoria_por_gpu
+from curso_gpu.memoria import bytes_de_fragmento, medir_memoria_entrenamiento, memoria_por_gpu
 
 print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
@@ -229,6 +229,8 @@ for epoca in range(epocas):
             optimizador.zero_grad()
             perdida.backward()
         optimizador.step()  # cada rango actualiza su trozo con su trozo del estado de Adam
+# En una GPU: el pico de memoria de este entrenamiento (en una CPU no hay nada que leer).
+memoria_gpu = torch.cuda.max_memory_allocated(dispositivo) if dispositivo.type == "cuda" else None
 
 # FSDP 4: guardar. Cada rango escribe su trozo (DCP); el rango 0, además, el modelo entero reunido.
 dcp.save({"modelo": get_model_state_dict(modelo)}, checkpoint_id=carpeta / "a_mano.dcp")
@@ -265,7 +267,7 @@ resultado = {"rango": rango, "mundo": mundo, "backend": proceso.backend, "dispos
              "comunicacion": {"llamadas": dict(comunicacion.llamadas), "bytes": dict(comunicacion.bytes_por_tipo),
                               "enviados": comunicacion.enviados_por_rango},
              "precision_mixta": tipos, "escala": escalador.get_scale(), "perdida_mixta": perdida_mixta.item(),
-             "memoria_gpu": torch.cuda.max_memory_allocated(dispositivo) if dispositivo.type == "cuda" else None}
+             "memoria_gpu": memoria_gpu}
 escribir_atomico(carpeta / f"rango_{rango}.json", lambda archivo: archivo.write(json.dumps(resultado).encode()))
 distribuido.terminar()
 ''')
@@ -533,10 +535,15 @@ except CheckpointDanado as error:
 # 5. Lee los `rango_N.json`: `backend` dirá `nccl`, `dispositivo` `cuda:0` y `cuda:1`, y
 #    `memoria_gpu` el pico de memoria de cada GPU (`torch.cuda.max_memory_allocated`).
 #
-# La misma celda que aquí dice «en CPU no hay memoria de GPU»; en Kaggle, los bytes de cada T4:
+# La misma celda que aquí dice «en CPU no hay memoria de GPU»; en Kaggle, los bytes de cada T4,
+# junto a lo que dice la calculadora para este MLP (con un modelo tan pequeño pesa el redondeo del
+# asignador de CUDA; la comparación con un modelo grande está en `benchmarks/fsdp_benchmark.py`):
 
 # %%
 print("Kaggle da:", KAGGLE_T4X2)
+calculada = memoria_por_gpu(medir_memoria_entrenamiento(mlp(), X[:16], "adam"), 2, "fsdp",
+                            unidad_parametros=128 * 128 + 128, bytes_unidad=4)
+print(f"La calculadora, por GPU: {formatear_bytes(calculada.total)}")
 for r in rangos:
     if r["memoria_gpu"] is None:
         print(f"rango {r['rango']}: en {r['dispositivo']} no hay memoria de GPU que leer; los trozos ocupan "
