@@ -24,7 +24,8 @@ de su lección (``comprobar_en_gpu``) y convierte sus líneas en resultados. La 
 y ``comprobar_leccion_10_qwen`` mide Qwen2.5-0.5B como la sección 6 de la lección (lotes 1, 4 y 16,
 con y sin caché, caché estática compilada) frente al techo de la GPU.
 La lección 11 (``comprobar_leccion_11``): los kernels de Triton ≡ PyTorch en la GPU y su fracción
-del ancho de banda y del pico de la ficha.
+del ancho de banda y del pico de la ficha. La lección 12 (``comprobar_leccion_12``): FSDP2 con nccl,
+la política fp16 y la memoria de cada GPU frente a ``memoria_por_gpu`` (``benchmarks/fsdp_benchmark.py``).
 
 Con ``--cuadernos CARPETA`` ejecuta además cada lección entera en la GPU (nbclient, como las
 pruebas) y guarda en CARPETA cada notebook ejecutado con sus salidas: una línea PASS/FAIL por
@@ -379,6 +380,17 @@ def comprobar_leccion_08(gpu: torch.device, rapido: bool) -> list[Resultado]:
     return desde_lineas("08", comprobar(timeout_s=300))
 
 
+# --- GANCHO lección 12: FSDP2 ---------------------------------------------------------------------
+def comprobar_leccion_12(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """GANCHO de la lección 12: ``fully_shard`` con nccl en 1 o 2 GPU, la política fp16 (calcula en fp16,
+    guarda y reduce en fp32, con ``ShardedGradScaler``) y la memoria de cada GPU frente a la calculadora.
+
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/fsdp_benchmark.py`` (``torchrun`` con tiempo límite).
+    """
+    comprobar = _comprobacion_de_benchmark("fsdp_benchmark.py")
+    return desde_lineas("12", comprobar(timeout_s=300))
+
+
 # --- GANCHO lección 09: LoRA y QLoRA -------------------------------------------------------------
 def comprobar_leccion_09(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """GANCHO de la lección 09: cargar en 4 bits, unos pasos de LoRA/QLoRA y la memoria frente a
@@ -628,6 +640,7 @@ def comprobaciones(rapido: bool):
         ("lección 10", lambda g: comprobar_leccion_10(g, rapido)),
         ("lección 10 con Qwen2.5-0.5B", lambda g: comprobar_leccion_10_qwen(g, rapido)),
         ("lección 11", lambda g: comprobar_leccion_11(g, rapido)),
+        ("lección 12", lambda g: comprobar_leccion_12(g, rapido)),
     ]
 
 

@@ -1,8 +1,11 @@
-"""La orden de la lección 08: entrenar la CNN de líneas con varios procesos (DDP).
+"""La orden de las lecciones 08 y 12: entrenar la CNN de líneas con varios procesos (DDP o FSDP).
 
 Con ``torchrun`` (dos procesos en CPU con gloo, o uno por GPU con nccl)::
 
     torchrun --nproc_per_node=2 -m curso_gpu.entrenar_ddp --tamano-lote 16
+
+Con ``--estrategia fsdp`` (lección 12) el modelo se reparte entre los procesos (``fully_shard``) y
+los checkpoints son carpetas repartidas que se siguen con cualquier número de procesos.
 
 Solo (``python -m curso_gpu.entrenar_ddp --tamano-lote 32``) es un mundo de uno. Este módulo
 solo lee los argumentos, comprueba las rutas y cuenta los errores en español; el entrenador es
@@ -20,7 +23,7 @@ import sys
 import time
 
 from . import distribuido  # perezoso: torch llega con el primer nombre que se usa
-from .base import ENTERO_MAXIMO, AnalizadorArgumentos, ejecutar_orden, salida_rota, tipo_entero
+from .base import ENTERO_MAXIMO, ESTRATEGIAS, AnalizadorArgumentos, ejecutar_orden, salida_rota, tipo_entero
 from .guardado import comprobar_destino
 
 __all__ = ["main"]
@@ -52,6 +55,10 @@ def _analizador() -> argparse.ArgumentParser:
                                  "se cargan con cargar_pesos)")
     analizador.add_argument("--simular-fallo", type=_entero_positivo, metavar="EPOCA",
                             help="en el primer intento, el proceso de rango 1 muere en esa época")
+    analizador.add_argument("--estrategia", choices=ESTRATEGIAS, default="ddp",
+                            help="ddp: cada proceso guarda el modelo entero (lección 08); fsdp: pesos, gradientes y "
+                                 "optimizador repartidos con fully_shard, checkpoints repartidos que se siguen con "
+                                 "cualquier número de procesos (lección 12)")
     analizador.add_argument("--backend", choices=("auto", "nccl", "gloo"), default="auto",
                             help="auto: nccl si hay GPU con CUDA, gloo si no")
     analizador.add_argument("--silencioso", action="store_true", help="no imprime el progreso")
@@ -100,7 +107,7 @@ def _principal(argv=None) -> int:
         entrenar_ddp(argumentos.epocas, argumentos.tamano_lote, argumentos.semilla,
                      checkpoints=argumentos.checkpoints, destino_pesos=argumentos.guardar_pesos,
                      simular_fallo=argumentos.simular_fallo, backend=argumentos.backend,
-                     silencioso=argumentos.silencioso)
+                     silencioso=argumentos.silencioso, estrategia=argumentos.estrategia)
     except BrokenPipeError:  # quien leía la salida se fue (| head -1): lo resuelve ejecutar_orden
         raise
     except (distribuido.ErrorDistribuido, ValueError, OSError) as error:
@@ -179,5 +186,12 @@ if __name__ == "__main__":
     # creó al importarse: unos 0.6 s de CPU en cada proceso, y torchrun arranca varios. Con todo
     # ya guardado y cerrado, gc.freeze() los aparta de esas pasadas
     # (https://docs.python.org/3/library/gc.html#gc.freeze).
+    if "triton" in sys.modules:
+        # fully_shard (--estrategia fsdp) importa torch._dynamo y este, triton. Con gc.freeze(), al
+        # cerrar Python triton (nanobind) avisa en stderr de objetos «perdidos» que solo quedaron
+        # apartados. Con todo ya guardado, con fsync, y cerrado, salimos sin ese cierre.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(codigo)
     gc.freeze()
     sys.exit(codigo)

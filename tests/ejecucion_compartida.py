@@ -139,6 +139,12 @@ def _celda_que_fallo(cuaderno) -> str:
     return "falló una celda"
 
 
+def texto_impreso(cuaderno) -> str:
+    """Todo lo que imprimieron (stdout y stderr) las celdas de código de un notebook ejecutado, en orden."""
+    return "\n".join(s.get("text", "") for c in cuaderno.cells if c.cell_type == "code"
+                     for s in c.get("outputs", []) if s.get("output_type") == "stream")
+
+
 def salidas_en_stderr(cuaderno) -> list[tuple[int, str]]:
     """Las celdas de código (número, texto) que escribieron en stderr sin la etiqueta ``stderr-esperado``."""
     encontradas = []

@@ -27,6 +27,7 @@ from curso_gpu.guardado import cargar_pesos, como_carpeta
 from curso_gpu.entrenar_ddp import main
 from curso_gpu.distribuido import PuertoOcupado, ejecutar, orden_torchrun, sigue_vivo
 from curso_gpu.entrenamiento import CNNPequena
+from ejecucion_compartida import texto_impreso
 
 COMUN = ["--epocas", "3", "--semilla", "0"]
 
@@ -49,9 +50,7 @@ def _un_proceso(ruta, tamano_lote):
 @pytest.fixture(scope="module")
 def leccion_08(leccion_ejecutada):
     """Todo lo que imprimió la lección 08 al ejecutarse entera (una vez por sesión)."""
-    cuaderno = leccion_ejecutada("08")
-    return "\n".join(s.get("text", "") for c in cuaderno.cells if c.cell_type == "code"
-                     for s in c.get("outputs", []) if s.get("output_type") == "stream")
+    return texto_impreso(leccion_ejecutada("08"))
 
 
 def test_la_leccion_08_comprueba_sus_resultados_al_final(leccion_08):

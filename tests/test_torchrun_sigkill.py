@@ -10,25 +10,17 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from curso_gpu.guardado import como_carpeta
-from curso_gpu.distribuido import descendientes, orden_torchrun, sigue_vivo
+from curso_gpu.distribuido import orden_torchrun, sigue_vivo
+from interrupciones import TorchrunVigilado, esperar_que_paren, matar
 
 RAIZ = Path(__file__).resolve().parent.parent
 PLAZO_S = 10  # vigilar_padre: aviso del núcleo al instante, sondeo cada 0.5 s y 3 s de gracia
-
-
-def _matar(pids) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 @pytest.mark.lento
@@ -36,29 +28,20 @@ def test_sigkill_a_torchrun_para_a_sus_trabajadores_y_el_ultimo_checkpoint_sigue
     ck = tmp_path / "ck"
     orden = orden_torchrun(["-m", "curso_gpu.entrenar_ddp", "--epocas", "100000", "--checkpoints", str(ck),
                             "--silencioso"], procesos=2)
-    entorno = {**os.environ, "PYTHONPATH": str(RAIZ)}
-    entorno.pop("PYTEST_CURRENT_TEST", None)
-    salida = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
-    torchrun = subprocess.Popen(orden, stdout=salida, stderr=subprocess.STDOUT, env=entorno, start_new_session=True)
-    vistos: set[int] = set()
-    try:
+    with TorchrunVigilado(orden, RAIZ) as torchrun:
         limite = time.monotonic() + 180
         trabajadores: set[int] = set()
-        while time.monotonic() < limite and torchrun.poll() is None:
-            trabajadores = descendientes(torchrun.pid)
-            vistos |= trabajadores
+        while time.monotonic() < limite and torchrun.proceso.poll() is None:
+            trabajadores = torchrun.mirar()
             if len(trabajadores) >= 2 and como_carpeta(ck).archivos():
                 break
             time.sleep(0.2)
-        salida.seek(0)
-        assert torchrun.poll() is None and len(trabajadores) >= 2 and como_carpeta(ck).archivos(), salida.read()
+        assert torchrun.proceso.poll() is None and len(trabajadores) >= 2 and como_carpeta(ck).archivos(), \
+            torchrun.salida()
 
-        os.kill(torchrun.pid, signal.SIGKILL)  # como el OOM killer o una interrupción de Colab que escala
-        torchrun.wait(timeout=10)
-        inicio = time.monotonic()
-        while any(sigue_vivo(p) for p in trabajadores) and time.monotonic() - inicio < 3 * PLAZO_S:
-            time.sleep(0.1)
-        tardanza = time.monotonic() - inicio
+        os.kill(torchrun.proceso.pid, signal.SIGKILL)  # como el OOM killer o una interrupción de Colab que escala
+        torchrun.proceso.wait(timeout=10)
+        tardanza = esperar_que_paren(trabajadores, 3 * PLAZO_S)
         vivos = [p for p in trabajadores if sigue_vivo(p)]
         assert not vivos, f"siguen vivos {vivos} {tardanza:.1f} s después de matar a torchrun"
         assert tardanza < PLAZO_S, f"los trabajadores tardaron {tardanza:.1f} s en parar"
@@ -69,15 +52,6 @@ def test_sigkill_a_torchrun_para_a_sus_trabajadores_y_el_ultimo_checkpoint_sigue
         estado = como_carpeta(ck).cargar_ultimo("cpu")
         assert estado is not None and int(estado["epoca"]) >= 1
         print(f"trabajadores parados {tardanza:.2f} s después del SIGKILL; último checkpoint: época {estado['epoca']}")
-    finally:
-        if torchrun.poll() is None:
-            torchrun.kill()
-        _matar(p for p in vistos | descendientes(torchrun.pid) if sigue_vivo(p))
-        try:
-            torchrun.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        salida.close()
 
 
 def test_vigilar_padre_para_a_un_huerfano(tmp_path):
@@ -108,5 +82,5 @@ def test_vigilar_padre_para_a_un_huerfano(tmp_path):
         if proceso.poll() is None:
             proceso.kill()
         if pid_hijo is not None and sigue_vivo(pid_hijo):
-            _matar([pid_hijo])
+            matar([pid_hijo])
         proceso.wait(timeout=10)

@@ -159,3 +159,39 @@ def test_el_pase_de_cuadernos_ejecuta_cada_leccion_y_guarda_sus_salidas(tmp_path
     assert "ZeroDivisionError" in resultados[1].medido or "celda" in resultados[1].medido
     guardado = nbformat.read(salida / "01_bien.ipynb", as_version=4)
     assert "hola desde la GPU" in guardado.cells[0].outputs[0]["text"]
+
+
+# --- Lección 12: FSDP2 en GPU -------------------------------------------------------------------
+
+def test_el_gancho_de_la_leccion_12_existe_y_sin_gpu_salta():
+    import torch
+
+    assert [n for n, _ in validar.comprobaciones(rapido=True)][-1] == "lección 12"
+    comprobar = validar._comprobacion_de_benchmark("fsdp_benchmark.py")
+    if not torch.cuda.is_available():
+        assert comprobar() == ["SKIP FSDP con nccl: no hay GPU con CUDA"]
+        assert validar.comprobar_leccion_12(torch.device("cuda"), rapido=True) == []  # SKIP no cuenta
+
+
+def test_la_memoria_de_la_leccion_12_se_juzga_frente_a_la_calculadora():
+    comprobar = validar._comprobacion_de_benchmark("fsdp_benchmark.py")
+    juzgar = comprobar.__globals__["juzgar_memoria"]
+    assert juzgar(1100 * 2**20, 1000 * 2**20)[0] and "1.10×" in juzgar(1100 * 2**20, 1000 * 2**20)[1]
+    assert not juzgar(2000 * 2**20, 1000 * 2**20)[0] and not juzgar(500 * 2**20, 1000 * 2**20)[0]
+    with pytest.raises(ValueError):
+        juzgar(1, 0)
+    # La calculadora del modelo de prueba: con 2 GPU, los estados repartidos son la mitad que con 1.
+    prevista = comprobar.__globals__["memoria_prevista"]
+    una, dos = prevista(1), prevista(2)
+    assert dos.optimizador * 2 == una.optimizador and dos.unidad_reunida == una.unidad_reunida > 0
+
+
+@pytest.mark.lento  # torchrun con 2 procesos
+def test_el_trabajador_de_la_leccion_12_corre_en_cpu_con_gloo(tmp_path):
+    """El mismo código que en la GPU, con un modelo estrecho: gloo, fp16 al calcular y fp32 guardado."""
+    comprobar = validar._comprobacion_de_benchmark("fsdp_benchmark.py")
+    r, rangos = comprobar.__globals__["lanzar"](tmp_path, 2, timeout_s=180, ancho=64)
+    assert r.bien, r.salida[-3000:]
+    assert [x["backend"] for x in rangos] == ["gloo", "gloo"] and all(x["memoria"] is None for x in rangos)
+    assert all(x["tipos"] == {"al calcular": "torch.float16", "guardado (trozo)": "torch.float32",
+                              "gradiente (trozo)": "torch.float32"} for x in rangos), rangos

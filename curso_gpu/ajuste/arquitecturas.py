@@ -1,4 +1,4 @@
-"""Las arquitecturas de Qwen2.5-0.5B y Qwen2.5-7B, escritas a mano y construidas en ``meta`` (lección 09).
+"""Las arquitecturas de Qwen2.5-0.5B, 1.5B y 7B, escritas a mano y construidas en ``meta`` (lección 09).
 
 Sin descargar nada: la configuración se escribe aquí con los valores del ``config.json`` de
 cada modelo y ``transformers`` construye el modelo en el dispositivo ``meta`` (tensores con
@@ -22,6 +22,14 @@ ARQUITECTURAS: dict[str, dict] = {
     # non-embedding)»; construido en meta da 494 032 768 (136 134 656 de ellos, los embeddings).
     "Qwen2.5-0.5B": dict(vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
                          num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=32768,
+                         rms_norm_eps=1e-6, tie_word_embeddings=True),
+    # El config.json de Qwen/Qwen2.5-1.5B (https://huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json),
+    # comprobado el 7-12-2026 en copias publicadas («_name_or_path»: «Qwen/Qwen2.5-1.5B», p. ej.
+    # https://huggingface.co/kaitchup/Qwen2.5-1.5B-AutoRound-GPTQ-asym-4bit/blob/main/config.json): 28 capas,
+    # 1536 de ancho, 8960 en el MLP, 12 cabezas y 2 de claves/valores, vocabulario de 151 936,
+    # embeddings atados. La ficha dice «Number of Parameters: 1.54B»; en meta da 1 543 714 304. Lección 12.
+    "Qwen2.5-1.5B": dict(vocab_size=151936, hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
+                         num_attention_heads=12, num_key_value_heads=2, max_position_embeddings=131072,
                          rms_norm_eps=1e-6, tie_word_embeddings=True),
     # El config.json de Qwen/Qwen2.5-7B (https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json),
     # comprobado el 3-12-2026 en copias publicadas («_name_or_path»: «Qwen/Qwen2.5-7B», p. ej.

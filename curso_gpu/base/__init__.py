@@ -12,6 +12,7 @@
 - ``progreso``: barras de progreso que dejan una copia fija al cerrarse.
 - ``gpu_simulada``: los datos de la Tesla T4 que simula ``CURSO_GPU_SIMULAR=T4``.
 - ``nube``: el menú de Colab que da una T4, lo que cuesta una GPU alquilada y olvidarse de apagarla, con los precios y su fuente (lección 02).
+- ``fsdp``: ZeRO-3 frente a DDP (comunicación), Kaggle con dos T4, desde dónde hay bf16 (lección 12).
 - ``_puerta`` (privado): la carga perezosa de cada subpaquete a partir de los ``__all__`` de sus módulos.
 """
 
@@ -25,6 +26,7 @@ abrir(globals())
 
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
     from .catalogo import *  # noqa: F403
+    from .fsdp import *  # noqa: F403
     from .mensajes_torch import *  # noqa: F403
     from .nube import *  # noqa: F403
     from .numeros import *  # noqa: F403

@@ -3,6 +3,7 @@
 - ``grupo``: ``iniciar``, ``promediar``, ``terminar`` y el cálculo del all-reduce.
 - ``lanzador``: lanzar ``torchrun`` con tiempo límite y sin dejar procesos huérfanos.
 - ``padre``: que cada trabajador pare si ``torchrun`` muere (``vigilar_padre``).
+- ``fragmentado``: FSDP2 (``fully_shard``), su precisión mixta y la comunicación contada (lección 12).
 """
 
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ from ..base._puerta import abrir
 abrir(globals())
 
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
+    from .fragmentado import *  # noqa: F403
     from .grupo import *  # noqa: F403
     from .lanzador import *  # noqa: F403
     from .padre import *  # noqa: F403

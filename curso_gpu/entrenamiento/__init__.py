@@ -4,7 +4,7 @@
 - ``modelos``: la CNN pequeña, la red tabular y el Transformer de las lecciones 04 y 07.
 - ``entradas``: comprobar modelo, datos y números antes de entrenar, con errores claros.
 - ``resultados``: ``Registro``, ``Historial`` y ``Prediccion``.
-- ``ddp``: ``entrenar_ddp``, la CNN de la lección 05 con varios procesos (lección 08).
+- ``ddp``: ``entrenar_ddp``, la CNN de la lección 05 con varios procesos (lección 08), con DDP o FSDP (lección 12).
 - ``nucleo``: lo que comparten los tres entrenadores (candado, reanudar, guardar el checkpoint).
 - ``bucle``: ``entrenar``, ``evaluar`` y ``predecir``.
 """

@@ -9,7 +9,8 @@ muestreador: con la misma semilla y las mismas épocas acaba con los mismos peso
 redondeo) que los dos procesos con lotes de 16, porque el lote global es el mismo.
 
 Candado, reanudación y checkpoints son los de ``entrenar`` (``nucleo``): una carpeta de uno la
-sigue el otro. El bucle se lee de arriba abajo; los puntos donde los procesos se esperan entre
+sigue el otro. Con ``estrategia="fsdp"`` (lección 12) el mismo bucle reparte el modelo con
+``fully_shard`` y el núcleo guarda checkpoints repartidos (``fragmentado=True``). El bucle se lee de arriba abajo; los puntos donde los procesos se esperan entre
 sí (o la CPU espera a la GPU) están marcados con «espera».
 """
 
@@ -26,9 +27,9 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 from .. import distribuido
-from ..guardado import AvisoCheckpoint, comprobar_destino, como_carpeta, guardar_pesos, huella_de_datos
+from ..guardado import AvisoCheckpoint, cargar_fragmentado, comprobar_destino, como_carpeta, guardar_pesos, huella_de_datos
 from .datos import generar_dataset
-from ..base import leer_numero
+from ..base import ESTRATEGIAS, leer_numero, mostrar_valor
 from .entradas import SEMILLA_MAXIMA, modo_evaluacion, validar_semilla
 from .modelos import CNNPequena
 from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita
@@ -85,8 +86,8 @@ def _decir(proceso: distribuido.Proceso, texto: str, todos: bool = False) -> Non
 
 def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, checkpoints=None,
                  destino_pesos=None, simular_fallo: int | None = None, backend: str | None = None,
-                 silencioso: bool = False) -> ResultadoDDP:
-    """Entrena ``CNNPequena`` con ``DistributedDataParallel`` en este proceso. Lección 08.
+                 silencioso: bool = False, estrategia: str = "ddp") -> ResultadoDDP:
+    """Entrena ``CNNPequena`` con ``DistributedDataParallel`` (o FSDP) en este proceso. Lecciones 08 y 12.
 
     - ``tamano_lote``: el de cada proceso (el global es ``tamano_lote × procesos``).
     - ``checkpoints``: ``carpeta_checkpoints(...)`` (con sus opciones ``cada`` y ``reanudar``; sin
@@ -96,7 +97,13 @@ def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, c
       (sin el prefijo ``module.``), con su SHA-256 (``cargar_pesos`` lo comprueba al cargar).
     - ``simular_fallo=E``: en el primer intento (``TORCHELASTIC_RESTART_COUNT`` = 0), el
       proceso de rango 1 muere en la época E, para practicar ``torchrun --max-restarts``.
+    - ``estrategia="fsdp"`` (lección 12): el modelo se reparte con ``fully_shard`` en vez de copiarse
+      entero; cada checkpoint es una carpeta ``.dcp`` donde cada rango escribe su trozo, y se sigue
+      con cualquier número de procesos. ``destino_pesos`` guarda lo mismo que con DDP (el modelo entero).
     """
+    if estrategia not in ESTRATEGIAS:
+        raise ValueError(f"estrategia desconocida {mostrar_valor(estrategia)}; usa una de: {', '.join(ESTRATEGIAS)}.")
+    fsdp = estrategia == "fsdp"
     epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=10")
     tamano_lote = leer_numero(tamano_lote, "tamano_lote", entero=True, minimo=1, ejemplo="tamano_lote=16")
     semilla = validar_semilla(semilla if semilla is not None else 0)
@@ -112,11 +119,13 @@ def entrenar_ddp(epocas: int = 10, tamano_lote: int = 16, semilla: int = 0, *, c
     configuracion = configuracion_de_entrenamiento(
         modelo, lr=LR, tamano_lote=tamano_lote * proceso.tamano_mundo, epocas=epocas,
         dispositivo=proceso.dispositivo, semilla=semilla, criterio="CrossEntropyLoss",
-        procesos=proceso.tamano_mundo)
+        procesos=proceso.tamano_mundo, **({"estrategia": "fsdp"} if fsdp else {}))
+    if fsdp:
+        distribuido.fragmentar(modelo, proceso=proceso)  # cada rango se queda con su trozo de cada capa
     X, y = generar_dataset(EJEMPLOS_POR_CLASE, semilla=semilla)  # los mismos datos en todos los procesos
     nucleo = NucleoCheckpoints(carpeta, entrenador="entrenar_ddp", configuracion=configuracion,
                                datos=huella_de_datos(X, y) if carpeta is not None else None, cada=1,
-                               escribe=proceso.principal)
+                               escribe=proceso.principal, fragmentado=fsdp)
     with nucleo:  # el rango 0 comprueba la carpeta y toma su candado: un solo entrenamiento a la vez
         return _entrenar(proceso, nucleo, modelo, (X, y), epocas, tamano_lote, semilla, destino_pesos,
                          simular_fallo, silencioso)
@@ -152,6 +161,26 @@ def _reanudar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
     return valor
 
 
+def _trozos(modelo: nn.Module, optimizador) -> dict:
+    """Los trozos de este rango (pesos y optimizador, como DTensor) que guarda un checkpoint de FSDP."""
+    from torch.distributed.checkpoint.state_dict import get_model_state_dict, get_optimizer_state_dict
+
+    return {"modelo": get_model_state_dict(modelo), "optimizador": get_optimizer_state_dict(modelo, optimizador)}
+
+
+def _cargador_fragmentado(modelo: nn.Module, optimizador):
+    """La función que lee un checkpoint de FSDP (con cualquier número de procesos) en ``modelo`` y ``optimizador``."""
+    from torch.distributed.checkpoint.state_dict import set_model_state_dict, set_optimizer_state_dict
+
+    def cargar(estado: dict) -> None:
+        trozos = _trozos(modelo, optimizador)  # la forma de destino: los trozos de este rango ahora
+        cargar_fragmentado(estado["ruta"], trozos)  # espera: todos leen a la vez; DCP reparte de nuevo
+        set_model_state_dict(modelo, trozos["modelo"])
+        set_optimizer_state_dict(modelo, optimizador, trozos["optimizador"])
+
+    return cargar
+
+
 def _medir(modelo: nn.Module, criterio, X, y, dispositivo) -> tuple[float, float]:
     """(pérdida, accuracy) de ``modelo`` sobre ``(X, y)``, sin gradientes. Aquí la CPU espera a la GPU."""
     with modo_evaluacion(modelo):
@@ -176,8 +205,11 @@ def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
                                      shuffle=True, seed=semilla)
     cargador = DataLoader(conjunto, batch_size=tamano_lote, sampler=muestreador)
 
-    # DDP además copia los pesos del rango 0 al envolver el modelo.
-    ddp = DistributedDataParallel(modelo, device_ids=[dispositivo.index] if dispositivo.type == "cuda" else None)
+    # DDP además copia los pesos del rango 0 al envolver el modelo. FSDP ya lo repartió (fragmentar).
+    if nucleo.fragmentado:
+        ddp = modelo
+    else:
+        ddp = DistributedDataParallel(modelo, device_ids=[dispositivo.index] if dispositivo.type == "cuda" else None)
     optimizador = torch.optim.Adam(ddp.parameters(), lr=LR)
     criterio = nn.CrossEntropyLoss()
 
@@ -187,8 +219,8 @@ def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
     if nucleo.carpeta is not None:
         estado = _reanudar(proceso, nucleo, modelo)
         if estado is not None:
-            historial = nucleo.restaurar(estado, cargar_pesos=modelo.load_state_dict, optimizador=optimizador,
-                                         lr=LR)
+            cargar = _cargador_fragmentado(modelo, optimizador) if nucleo.fragmentado else modelo.load_state_dict
+            historial = nucleo.restaurar(estado, cargar_pesos=cargar, optimizador=optimizador, lr=LR)
             historial.epocas_totales, historial.dispositivo = epocas, str(dispositivo)
             inicio = int(estado["epoca"]) + 1
     resultado.historial = historial
@@ -224,12 +256,21 @@ def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
         historial.agregar(Registro(epoca, epocas, media, perdida_val, acierto_ent, acierto_val, historial.segundos))
         if not silencioso:
             _decir(proceso, f"época {epoca:3d}/{epocas} · pérdida media {media:.4f}")
-        nucleo.guardar(epoca, pesos=modelo.state_dict(), optimizador=optimizador, historial=historial,
-                       semilla_lotes=semilla)  # solo el rango 0 escribe
+        pesos = _trozos(modelo, optimizador) if nucleo.fragmentado else modelo.state_dict()
+        nucleo.guardar(epoca, pesos=pesos, optimizador=optimizador, historial=historial,
+                       semilla_lotes=semilla)  # DDP: solo el rango 0 escribe; FSDP: cada rango, su trozo
     resultado.segundos = time.perf_counter() - comienzo
 
     # ¿Siguen idénticas las copias? Cada proceso calcula su huella y el rango 0 las compara.
-    resultado.huella_de_pesos = distribuido.huella_de_pesos(modelo)
+    # Con FSDP no hay copias: cada rango reúne el modelo entero (un all-gather) y calcula la huella de eso.
+    completos = None
+    if nucleo.fragmentado:
+        completos = distribuido.pesos_completos(modelo, todos=True)  # espera: todos
+        entero = CNNPequena()
+        entero.load_state_dict(completos)
+        resultado.huella_de_pesos = distribuido.huella_de_pesos(entero)
+    else:
+        resultado.huella_de_pesos = distribuido.huella_de_pesos(modelo)
     huellas = [None] * proceso.tamano_mundo
     torch.distributed.all_gather_object(huellas, resultado.huella_de_pesos)  # espera: todos
     resultado.copias_identicas = len(set(huellas)) == 1
@@ -237,7 +278,8 @@ def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
         _decir(proceso, f"huella de mis pesos: {resultado.huella_de_pesos}", todos=proceso.tamano_mundo > 1)
     resultado.accuracy_validacion = _medir(modelo, criterio, X_val, y_val, dispositivo)[1]
     if proceso.principal and destino_pesos is not None:
-        guardar_pesos(modelo, destino_pesos)  # el modelo sin envolver (sin «module.»), con su SHA-256
+        # el modelo sin envolver (sin «module.») o, con FSDP, reunido: el mismo archivo, con su SHA-256
+        guardar_pesos(completos if completos is not None else modelo, destino_pesos)
     nucleo.terminar()
     if not silencioso:
         _decir(proceso, f"¿Copias idénticas en los {proceso.tamano_mundo} procesos? "

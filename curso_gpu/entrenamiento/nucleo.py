@@ -28,6 +28,7 @@ import torch
 from ..guardado import (
     CLAVE_DE_PESOS,
     como_carpeta,
+    guardar_fragmentado,
     nuevo_checkpoint,
     preparar_reanudacion,
     restaurar_estado_aleatorio,
@@ -81,6 +82,20 @@ def _pesos_finitos(pesos: dict) -> bool:
     return all(bool(torch.stack(delas).all()) for delas in marcas.values())  # espera: aquí la CPU mira los pesos
 
 
+def _pesos_finitos_en_todos(pesos: dict) -> bool:
+    """``_pesos_finitos`` de los trozos de todos los procesos (un all-reduce): todos dicen lo mismo."""
+    import torch.distributed as dist
+
+    finitos = _pesos_finitos(pesos)
+    if not (dist.is_available() and dist.is_initialized()):
+        return finitos
+    locales = [t.to_local() if callable(getattr(t, "to_local", None)) else t for t in pesos.values()]
+    donde = next((t.device for t in locales if isinstance(t, torch.Tensor)), torch.device("cpu"))
+    marca = torch.tensor(1.0 if finitos else 0.0, device=donde)
+    dist.all_reduce(marca, op=dist.ReduceOp.MIN)  # espera: los demás procesos
+    return bool(marca.item())
+
+
 def _nombre_del_modelo(modelo: torch.nn.Module) -> str:
     """«CNNPequena», o «GPT2LMHeadModel con LoRA» para un modelo de peft: lo que se compara al reanudar."""
     base = getattr(modelo, "get_base_model", None)
@@ -111,13 +126,16 @@ class NucleoCheckpoints:
     - ``cada``: cada cuántas épocas guardar si la carpeta no lo dice (``entrenar``: 0, solo al final;
       los otros dos: 1).
     - ``escribe``: False en los procesos de DDP que no son el rango 0 (ni candado ni escritura).
+    - ``fragmentado``: True con FSDP (lección 12): cada checkpoint es una carpeta ``.dcp`` donde cada
+      rango escribe su trozo (``guardado.guardar_fragmentado``); el candado y la decisión, del rango 0.
     """
 
     def __init__(self, checkpoints, *, entrenador: str, configuracion: dict, datos: dict | None = None,
-                 cada: int = 0, escribe: bool = True):
+                 cada: int = 0, escribe: bool = True, fragmentado: bool = False):
         self.carpeta = como_carpeta(checkpoints, cada_por_defecto=cada) if checkpoints is not None else None
         self.entrenador, self.configuracion, self.datos = entrenador, dict(configuracion), datos
         self.escribe = escribe
+        self.fragmentado = fragmentado
         self.clave = CLAVE_DE_PESOS[entrenador]
         self._comprobada = False
         self._candado = None
@@ -152,8 +170,39 @@ class NucleoCheckpoints:
         """
         if not self.activo:
             return None
+        if self.carpeta.reanudar is not False:
+            self._comprobar_estrategia()
+        if self.fragmentado:  # las formas se comparan con las del índice: los pesos están en los archivos de DCP
+            estado = preparar_reanudacion(self.carpeta, self.configuracion, dispositivo, entrenador=self.entrenador,
+                                          avisar=avisar, modelo=None, datos=self.datos)
+            self._comprobar_formas(estado, pesos)
+            return estado
         return preparar_reanudacion(self.carpeta, self.configuracion, dispositivo, entrenador=self.entrenador,
                                     avisar=avisar, modelo=pesos, datos=self.datos)
+
+    def _comprobar_estrategia(self) -> None:
+        """Una carpeta de DDP (archivos ``.pt``) no la sigue FSDP (carpetas ``.dcp``), ni al revés."""
+        ajenos = [r for r in self.carpeta.archivos() if (r.suffix == ".pt") == self.fragmentado]
+        if ajenos:
+            de, mio = ("DDP (archivos .pt con el modelo entero)", "FSDP") if self.fragmentado else (
+                "FSDP (carpetas .dcp repartidas entre procesos)", "DDP")
+            otra = "ddp" if self.fragmentado else "fsdp"
+            raise ValueError(f"La carpeta {self.carpeta.ruta} tiene checkpoints de un entrenamiento {de}, como "
+                             f"{ajenos[0].name}, y ahora entrenas con {mio}. Síguelo con --estrategia {otra}, usa "
+                             "otra carpeta, o empieza de cero con carpeta_checkpoints(..., reanudar=False) (los "
+                             "actuales se apartan a anteriores/, no se borran).")
+
+    def _comprobar_formas(self, estado: dict | None, pesos: dict) -> None:
+        formas = (estado or {}).get("fragmentos", {}).get("formas", {})
+        if estado is None or not formas:
+            return
+        actuales = {k: list(v.shape) for k, v in pesos.items()}
+        distintas = [f"{k}: {formas.get(k, 'falta')} → {v}" for k, v in actuales.items() if formas.get(k) != v]
+        distintas += [f"{k}: sobra en el checkpoint" for k in formas if k not in actuales]
+        if distintas:
+            raise ValueError(f"El checkpoint {estado.get('ruta')} no corresponde a este modelo (cambian "
+                             f"{len(distintas)} parámetros: {'; '.join(distintas[:3])}). Usa otra carpeta, o "
+                             "carpeta_checkpoints(..., reanudar=False) para empezar de cero.")
 
     def restaurar(self, estado: dict, *, cargar_pesos, optimizador: torch.optim.Optimizer, escalador=None,
                   lr: float | None = None) -> Historial:
@@ -165,8 +214,11 @@ class NucleoCheckpoints:
         """
         arreglo = "Usa otra carpeta, o carpeta_checkpoints(..., reanudar=False) para empezar de cero."
         try:
-            cargar_pesos(estado[self.clave])
-            optimizador.load_state_dict(estado["optimizador"])
+            if self.fragmentado:
+                cargar_pesos(estado)  # DCP: cada rango lee su trozo de los pesos y del optimizador
+            else:
+                cargar_pesos(estado[self.clave])
+                optimizador.load_state_dict(estado["optimizador"])
         except (RuntimeError, ValueError, KeyError) as error:
             raise ValueError(f"El checkpoint {estado.get('ruta')} no corresponde a este modelo ({error}). "
                              f"{arreglo}") from None
@@ -188,6 +240,17 @@ class NucleoCheckpoints:
         Unos pesos con NaN o infinitos nunca se escriben: ``PerdidaNoFinita``, y los checkpoints
         anteriores siguen intactos.
         """
+        if self.fragmentado and self.carpeta is not None:  # todos los rangos escriben su trozo
+            if not self.carpeta.toca_guardar(epoca, self.configuracion["epocas"]):
+                return None
+            if not _pesos_finitos_en_todos(pesos[self.clave]):  # todos paran a la vez: nadie espera en el guardado
+                parar_si_no_finita(epoca, None, self.configuracion.get("lr", 0.0), historial)
+            indice = nuevo_checkpoint(
+                entrenador=self.entrenador, epoca=epoca, epocas=self.configuracion["epocas"],
+                configuracion=self.configuracion, datos=self.datos, pesos={self.clave: {}}, optimizador={},
+                semilla_lotes=semilla_lotes, historial=historial.a_dict())
+            indice["fragmentos"] = {"formas": {k: list(v.shape) for k, v in pesos[self.clave].items()}}
+            return guardar_fragmentado(self.carpeta, epoca, pesos, indice)
         if not self.activo or not self.carpeta.toca_guardar(epoca, self.configuracion["epocas"]):
             return None
         if not _pesos_finitos(pesos):

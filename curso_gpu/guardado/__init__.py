@@ -1,4 +1,4 @@
-"""Guardar sin perder nada y seguir donde lo dejaste. Lecciones 05, 08 y 09.
+"""Guardar sin perder nada y seguir donde lo dejaste. Lecciones 05, 08, 09 y 12.
 
 - ``escritura_segura``: archivos atómicos y un candado por carpeta.
 - ``formato``: el único formato de checkpoint (el de ``entrenar``, ``entrenar_ddp`` y ``ajustar``), con
@@ -7,6 +7,7 @@
   ``comprobar_origen`` antes de leer.
 - ``carpeta``: la carpeta de checkpoints con sus opciones (cada cuánto, reanudar, conservar).
 - ``reanudacion``: una sola política para seguir desde el último checkpoint o empezar de cero.
+- ``fragmentado``: checkpoints repartidos entre procesos (FSDP, lección 12): cada rango escribe su trozo.
 """
 
 from typing import TYPE_CHECKING
@@ -22,4 +23,5 @@ if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar
     from .destino import *  # noqa: F403
     from .escritura_segura import *  # noqa: F403
     from .formato import *  # noqa: F403
+    from .fragmentado import *  # noqa: F403
     from .reanudacion import *  # noqa: F403

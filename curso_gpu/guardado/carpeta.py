@@ -38,6 +38,7 @@ from .escritura_segura import (
     crear_exclusivo,
     fsync_carpeta,
 )
+from .fragmentado import leer_indice
 from .formato import (
     ANTERIORES,
     PRUEBA,
@@ -49,9 +50,17 @@ from .formato import (
     nombre_archivo,
 )
 
-__all__ = ["CarpetaCheckpoints", "CarpetaNoEscribible", "carpeta_checkpoints", "como_carpeta"]
+__all__ = ["CarpetaCheckpoints", "CarpetaNoEscribible", "borrar_checkpoint", "carpeta_checkpoints", "como_carpeta"]
 
 _SIN_ESPACIO = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def borrar_checkpoint(ruta: Path) -> None:
+    """Borra un checkpoint: el archivo (o el enlace), o la carpeta de uno repartido (nunca la que apunta un enlace)."""
+    if ruta.is_dir() and not ruta.is_symlink():
+        shutil.rmtree(ruta)
+    else:
+        ruta.unlink()
 
 
 class CarpetaNoEscribible(ValueError):
@@ -177,6 +186,15 @@ class CarpetaCheckpoints:
         self._borrar_viejos()
         return final
 
+    def comprobar_candado(self) -> None:
+        """Con el candado tomado: ``CarpetaDesaparecida`` si la carpeta o el candado ya no están (antes de escribir)."""
+        if self._candado is not None:
+            self._comprobar_candado()
+
+    def borrar_viejos(self) -> None:
+        """Borra los checkpoints que sobran (se conservan los últimos ``conservar``)."""
+        self._borrar_viejos()
+
     def _comprobar_candado(self) -> None:
         if self._candado.sigue_tomado():
             return
@@ -214,7 +232,7 @@ class CarpetaCheckpoints:
                       f"{formatear_bytes(necesario)}): borro antes {viejo.name}, el más viejo, que se iba a borrar "
                       f"igualmente al guardar este. Quedan {len(propios) - 1} checkpoint(s) sanos.",
                       AvisoCheckpoint, stacklevel=3)
-        viejo.unlink()
+        borrar_checkpoint(viejo)
         fsync_carpeta(self.local)
 
     def _sin_espacio(self, error: CheckpointNoGuardado, destino: Path) -> CheckpointNoGuardado:
@@ -239,7 +257,7 @@ class CarpetaCheckpoints:
         if not self.en_drive or not self.local.is_dir():
             return
         for ruta in sorted(self.local.iterdir()):
-            if epoca_de(ruta) is not None and not (self.ruta / ruta.name).exists():
+            if epoca_de(ruta) is not None and ruta.is_file() and not (self.ruta / ruta.name).exists():
                 try:
                     copiar_atomico(ruta, self.ruta / ruta.name)
                 except OSError as error:
@@ -250,7 +268,7 @@ class CarpetaCheckpoints:
         for carpeta in self._carpetas():
             for viejo in self._propios(carpeta)[self.conservar:]:
                 try:
-                    viejo.unlink()
+                    borrar_checkpoint(viejo)
                 except OSError:
                     pass
 
@@ -304,7 +322,7 @@ class CarpetaCheckpoints:
             if carpeta.is_dir():
                 for ruta in carpeta.iterdir():
                     if epoca_de(ruta) is not None:
-                        ruta.unlink()
+                        borrar_checkpoint(ruta)
                         borrados += 1
         return borrados
 
@@ -316,8 +334,8 @@ class CarpetaCheckpoints:
         """
         dispositivo = como_dispositivo(dispositivo, meta=True)  # un dispositivo mal escrito falla aquí, no en cada archivo
         for ruta in self.archivos():
-            try:
-                estado = cargar_checkpoint(ruta, dispositivo)
+            try:  # una carpeta .dcp es un checkpoint repartido (FSDP): su índice, con cada archivo comprobado
+                estado = leer_indice(ruta) if ruta.is_dir() else cargar_checkpoint(ruta, dispositivo)
             except Exception as error:  # zip roto, archivo truncado, suma que no cuadra, contenido no permitido...
                 motivo = str(error) if isinstance(error, (CheckpointDanado, ValueError)) else (
                     f"El checkpoint {ruta.name} está dañado o incompleto ({type(error).__name__}).")

@@ -357,7 +357,10 @@ class Candado:
         for ruta in self.carpeta.iterdir():
             if self.temporales.match(ruta.name):
                 try:
-                    ruta.unlink()  # unlink quita el archivo o el enlace, nunca lo que apunta
+                    if ruta.is_dir() and not ruta.is_symlink():  # una carpeta a medias (un checkpoint repartido)
+                        shutil.rmtree(ruta)
+                    else:
+                        ruta.unlink()  # unlink quita el archivo o el enlace, nunca lo que apunta
                 except OSError:
                     pass
 

@@ -37,8 +37,9 @@ __all__ = ["ANTERIORES", "CLAVE_DE_PESOS", "CheckpointDanado", "ENTRENADORES", "
            "guardar_atomico", "guardar_pesos", "huella_de_datos", "nombre_archivo", "nuevo_checkpoint",
            "quien_lo_escribio", "restaurar_estado_aleatorio"]
 
-_PATRON = re.compile(r"^checkpoint_epoca_(\d{6})\.pt$")
-_TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.pt(\..+)?\.tmp$")  # los que deja un proceso muerto
+# Un checkpoint es un archivo (.pt) o, repartido entre procesos (FSDP, lección 12), una carpeta (.dcp).
+_PATRON = re.compile(r"^checkpoint_epoca_(\d{6})\.(?:pt|dcp)$")
+_TEMPORAL = re.compile(r"^\.checkpoint_epoca_\d{6}\.(?:pt|dcp)(\..+)?\.tmp$")  # los que deja un proceso muerto
 PRUEBA = ".prueba_de_escritura"
 # Lo que se borra al tomar el candado: temporales de checkpoints y pruebas de escritura a medias.
 RESTOS = re.compile(rf"{_TEMPORAL.pattern}|^{re.escape(PRUEBA)}\..+")
@@ -60,9 +61,9 @@ class CheckpointDanado(ValueError):
     """El checkpoint no se puede leer o no pasa la suma de verificación SHA-256."""
 
 
-def nombre_archivo(epoca: int) -> str:
-    """``checkpoint_epoca_000040.pt`` para la época 40."""
-    return f"checkpoint_epoca_{int(epoca):06d}.pt"
+def nombre_archivo(epoca: int, fragmentado: bool = False) -> str:
+    """``checkpoint_epoca_000040.pt`` para la época 40 (``.dcp``, una carpeta, si está repartido entre procesos)."""
+    return f"checkpoint_epoca_{int(epoca):06d}.{'dcp' if fragmentado else 'pt'}"
 
 
 def epoca_de(ruta: Path) -> int | None:

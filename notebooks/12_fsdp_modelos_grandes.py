@@ -1,0 +1,653 @@
+# ---
+# jupyter:
+#   accelerator: GPU
+#   colab:
+#     gpuType: T4
+#     provenance: []
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# [![Abrir en Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/curso-gpu/curso_gpu/blob/main/notebooks/12_fsdp_modelos_grandes.ipynb)
+#
+# # Lección 12 — Un modelo que no cabe en una GPU: FSDP2
+
+# %%
+# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
+# En tu computadora esta celda no hace nada.
+import importlib.util, subprocess, sys
+REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
+if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)
+
+# %% [markdown]
+# ## Qué vas a aprender
+#
+# - Por qué **una T4 no basta** para entrenar todos los pesos de un modelo de 1 500 millones de
+#   parámetros, por qué **DDP tampoco** (cada GPU guarda todo) y cuánto guarda cada GPU con **FSDP**.
+# - A repartir un modelo con **`fully_shard`** (FSDP2, la forma estándar de PyTorch): qué trozo
+#   guarda cada proceso (un `DTensor`), el **all-gather** antes de cada bloque, el **reshard**
+#   después y el **reduce-scatter** de los gradientes, con los bytes contados.
+# - A comprobar que **2 procesos × lote 16 = 1 proceso × lote 32**, como con DDP en la lección 08.
+# - La **precisión mixta de una T4**: calcular en fp16, reducir en fp32 y escalar la pérdida.
+# - A **guardar y seguir** sin perder nada: cada proceso escribe su trozo, un `SIGKILL` no deja
+#   nada a medias, y lo guardado con 2 procesos se sigue con 1.
+# - Los pasos para usar las **2 T4 gratis de Kaggle** con el mismo código.
+#
+# ## Por qué importa
+#
+# En la lección 08 cada GPU tenía una copia entera del modelo: DDP reparte los datos, no la
+# memoria. En la 09, LoRA congelaba el modelo y entrenaba un adaptador pequeño. ¿Y si quieres
+# entrenar **todos** los pesos de un modelo que no cabe en una GPU? Kaggle te da gratis dos T4:
+# juntas tienen 30 GB. FSDP (*Fully Sharded Data Parallel*) las usa como si fueran una memoria:
+# cada GPU guarda la mitad de todo y pide prestado a la otra el bloque que está calculando.
+#
+# Como en la lección 08, todo funciona con procesos de **CPU** y el backend `gloo`: aquí lo
+# pruebas entero sin GPU. Casi todo el tiempo de la lección se va en arrancar los procesos de
+# `torchrun` (cada uno importa torch) y en construir Qwen2.5-1.5B en `meta`.
+
+# %%
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from curso_gpu import distribuido
+from curso_gpu.ajuste import memoria_ajuste, modelo_en_meta
+from curso_gpu.base import CAPACIDAD_BF16, COMUNICACION_POR_PASO, KAGGLE_T4X2, SALIDAS_T4, formatear_bytes
+from curso_gpu.distribuido import descendientes, ejecutar, orden_torchrun, sigue_vivo
+from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
+from curso_gpu.guardado import CheckpointDanado, cargar_pesos, como_carpeta, leer_indice
+from curso_gpu.memoria import bytes_de_fragmento, medir_memoria_entrenamiento, memoria_por_gpu
+
+print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
+      "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
+CARPETA = Path(tempfile.mkdtemp(prefix="leccion12_"))  # aquí van el guion, los resultados y los checkpoints
+ENTORNO = {"OMP_NUM_THREADS": "1"}  # un hilo por proceso, como en la lección 08
+torch.set_num_threads(1)
+
+# %% [markdown]
+# ## La idea clave: repartirlo todo y reunir solo lo que se calcula
+#
+# Con N procesos (uno por GPU), FSDP hace lo mismo que ZeRO-3:
+#
+# 1. Cada parámetro se corta por su primera dimensión en N trozos. Cada proceso guarda **su
+#    trozo** de los pesos, de los gradientes y del estado del optimizador: 1/N de todo.
+# 2. Antes del `forward` de un bloque, un **all-gather** reúne el bloque entero en cada proceso.
+#    Al terminar el bloque se libera (**reshard**): nunca hay más de un bloque entero a la vez.
+# 3. En el `backward` se reúne otra vez cada bloque, se calcula su gradiente y un
+#    **reduce-scatter** suma los gradientes de todos y deja a cada proceso solo su trozo.
+# 4. Cada proceso actualiza su trozo con su trozo del optimizador. No hace falta nada más.
+#
+# El precio es comunicar más. DDP envía por GPU unos 2·(N−1)/N × Ψ bytes por paso (Ψ: los bytes del
+# gradiente); FSDP, 3·(N−1)/N × Ψ (dos all-gather y un reduce-scatter): **1.5 veces** más, según el
+# artículo de ZeRO. Lo contaremos byte a byte.
+
+# %%
+print("Volumen por paso, en veces (N−1)/N × Ψ:", COMUNICACION_POR_PASO,
+      f"→ FSDP/DDP = {COMUNICACION_POR_PASO['fsdp'] / COMUNICACION_POR_PASO['ddp']:.1f}")
+
+# %% [markdown]
+# ## Paso a paso
+#
+# ### 1. Por qué una GPU no basta
+#
+# El desglose de la lección 07 (el mismo que usó la 09 para LoRA) para entrenar **todos** los pesos de
+# Qwen2.5-1.5B con AdamW en precisión mixta fp16, lote de 1 × 512 tokens. El modelo se construye en
+# `meta`: nada se descarga ni ocupa memoria.
+
+# %%
+T4 = KAGGLE_T4X2["memoria_mib"] * 2**20  # 15 360 MiB visibles en cada T4
+completo = memoria_ajuste("Qwen2.5-1.5B", "completo", "fp16", lote=1, secuencia=512)
+qwen = modelo_en_meta("Qwen2.5-1.5B")
+bloque = max(sum(p.numel() for p in capa.parameters()) for capa in qwen.model.layers)
+raiz = sum(p.numel() for p in qwen.parameters()) - sum(p.numel() for p in qwen.model.layers.parameters())
+print(f"Un bloque del Transformer: {bloque:_} parámetros; lo que queda en la raíz (embeddings): {raiz:_}".replace("_", " "))
+unidad = max(bloque, raiz)  # la unidad más grande que FSDP reúne entera
+repartos = {
+    "una T4": memoria_por_gpu(completo, 1, "una", nombre="Qwen2.5-1.5B"),
+    "DDP en 2 × T4": memoria_por_gpu(completo, 2, "ddp", nombre="Qwen2.5-1.5B"),
+    "FSDP en 2 × T4": memoria_por_gpu(completo, 2, "fsdp", unidad_parametros=unidad, bytes_unidad=2, nombre="Qwen2.5-1.5B"),
+}
+for nombre, memoria in repartos.items():
+    print(memoria)
+    print(f"→ {nombre}: {formatear_bytes(memoria.total)} por GPU de {formatear_bytes(T4)}: "
+          f"{'CABE' if memoria.cabe_en(T4) else 'NO CABE'}\n")
+
+# %% [markdown]
+# - **Una T4**: casi 30 GB para una GPU de 16. No cabe.
+# - **DDP en 2 × T4**: cada GPU sigue guardando todo (DDP solo reparte los datos). Tampoco.
+# - **FSDP en 2 × T4**: cada GPU guarda la mitad de los pesos en fp32, de los gradientes y de AdamW,
+#   más sus activaciones y la unidad que está calculando (aquí, los embeddings: 233 millones de
+#   parámetros, con su gradiente, en fp16). Cabe, muy justo: sin contar el contexto de CUDA
+#   (unos cientos de MB) ni los temporales. Con secuencias más largas ya no; con *activation
+#   checkpointing* (lección 07) sí.
+#
+# **¿Y LoRA?** Si no necesitas cambiar todos los pesos, LoRA (lección 09) es mejor respuesta: cabe en
+# **una** T4, sin comunicación entre GPU, y guarda un adaptador de pocos MB. QLoRA, aún menos.
+# FSDP es para cuando de verdad quieres ajustar el modelo entero (o preentrenarlo).
+
+# %%
+lora = memoria_ajuste("Qwen2.5-1.5B", "lora", "fp16", lote=1, secuencia=512)
+print(f"LoRA r=16 en una T4: {formatear_bytes(lora.total)} → {'CABE' if lora.total <= T4 else 'NO CABE'}")
+
+# %% [markdown]
+# ### 2. FSDP2 a mano en un modelo diminuto
+#
+# Como DDP, FSDP no se ejecuta dentro del notebook: se escribe un guion y `torchrun` arranca un
+# proceso por GPU (aquí, por proceso de CPU). El modelo: un MLP de 33 088 parámetros, tres capas
+# `Linear`. Las líneas nuevas llevan «FSDP». El guion guarda lo que ve cada rango en **su propio
+# archivo** (`rango_0.json`, `rango_1.json`, escritos de forma atómica): nunca se leen mezclados
+# de la salida.
+
+# %%
+GUION = CARPETA / "fsdp_a_mano.py"
+GUION.write_text('''\
+import json, sys, warnings
+from pathlib import Path
+import torch
+from torch import nn
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+from curso_gpu import distribuido
+from curso_gpu.distribuido import ContadorComunicacion
+from curso_gpu.guardado import escribir_atomico
+from curso_gpu.memoria import bytes_de_fragmento
+
+tamano_lote, epocas, carpeta = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+# El escalador de fp16 avisa de un tensor de un solo número que convierte en DTensor: es lo esperado.
+warnings.filterwarnings("ignore", message="Found a non-scalar tensor with numel=1")
+
+# FSDP 1: unirse al grupo. iniciar() elige el backend (nccl con GPU, gloo en CPU) y el dispositivo.
+proceso = distribuido.iniciar()
+rango, mundo, dispositivo = proceso.rango, proceso.tamano_mundo, proceso.dispositivo
+malla = init_device_mesh(dispositivo.type, (mundo,))  # los procesos entre los que se reparte
+
+def mlp():
+    return nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(), nn.Linear(128, 64))
+
+# FSDP 2: el mismo modelo inicial en todos; fully_shard en cada bloque y después en la raíz.
+torch.manual_seed(0)
+modelo = mlp().to(dispositivo)
+prediccion = bytes_de_fragmento(modelo, mundo, rango)  # la calculadora, antes de repartir
+for bloque in (modelo[0], modelo[2], modelo[4]):
+    fully_shard(bloque, mesh=malla)
+fully_shard(modelo, mesh=malla)
+medido = distribuido.fragmento_medido(modelo)
+trozos = {n: {"forma": list(p.shape), "local": list(p.to_local().shape), "tipo": type(p).__name__,
+              "reparto": str(p.placements)} for n, p in modelo.named_parameters()}
+
+# FSDP 3: ver el all-gather antes del forward de cada bloque y el reshard después.
+eventos = []
+def antes(bloque, _):
+    eventos.append(f"antes del forward de {bloque.nombre}: weight es {type(bloque.weight).__name__} "
+                   f"{list(bloque.weight.shape)}")
+def despues(bloque, _, __):
+    eventos.append(f"después: weight es {type(bloque.weight).__name__} {list(bloque.weight.shape)}, "
+                   f"trozo local {list(bloque.weight.to_local().shape)}")
+for i in (0, 2, 4):
+    modelo[i].nombre = f"la capa {i}"
+    modelo[i].register_forward_pre_hook(antes)
+    modelo[i].register_forward_hook(despues)
+
+# Los mismos datos en todos; el muestreador da a cada proceso su parte.
+generador = torch.Generator().manual_seed(0)
+X = torch.randn(256, 64, generator=generador)
+y = (X @ torch.randn(64, 8, generator=generador)).argmax(1)
+muestreador = DistributedSampler(TensorDataset(X, y), num_replicas=mundo, rank=rango, shuffle=True, seed=0)
+cargador = DataLoader(TensorDataset(X, y), batch_size=tamano_lote, sampler=muestreador)
+optimizador = torch.optim.Adam(modelo.parameters(), lr=0.001)  # solo ve los trozos de este rango
+criterio = nn.CrossEntropyLoss()
+
+comunicacion = None
+for epoca in range(epocas):
+    muestreador.set_epoch(epoca)
+    for xb, yb in cargador:
+        xb, yb = xb.to(dispositivo), yb.to(dispositivo)
+        if comunicacion is None:  # el primer paso, contado: cada all-gather y reduce-scatter, con sus bytes
+            with ContadorComunicacion() as comunicacion:
+                perdida = criterio(modelo(xb), yb)
+                optimizador.zero_grad()
+                perdida.backward()  # reúne otra vez cada bloque y reparte su gradiente (reduce-scatter)
+            gradiente = modelo[0].weight.grad
+            info_gradiente = f"{type(gradiente).__name__} {list(gradiente.shape)}, trozo local {list(gradiente.to_local().shape)}"
+        else:
+            perdida = criterio(modelo(xb), yb)
+            optimizador.zero_grad()
+            perdida.backward()
+        optimizador.step()  # cada rango actualiza su trozo con su trozo del estado de Adam
+# En una GPU: el pico de memoria de este entrenamiento (en una CPU no hay nada que leer).
+memoria_gpu = torch.cuda.max_memory_allocated(dispositivo) if dispositivo.type == "cuda" else None
+
+# FSDP 4: guardar. Cada rango escribe su trozo (DCP); el rango 0, además, el modelo entero reunido.
+dcp.save({"modelo": get_model_state_dict(modelo)}, checkpoint_id=carpeta / "a_mano.dcp")
+enteros = get_model_state_dict(modelo, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+if rango == 0:
+    escribir_atomico(carpeta / "pesos_fsdp.pt", lambda archivo: torch.save(enteros, archivo))
+
+# FSDP 5: la precisión mixta de una T4: calcula en fp16, reduce en fp32 y escala la pérdida.
+torch.manual_seed(0)
+mixto = mlp().to(dispositivo)
+politica = MixedPrecisionPolicy(param_dtype=torch.float16, reduce_dtype=torch.float32)
+for bloque in (mixto[0], mixto[2], mixto[4]):
+    fully_shard(bloque, mesh=malla, mp_policy=politica)
+fully_shard(mixto, mesh=malla, mp_policy=politica)
+tipos = {}
+def anotar_tipo(bloque, _):
+    tipos.setdefault("al calcular", str(bloque.weight.dtype))
+mixto[0].register_forward_pre_hook(anotar_tipo)
+escalador = ShardedGradScaler(dispositivo.type, init_scale=2.0**16)  # de acuerdo en todos los rangos
+optimizador_mixto = torch.optim.Adam(mixto.parameters(), lr=0.01)
+for paso, (xb, yb) in zip(range(3), cargador):
+    xb, yb = xb.to(dispositivo), yb.to(dispositivo)
+    perdida_mixta = criterio(mixto(xb).float(), yb)
+    optimizador_mixto.zero_grad()
+    escalador.scale(perdida_mixta).backward()
+    escalador.step(optimizador_mixto)  # salta el paso si algún rango vio un inf o un NaN
+    escalador.update()
+tipos["guardado (trozo)"] = str(mixto[0].weight.dtype)
+tipos["gradiente (trozo)"] = str(mixto[0].weight.grad.dtype)
+
+resultado = {"rango": rango, "mundo": mundo, "backend": proceso.backend, "dispositivo": str(dispositivo),
+             "prediccion": prediccion.bytes, "medido": medido.bytes, "propios": medido.parametros,
+             "trozos": trozos, "eventos": eventos, "gradiente": info_gradiente,
+             "comunicacion": {"llamadas": dict(comunicacion.llamadas), "bytes": dict(comunicacion.bytes_por_tipo),
+                              "enviados": comunicacion.enviados_por_rango},
+             "precision_mixta": tipos, "escala": escalador.get_scale(), "perdida_mixta": perdida_mixta.item(),
+             "memoria_gpu": memoria_gpu}
+escribir_atomico(carpeta / f"rango_{rango}.json", lambda archivo: archivo.write(json.dumps(resultado).encode()))
+distribuido.terminar()
+''')
+print(f"Guion escrito en {GUION} ({len(GUION.read_text().splitlines())} líneas)")
+
+# %% [markdown]
+# Lo lanzamos con `torchrun`, dos procesos, lotes de 16 y una época, con `ejecutar` de la lección 08:
+# tiempo máximo y ningún proceso huérfano pase lo que pase.
+
+# %%
+EPOCAS = 1
+orden = orden_torchrun([str(GUION), "16", str(EPOCAS), str(CARPETA)], procesos=2)
+(a_mano,) = ejecutar(orden, timeout_s=180, entorno=ENTORNO)
+print(f"Código de salida {a_mano.codigo} · {a_mano.segundos:.1f} s (arrancar Python y torch en 3 procesos incluido)")
+if not a_mano.bien:
+    print(a_mano.salida[-3000:], a_mano.explicacion(), sep="\n")
+rangos = [json.loads((CARPETA / f"rango_{r}.json").read_text()) for r in range(2)]
+
+# %% [markdown]
+# **Qué guarda cada rango.** Cada parámetro es un `DTensor`: por fuera tiene la forma entera; por
+# dentro (`to_local()`), solo su trozo, cortado por la primera dimensión (`Shard(dim=0)`).
+
+# %%
+for r in rangos:
+    print(f"Rango {r['rango']} ({r['backend']}, {r['dispositivo']}):")
+    for nombre, t in r["trozos"].items():
+        print(f"  {nombre:9} {t['tipo']} {t['forma']} {t['reparto']} → trozo local {t['local']}")
+
+# %% [markdown]
+# **Los bytes, medidos frente a la calculadora.** `bytes_de_fragmento` predice, sin repartir nada, lo
+# que guardará cada rango; el guion mide la memoria de sus trozos de verdad. Aquí la calculamos otra
+# vez en el notebook, con el mismo MLP sin repartir:
+
+# %%
+def mlp():
+    return nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(), nn.Linear(128, 64))
+
+torch.manual_seed(0)
+entero = mlp()
+total = sum(p.numel() for p in entero.parameters())
+prevision = [bytes_de_fragmento(entero, 2, r) for r in range(2)]
+for r, p in zip(rangos, prevision):
+    print(f"rango {r['rango']}: {r['propios']:_} de {total:_} parámetros · medido {formatear_bytes(r['medido'])} · "
+          f"calculado {formatear_bytes(p.bytes)} → {'iguales' if r['medido'] == p.bytes else 'DISTINTOS'}".replace("_", " "))
+
+# %% [markdown]
+# **El all-gather y el reshard.** Antes del `forward` de cada capa, su `weight` es un parámetro
+# normal con la forma entera (FSDP acaba de reunirlo); después, otra vez un `DTensor` con medio
+# trozo local. En el `backward` pasa lo mismo, y el gradiente también queda repartido
+# (**reduce-scatter**):
+
+# %%
+print("\n".join(rangos[0]["eventos"][:6]))
+print("gradiente de la capa 0 tras backward:", rangos[0]["gradiente"])
+
+# %% [markdown]
+# **La comunicación, contada.** `ContadorComunicacion` anotó cada operación colectiva del primer paso
+# y el tamaño de su tensor entero. En anillo, cada rango envía (N−1)/N de cada uno. DDP, para el
+# mismo modelo, haría un all-reduce de los gradientes: 2·(N−1)/N × Ψ.
+
+# %%
+c = rangos[0]["comunicacion"]
+psi = 4 * total  # los bytes del gradiente en fp32
+ddp = distribuido.tiempo_allreduce(total, 2, "PCIe 3.0 x16").bytes_por_gpu
+print("FSDP, primer paso:", c["llamadas"], "· bytes de cada tipo:", c["bytes"])
+print(f"Envía cada rango: FSDP {c['enviados']:_.0f} bytes; DDP {ddp:_.0f} bytes → {c['enviados'] / ddp:.2f} veces".replace("_", " "))
+
+# %% [markdown]
+# Tres all-gather en el `forward` (uno por capa), tres en el `backward` y tres reduce-scatter:
+# exactamente 1.5 veces los bytes de DDP, lo que dice el artículo de ZeRO. Con N GPU en un solo nodo
+# por PCIe, ese 50 % más se nota; lo que se gana es memoria.
+#
+# ### 3. Equivalencia: 2 procesos × lote 16 = 1 proceso × lote 32
+#
+# Como en la lección 08: el bucle de siempre, en un solo proceso, sin FSDP, con el lote global de 32
+# y el mismo muestreador con un único «rango». Los pesos que reunió y guardó el rango 0 deben ser
+# los mismos, salvo el redondeo de sumar en otro orden.
+
+# %%
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+generador = torch.Generator().manual_seed(0)
+X = torch.randn(256, 64, generator=generador)
+y = (X @ torch.randn(64, 8, generator=generador)).argmax(1)
+muestreador = DistributedSampler(TensorDataset(X, y), num_replicas=1, rank=0, shuffle=True, seed=0)
+cargador = DataLoader(TensorDataset(X, y), batch_size=32, sampler=muestreador)
+optimizador = torch.optim.Adam(entero.parameters(), lr=0.001)
+criterio = nn.CrossEntropyLoss()
+for epoca in range(EPOCAS):
+    muestreador.set_epoch(epoca)
+    for xb, yb in cargador:
+        perdida = criterio(entero(xb), yb)
+        optimizador.zero_grad()
+        perdida.backward()
+        optimizador.step()
+
+pesos_fsdp = torch.load(CARPETA / "pesos_fsdp.pt", weights_only=True)
+diferencia = max((pesos_fsdp[k] - v).abs().max().item() for k, v in entero.state_dict().items())
+print(f"Máxima diferencia entre FSDP 2×16 y 1×32: {diferencia:.1e} (redondeo de float32)")
+
+# %% [markdown]
+# ### 4. Precisión mixta en una T4
+#
+# Con `MixedPrecisionPolicy(param_dtype=torch.float16, reduce_dtype=torch.float32)` cada bloque se
+# reúne y se calcula en fp16 (la mitad de bytes en cada all-gather, y los Tensor Cores de la T4),
+# los gradientes se suman en fp32 y los trozos que guarda cada rango siguen en fp32: el optimizador
+# actualiza números de 32 bits. fp16 tiene poco rango: un gradiente pequeño se queda en cero. Por
+# eso se **escala la pérdida** (como en la lección 06), con `ShardedGradScaler`: cada rango solo ve
+# su trozo de los gradientes, y si uno ve un inf, todos saltan el paso. Lo que vio el guion:
+
+# %%
+for r in rangos:
+    print(f"rango {r['rango']}: {r['precision_mixta']} · escala {r['escala']:g} · pérdida {r['perdida_mixta']:.4f}")
+
+# %% [markdown]
+# **¿Y bf16?** No existe en una T4: llega con la capacidad de cómputo 8.0 (A100, L4, H100). Con bf16
+# no hace falta escalar la pérdida (tiene el rango de fp32). Esto imprime una T4 en las piezas que
+# una CPU no tiene (en Colab o Kaggle, ejecuta esas mismas líneas):
+
+# %%
+print(f"bf16 de verdad desde la capacidad {CAPACIDAD_BF16[0]}.{CAPACIDAD_BF16[1]}")
+for codigo, salida in SALIDAS_T4.items():
+    print(f">>> {codigo}\n{salida}")
+if torch.cuda.is_available():
+    print("Aquí:", torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0),
+          torch.cuda.is_bf16_supported(including_emulation=False))
+
+# %% [markdown]
+# ### 5. Guardar y seguir sin perder nada
+#
+# Con FSDP ningún proceso tiene el modelo entero: **cada rango escribe su trozo** con
+# `torch.distributed.checkpoint` (DCP). El guion guardó así `a_mano.dcp`: un archivo por rango y el
+# índice `.metadata`.
+
+# %%
+for archivo in sorted((CARPETA / "a_mano.dcp").iterdir()):
+    print(f"  {archivo.name:14} {formatear_bytes(archivo.stat().st_size)}")
+
+# %% [markdown]
+# **Reshard al cargar.** Lo guardaron 2 procesos; lo cargamos aquí, en un mundo de **uno**
+# (`distribuido.iniciar()` fuera de `torchrun`). DCP reparte los trozos entre los procesos que haya
+# ahora. ¿Da los mismos pesos que reunió el rango 0?
+
+# %%
+import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint.state_dict import get_model_state_dict, set_model_state_dict
+
+proceso = distribuido.iniciar()  # un mundo de un proceso (gloo, sin red)
+try:
+    torch.manual_seed(1)  # otros pesos iniciales: lo que cuenta es lo que se carga
+    de_uno = distribuido.fragmentar(mlp(), proceso=proceso)
+    trozos = {"modelo": get_model_state_dict(de_uno)}
+    dcp.load(trozos, checkpoint_id=CARPETA / "a_mano.dcp")
+    set_model_state_dict(de_uno, trozos["modelo"])
+    recargados = distribuido.pesos_completos(de_uno)
+finally:
+    distribuido.terminar()
+identicos_reparto = all(torch.equal(recargados[k], pesos_fsdp[k]) for k in pesos_fsdp)
+print("Guardado con 2 procesos, cargado con 1: ¿pesos idénticos, número a número?", identicos_reparto)
+
+# %% [markdown]
+# **Con el paquete, y un `SIGKILL` a mitad.** `python -m curso_gpu.entrenar_ddp --estrategia fsdp`
+# (la orden de la lección 08) entrena la CNN de líneas repartida y, con `--checkpoints`, guarda una
+# carpeta `checkpoint_epoca_000003.dcp` por época con la disciplina de la lección 05: todos escriben en
+# una carpeta temporal; cuando todos terminaron, el rango 0 anota el SHA-256 de cada archivo y la
+# renombra (un cambio de nombre es atómico). Un candado impide un segundo entrenamiento en la misma
+# carpeta.
+#
+# Lo lanzamos para muchas épocas y, en cuanto hay dos checkpoints, matamos a `torchrun` con
+# `SIGKILL` (como el OOM killer o una desconexión): sin avisar a nadie.
+
+# %%
+ck = CARPETA / "checkpoints"
+orden_larga = orden_torchrun(["-m", "curso_gpu.entrenar_ddp", "--estrategia", "fsdp", "--epocas", "100000",
+                              "--tamano-lote", "16", "--checkpoints", str(ck), "--silencioso"], procesos=2)
+torchrun = subprocess.Popen(orden_larga, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **ENTORNO}, start_new_session=True)
+trabajadores: set[int] = set()
+try:
+    limite = time.monotonic() + 120
+    while time.monotonic() < limite and torchrun.poll() is None and len(como_carpeta(ck).archivos()) < 2:
+        trabajadores |= descendientes(torchrun.pid)
+        time.sleep(0.1)
+    trabajadores |= descendientes(torchrun.pid)
+    os.kill(torchrun.pid, signal.SIGKILL)  # solo a torchrun: sus trabajadores no reciben nada de él
+    torchrun.wait(timeout=10)
+    inicio = time.monotonic()
+    while any(sigue_vivo(p) for p in trabajadores) and time.monotonic() - inicio < 20:
+        time.sleep(0.1)
+    print(f"torchrun muerto; sus {len(trabajadores)} procesos pararon solos en {time.monotonic() - inicio:.1f} s "
+          f"(vigilar_padre, lección 08). ¿Queda alguno vivo? {any(sigue_vivo(p) for p in trabajadores)}")
+finally:  # pase lo que pase, ningún proceso sigue vivo al salir de esta celda
+    for pid in [torchrun.pid, *trabajadores]:
+        if sigue_vivo(pid):
+            os.kill(pid, signal.SIGKILL)
+    if torchrun.poll() is None:
+        torchrun.wait(timeout=10)
+print("En la carpeta:", sorted(p.name for p in ck.iterdir()))
+
+# %% [markdown]
+# Solo hay checkpoints completos (y quizá una carpeta temporal `.…tmp` del que se estaba escribiendo:
+# se borra al tomar el candado). Cada uno se comprueba archivo a archivo antes de usarlo:
+
+# %%
+ultimo = como_carpeta(ck).archivos()[0]
+indice = leer_indice(ultimo)
+print(f"{ultimo.name}: época {indice['epoca']}, escrito por {indice['fragmentos']['procesos']} procesos, "
+      f"archivos con su SHA-256: {sorted(indice['fragmentos']['archivos'])}")
+
+# %% [markdown]
+# **Seguir con 1 proceso** (aquí, sin `torchrun`), dos épocas más, con lote 32 (el lote global de
+# antes) y `--guardar-pesos`: el mismo archivo de un solo modelo, con su SHA-256, que escribe DDP.
+# Es el formato que `cargar_pesos` lee en cualquier lección.
+
+# %%
+epoca_final = int(indice["epoca"]) + 2
+codigo = entrenar_ddp_main(["--estrategia", "fsdp", "--epocas", str(epoca_final), "--tamano-lote", "32",
+                            "--checkpoints", str(ck), "--guardar-pesos", str(CARPETA / "cnn_fsdp.pt")])
+print("código de salida:", codigo)
+
+# %% [markdown]
+# **Un segundo escritor se rechaza.** Mientras un entrenamiento tiene la carpeta (aquí la tomamos a
+# mano con su candado), otro que quiera usarla para con un error, sin tocar nada:
+
+# %%
+# El error sale en rojo (stderr), como en una terminal: es lo que esta celda enseña.
+antes = sorted(p.name for p in ck.iterdir())
+with como_carpeta(ck).candado():
+    segundo = entrenar_ddp_main(["--estrategia", "fsdp", "--epocas", str(epoca_final + 1), "--checkpoints", str(ck)])
+print("código de salida:", segundo, "· ¿la carpeta sigue igual?", sorted(p.name for p in ck.iterdir()) == antes)
+
+# %%
+from curso_gpu.entrenamiento import CNNPequena
+
+cnn = CNNPequena()
+pesos_cnn = cargar_pesos(CARPETA / "cnn_fsdp.pt", cnn)  # comprueba su SHA-256 y las formas
+print(f"cnn_fsdp.pt: {len(pesos_cnn)} tensores, cargados en una CNNPequena normal (sin FSDP).")
+
+# %% [markdown]
+# **Un byte cambiado no pasa.** Si un archivo de un checkpoint cambia en el disco (o en una copia),
+# su suma ya no cuadra y el curso lo dice antes de usarlo (y al seguir, usa el anterior sano):
+
+# %%
+danado = CARPETA / "danado.dcp"
+subprocess.run(["cp", "-r", str(ultimo), str(danado)], check=True)
+trozo = next(p for p in danado.iterdir() if p.suffix == ".distcp")
+datos = bytearray(trozo.read_bytes())
+datos[len(datos) // 2] ^= 0xFF
+trozo.write_bytes(bytes(datos))
+try:
+    leer_indice(danado)
+except CheckpointDanado as error:
+    print("CheckpointDanado:", error)
+
+# %% [markdown]
+# ### 6. Kaggle con 2 × T4, paso a paso
+#
+# 1. En kaggle.com, **Create › New Notebook**.
+# 2. En el panel de la derecha, **Settings › Accelerator › GPU T4 x2**. La cuota de GPU es semanal
+#    (la ves en tu perfil) y corre desde que arranca la sesión: apágala al terminar.
+# 3. Instala el curso: `!pip install -q git+https://github.com/curso-gpu/curso_gpu`.
+# 4. Escribe el guion de arriba en un archivo y lánzalo **con el mismo código** de esta lección:
+#    `orden_torchrun([...], procesos=2)` y `ejecutar(...)`. `iniciar()` ve las dos GPU y elige
+#    `nccl`; cada proceso usa la suya (`LOCAL_RANK`). No cambia nada más.
+# 5. Lee los `rango_N.json`: `backend` dirá `nccl`, `dispositivo` `cuda:0` y `cuda:1`, y
+#    `memoria_gpu` el pico de memoria de cada GPU (`torch.cuda.max_memory_allocated`).
+#
+# La misma celda que aquí dice «en CPU no hay memoria de GPU»; en Kaggle, los bytes de cada T4,
+# junto a lo que dice la calculadora para este MLP (con un modelo tan pequeño pesa el redondeo del
+# asignador de CUDA; la comparación con un modelo grande está en `benchmarks/fsdp_benchmark.py`):
+
+# %%
+print("Kaggle da:", KAGGLE_T4X2)
+calculada = memoria_por_gpu(medir_memoria_entrenamiento(mlp(), X[:16], "adam"), 2, "fsdp",
+                            unidad_parametros=128 * 128 + 128, bytes_unidad=4)
+print(f"La calculadora, por GPU: {formatear_bytes(calculada.total)}")
+for r in rangos:
+    if r["memoria_gpu"] is None:
+        print(f"rango {r['rango']}: en {r['dispositivo']} no hay memoria de GPU que leer; los trozos ocupan "
+              f"{formatear_bytes(r['medido'])}")
+    else:
+        print(f"rango {r['rango']} en {r['dispositivo']}: pico de {formatear_bytes(r['memoria_gpu'])}; los trozos "
+              f"ocupan {formatear_bytes(r['medido'])}")
+
+# %% [markdown]
+# Y con el paquete, desde una celda de Kaggle (la barra delante de la orden es de Jupyter):
+# `!torchrun --nproc_per_node=2 -m curso_gpu.entrenar_ddp --estrategia fsdp --epocas 30 --checkpoints ck`.
+
+# %% [markdown]
+# ## Pruébalo
+#
+# - Lanza el guion con `procesos=4`. ¿Cuántas filas tiene cada trozo local? ¿Siguen coincidiendo
+#   los bytes medidos con `bytes_de_fragmento(mlp(), 4, r)`?
+# - Cambia `"16"` por `"8"` en la orden del paso 2 y compara con el bucle de un proceso con lote 16.
+# - En el paso 1, prueba `secuencia=1024` o `lote=2` con FSDP en 2 × T4. ¿Sigue cabiendo?
+#
+# ## Errores comunes
+#
+# | error | qué pasa | cómo se arregla |
+# |---|---|---|
+# | `fully_shard` solo en la raíz | todo el modelo es una unidad: se reúne entero y no ahorras memoria al calcular | `fully_shard` en cada bloque primero, la raíz al final |
+# | Un modelo en `meta` | `FSDP parameters should be materialized from meta device before training` en el primer `forward` | reparte en meta y llama a `to_empty(device=...)` e inicializa, o créalo en la CPU |
+# | `torch.amp.GradScaler` con FSDP | cada rango ve solo su trozo: uno salta el paso por un inf y otro no, y los pesos se separan | `ShardedGradScaler` (reúne el inf entre todos) |
+# | bf16 en una T4 | no hay bf16 en Tensor Cores (capacidad 7.5): lento o un error | fp16 con escalado de la pérdida |
+# | Filas que no se dividen entre los procesos | no es un error: FSDP rellena el último trozo con ceros | cuéntalo: `bytes_de_fragmento` dice cuánto relleno |
+# | Seguir una carpeta de DDP con FSDP | los checkpoints de DDP son el modelo entero; los de FSDP, carpetas repartidas | otra carpeta, o la misma estrategia |
+#
+# Provocados de verdad. Un modelo en `meta`:
+
+# %%
+proceso = distribuido.iniciar()
+try:
+    with torch.device("meta"):
+        enorme = nn.Linear(8192, 8192)
+    distribuido.fragmentar(enorme, proceso=proceso)
+except ValueError as error:
+    print("ValueError:", error)
+finally:
+    distribuido.terminar()
+
+# %% [markdown]
+# Filas que no se dividen: una capa de 5 salidas entre 3 procesos. Cada trozo tiene ⌈5/3⌉ = 2 filas;
+# el último solo 1, y FSDP lo rellena con una fila de ceros:
+
+# %%
+for r in range(3):
+    print(bytes_de_fragmento(nn.Linear(33, 5), 3, r))
+
+# %% [markdown]
+# Seguir con FSDP una carpeta de DDP (la orden de la lección 08 escribe archivos `.pt` enteros):
+
+# %%
+ck_ddp = CARPETA / "ck_ddp"
+entrenar_ddp_main(["--epocas", "1", "--checkpoints", str(ck_ddp), "--silencioso"])
+# El error sale en rojo (stderr), como en una terminal: es lo que esta celda enseña.
+print("código de salida:", entrenar_ddp_main(["--estrategia", "fsdp", "--epocas", "2", "--checkpoints", str(ck_ddp)]))
+
+# %% [markdown]
+# ## Retos
+#
+# 1. Con `memoria_por_gpu`, ¿cuántas T4 hacen falta para ajustar entero Qwen2.5-7B con FSDP y un
+#    lote de 1 × 512 tokens? ¿Y con 8 GPU de 80 GB?
+# 2. Cambia el guion para que la última capa no se libere tras su `forward`
+#    (`fully_shard(modelo[4], mesh=malla, reshard_after_forward=False)`). ¿Cuántos all-gather cuenta
+#    ahora `ContadorComunicacion`? ¿Por qué torchtitan lo hace así?
+# 3. Guarda con 2 procesos y sigue con 3 (`orden_torchrun(..., procesos=3)`). ¿Qué trozo tiene cada uno?
+# 4. En Kaggle con 2 × T4, compara `memoria_gpu` de cada rango con `memoria_por_gpu` de un MLP más
+#    grande (por ejemplo 8 capas de 4096). ¿Cuánto se acerca?
+#
+# ## Glosario
+#
+# - **FSDP** (*Fully Sharded Data Parallel*): paralelismo de datos en el que pesos, gradientes y
+#   estado del optimizador se reparten entre los procesos. FSDP2 es `fully_shard`.
+# - **ZeRO-3**: la misma idea, del artículo de ZeRO (DeepSpeed): repartir los tres.
+# - **Fragmento / trozo (*shard*)**: la parte de un tensor que guarda un proceso.
+# - **`DTensor`**: un tensor repartido entre procesos: forma entera por fuera, trozo local dentro.
+# - **All-gather**: cada proceso aporta su trozo y todos reciben el tensor entero.
+# - **Reduce-scatter**: se suman los tensores de todos y cada proceso recibe solo su trozo de la suma.
+# - **Reshard**: liberar el bloque reunido y quedarse otra vez con el trozo.
+# - **Unidad de FSDP**: lo que se reúne de una vez (cada llamada a `fully_shard`).
+# - **`MixedPrecisionPolicy`**: en qué tipo se reúne y se calcula (`param_dtype`) y en cuál se suman los gradientes (`reduce_dtype`).
+# - **`ShardedGradScaler`**: el escalado de la pérdida de fp16 para un modelo repartido.
+# - **DCP** (`torch.distributed.checkpoint`): guarda y carga checkpoints repartidos, con cualquier número de procesos.
+# - **Relleno (*padding*)**: los ceros que completan el último trozo cuando las filas no se dividen.
+
+# %%
+# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
+# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+assert not repartos["una T4"].cabe_en(T4) and not repartos["DDP en 2 × T4"].cabe_en(T4)  # 1.5B entero no cabe
+assert repartos["FSDP en 2 × T4"].cabe_en(T4)  # con FSDP, sí (justo)
+assert a_mano.bien, a_mano.explicacion()
+assert [r["propios"] for r in rangos] == [total // 2] * 2 == [16544] * 2  # cada rango, la mitad
+assert all(r["medido"] == p.bytes == r["prediccion"] for r, p in zip(rangos, prevision))  # bytes = calculadora
+assert c["enviados"] == 1.5 * ddp  # FSDP comunica 1.5 veces lo de DDP
+assert diferencia < 1e-5, diferencia  # 2 procesos × lote 16 ≈ 1 proceso × lote 32
+assert all(r["precision_mixta"]["al calcular"] == "torch.float16" for r in rangos)
+assert all(r["precision_mixta"]["guardado (trozo)"] == r["precision_mixta"]["gradiente (trozo)"] == "torch.float32"
+           for r in rangos)
+assert identicos_reparto  # guardado con 2, cargado con 1: idénticos
+assert codigo == 0 and not [p for p in trabajadores | {torchrun.pid} if sigue_vivo(p)]  # nada huérfano tras SIGKILL
+assert segundo == 1 and sorted(p.name for p in ck.iterdir()) == antes  # el segundo escritor, rechazado
+assert not [pid for pid in a_mano.procesos if sigue_vivo(pid)]
+print("Comprobado: FSDP reparte, cuenta, coincide con un proceso, guarda, sobrevive a un SIGKILL y se sigue con 1 proceso.")
