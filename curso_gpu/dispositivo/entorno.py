@@ -27,6 +27,7 @@ from .primitivas import (
     xpu_disponible,
 )
 from .nvidia_smi import InformeNvidiaSmi, consultar_capacidades, consultar_nvidia_smi_con_problema
+from .simulacion import gpu_simulada
 from ..base import informe_html, informe_texto
 
 __all__ = ["InformeEntorno", "avisos_del_entorno", "describir_entorno", "en_colab"]
@@ -204,8 +205,6 @@ def avisos_del_entorno(informe: InformeEntorno) -> list[str]:
 
 
 def _nombre_gpu_simulada() -> str | None:
-    from .simulacion import gpu_simulada
-
     perfil = gpu_simulada()
     return perfil.nombre if perfil else None
 

@@ -42,7 +42,7 @@ from ..base import GPUS_SIMULABLES
 
 __all__ = [
     "AVISO_SIMULACION", "VARIABLE_SIMULAR", "activar_simulacion", "desactivar_simulacion",
-    "gpu_simulada", "simulacion_activa", "simular_gpu",
+    "dispositivo_simulado", "gpu_simulada", "simulacion_activa", "simular_gpu",
 ]
 
 VARIABLE_SIMULAR = "CURSO_GPU_SIMULAR"
@@ -746,6 +746,14 @@ def desactivar_simulacion() -> None:
 def simulacion_activa() -> bool:
     """¿Está encendida la GPU simulada? Las lecciones lo usan para elegir tamaños y decirlo."""
     return _ACTIVO is not None
+
+
+def dispositivo_simulado(dispositivo) -> bool:
+    """¿Es ``dispositivo`` la GPU simulada? Lo que se mide en él se calculó en la CPU. Lección 03."""
+    try:
+        return _ACTIVO is not None and torch.device(dispositivo).type == "cuda"
+    except (TypeError, RuntimeError):
+        return False
 
 
 def gpu_simulada():
