@@ -72,7 +72,7 @@ import torch
 from curso_gpu.dispositivo import en_colab, simulacion_activa
 
 if en_colab():
-    print("Estás en Google Colab: la opción 2.")
+    print("Estás en Google Colab: la opción 2.")  # solo en una GPU real: en Colab
 elif torch.cuda.is_available():  # con CURSO_GPU_SIMULAR=T4, una T4 simulada en tu CPU
     opcion = "simulada en tu CPU; en Colab sería la opción 2" if simulacion_activa() else "la opción 1"
     print(f"Tienes una GPU local ({torch.cuda.get_device_name(0)}): {opcion}.")
