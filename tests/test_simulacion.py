@@ -300,3 +300,17 @@ def test_sin_simulacion_nada_dice_simulada():
 
     r = medir_matmul(32, "cpu", repeticiones=1)
     assert not r.simulada and not any("simulada" in aviso for aviso in r.avisos)
+
+
+def test_un_hijo_hecho_con_fork_no_borra_el_nvidia_smi_de_su_padre(t4):
+    import shutil
+
+    programa = shutil.which("nvidia-smi")
+    hijo = os.fork()
+    if hijo == 0:  # el hijo apaga la simulación heredada y sale como un programa normal (con atexit)
+        try:
+            desactivar_simulacion()
+        finally:
+            os._exit(0)
+    os.waitpid(hijo, 0)
+    assert os.path.exists(programa) and shutil.which("nvidia-smi") == programa

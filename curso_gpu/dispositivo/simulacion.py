@@ -396,6 +396,7 @@ class _NvidiaSmiSimulado:
 
     def __init__(self) -> None:
         self.carpeta: str | None = None
+        self.proceso = os.getpid()  # un hijo hecho con fork no borra la carpeta de su padre al salir
 
     def poner(self, perfil) -> None:
         if perfil.driver is None or os.name == "nt":
@@ -408,12 +409,12 @@ class _NvidiaSmiSimulado:
         with open(programa, "w", encoding="utf-8") as archivo:
             archivo.write(_guion_nvidia_smi(perfil))
         os.chmod(programa, 0o755)
-        self.carpeta = carpeta
+        self.carpeta, self.proceso = carpeta, os.getpid()
         os.environ["PATH"] = carpeta + os.pathsep + os.environ.get("PATH", "")
         atexit.register(self.quitar)  # también si el kernel termina sin apagar la simulación
 
     def quitar(self) -> None:
-        if self.carpeta is None:
+        if self.carpeta is None or os.getpid() != self.proceso:
             return
         import shutil
 
