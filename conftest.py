@@ -76,11 +76,9 @@ def _turno(nodeid: str) -> int:
 def pytest_collection_modifyitems(items):
     """Marca «lento» cada prueba que usa un fixture declarado con ``lentas.fixture_lenta`` y
     ordena los archivos por ``LARGAS_PRIMERO`` (dentro de cada archivo, el orden no cambia)."""
-    from lentas import FIXTURES_LENTAS
+    from lentas import marcar_lentas
 
-    for item in items:
-        if FIXTURES_LENTAS.intersection(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.lento)
+    marcar_lentas(items)
     items.sort(key=lambda item: _turno(item.nodeid))
 
 

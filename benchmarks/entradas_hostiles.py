@@ -15,6 +15,10 @@ nulo. Cada llamada tiene un tiempo límite. La respuesta se clasifica en:
 
     python benchmarks/entradas_hostiles.py [--limite-s 20] [--grupo 01-08|09-10|11] [--detalle]
 
+Además, al principio de cada grupo, los casos que encontró la sonda oculta del issue 48 (un modelo en
+``meta``, ``MASTER_PORT=99999``, ``WORLD_SIZE=2`` sin ``torchrun``, ``torch.matmul`` donde va una función
+sin argumentos, ``lr=1e10``, el ``GPT2Pequeno`` del curso en ``aplicar_lora``...).
+
 Imprime, por grupo, cuántas de cada clase y el porcentaje de claras, y la lista de las que no lo
 fueron. Solo Linux/macOS (el tiempo límite usa ``SIGALRM``). Como superusuario, una carpeta de
 solo lectura no lo es (root escribe en ella): esos casos se saltan y se dice.
@@ -130,7 +134,8 @@ ALIAS = {"preferencia": ["dispositivo"], "imagen_8x8": ["imagen"], "nombre_gpu":
          "parametros": ["parametros"], "n": ["hilos", "lado", "matriz", "n"], "funcion": ["funcion"],
          "config_o_modelo": ["config"], "desgloses": ["desgloses"], "programa": ["programa"],
          "vram_gb": ["vram_gb", "memoria de la GPU"], "modelo_base": ["modelo_base"], "n_bytes": ["bytes"], "ancho_de_banda_gb_s": ["enlace", "GB/s"], "X": ["X", "datos"], "y": ["y", "etiquetas"],
-         "datos_entrenamiento": ["datos_entrenamiento", "datos de entrenamiento"]}
+         "datos_entrenamiento": ["datos_entrenamiento", "datos de entrenamiento"],
+         "entorno": ["MASTER_PORT", "WORLD_SIZE", "MASTER_ADDR", "RANK"]}
 
 
 def _es_clara(mensaje: str, argumento: str, valor=None) -> bool:
@@ -237,6 +242,46 @@ def _posicional(funcion, indice: int) -> str:
 # Las funciones de cada grupo
 # ---------------------------------------------------------------------------
 
+class _FormasDistintas(torch.utils.data.Dataset):
+    """Ejemplos de largo 3 y 4 alternados: el DataLoader no los puede apilar en un lote."""
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return torch.zeros(3 + i % 2), 0
+
+
+def iniciar_con(entorno: dict):
+    """``distribuido.iniciar()`` con estas variables de entorno (las de torchrun), y lo deja todo como estaba."""
+    from curso_gpu import distribuido
+
+    antes = {k: os.environ.get(k) for k in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", *entorno)}
+    for k in antes:
+        os.environ.pop(k, None)
+    os.environ.update(entorno)
+    try:
+        return distribuido.iniciar()
+    finally:
+        distribuido.terminar()
+        for k, v in antes.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def lora_lineal(capa, x):
+    """Una ``LoRALineal`` aplicada a ``x`` (su ``forward``)."""
+    return capa(x)
+
+
+def _modelo_en_meta():
+    from curso_gpu.entrenamiento import CNNPequena
+
+    return CNNPequena().to("meta")
+
+
 def lecciones_01_08(tmp: Path) -> list[Funcion]:
     from curso_gpu.base import buscar_gpu, formatear_bytes, formatear_tiempo
     from curso_gpu.guardado import (
@@ -254,7 +299,9 @@ def lecciones_01_08(tmp: Path) -> list[Funcion]:
         bytes_por_parametro, lote_maximo, medir_memoria_entrenamiento, memoria_entrenamiento, memoria_inferencia,
         memoria_pesos, modelo_mas_grande, tabla_vram,
     )
-    from curso_gpu.rendimiento import comprobar_precision
+    from curso_gpu.distribuido import huella_de_pesos
+    from curso_gpu.guardado import Candado
+    from curso_gpu.rendimiento import comparar_cargadores, comprobar_precision, soporte_bf16_cpu
 
     datos, validacion = generar_dataset(4, semilla=0), generar_dataset(2, semilla=1)
     X, y = validacion
@@ -266,13 +313,30 @@ def lecciones_01_08(tmp: Path) -> list[Funcion]:
     guardar_pesos(CNNPequena(), pesos)
     contador = iter(range(10**9))
     nuevo = _Fresco(lambda: str(tmp / f"nuevo_{next(contador)}.pt"))
+    con_candado_carpeta = tmp / "candado_carpeta"
+    (con_candado_carpeta / ".entrenando.lock").mkdir(parents=True)  # una carpeta con el nombre del candado
+    libre = _Fresco(lambda: str(tmp / f"libre_{next(contador)}"))
+    en_meta = _Fresco(_modelo_en_meta)
+    de_c = ("de C con argumentos", torch.matmul)
     return [
+        # Lo que encontró la sonda (issue 48): cada caso, un error claro.
+        Funcion("iniciar", iniciar_con, {0: {}},
+                {0: [("MASTER_PORT=99999", {"RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
+                                            "MASTER_PORT": "99999"}),
+                     ("WORLD_SIZE=2 sin torchrun", {"RANK": "0", "WORLD_SIZE": "2"})]}),
+        Funcion("huella_de_pesos", huella_de_pesos, {0: CNNPequena()}, {0: MODELO + [("en meta", en_meta)]}),
+        Funcion("soporte_bf16_cpu", soporte_bf16_cpu, {}, {0: [("None", None), ("número", 42), ("bool", True)]}),
+        Funcion("comparar_cargadores", comparar_cargadores,
+                {0: torch.utils.data.TensorDataset(*datos), 1: 4, "num_workers": 0, "lotes": 1, "dispositivo": "cpu"},
+                {0: [("formas distintas", _FormasDistintas())]}),
+        Funcion("Candado", Candado, {0: libre}, {0: [("con una carpeta de candado", str(con_candado_carpeta))]},
+                nucleo=True),
         Funcion("elegir_dispositivo", elegir_dispositivo, {}, {"preferencia": DISPOSITIVO}),
         Funcion("como_dispositivo", como_dispositivo, {0: "cpu"}, {0: DISPOSITIVO}),
         Funcion("nombre_dispositivo", nombre_dispositivo, {0: "cpu"}, {0: DISPOSITIVO}),
         Funcion("sincronizar", sincronizar, {0: "cpu"}, {0: DISPOSITIVO}),
         Funcion("cronometrar", cronometrar, {0: lambda: None, 1: "cpu", "repeticiones": 3},
-                {0: FUNCION, 1: DISPOSITIVO, "repeticiones": ENTERO, "calentamiento": ENTERO0}),
+                {0: FUNCION + [de_c], 1: DISPOSITIVO, "repeticiones": ENTERO, "calentamiento": ENTERO0}),
         Funcion("medir_matmul", medir_matmul, {0: 32, "dispositivo": "cpu", "repeticiones": 2},
                 {0: ENTERO, "dispositivo": DISPOSITIVO, "repeticiones": ENTERO, "calentamiento": ENTERO0,
                  "presupuesto_s": [v for v in REAL if v[0] != "None"]}),
@@ -299,7 +363,8 @@ def lecciones_01_08(tmp: Path) -> list[Funcion]:
         Funcion("fijar_semilla", fijar_semilla, {0: 0}, {0: SEMILLA}),
         Funcion("entrenar", entrenar, {0: _Fresco(CNNPequena), 1: datos, 2: validacion, 3: "cpu", "epocas": 1,
                                        "silencioso": True},
-                {0: MODELO, 1: TENSOR, 3: DISPOSITIVO, "epocas": ENTERO, "lr": REAL, "tamano_lote": [v for v in ENTERO if v[0] != "None"],
+                {0: MODELO + [("en meta", en_meta)], 1: TENSOR, 3: DISPOSITIVO, "epocas": ENTERO,
+                 "lr": REAL + [("enorme", 1e10)], "tamano_lote": [v for v in ENTERO if v[0] != "None"],
                  "semilla": SEMILLA, "al_registrar": FUNCION[:2], "acumular": ENTERO, "precision": TEXTO,
                  "checkpoints": [v for v in _rutas(tmp, carpeta=True) if v[0] != "None"]}),
         Funcion("evaluar", evaluar, {0: CNNPequena(), 1: X, 2: y, 3: "cpu"},
@@ -349,6 +414,7 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
         ancho_de_banda_de, bytes_cache_kv, bytes_de_cache, forma_de_atencion, medir_ancho_de_banda,
         cache_de, medir_generacion, preparar_lote, techo_tokens_por_segundo,
     )
+    from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
     from curso_gpu.medicion import comparar_muestras, comparar_tiempos
 
     modelo, tokenizador = modelo_diminuto()
@@ -367,9 +433,11 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
     contador = iter(range(10**9))
     nueva = _Fresco(lambda: str(tmp / f"adaptador_{next(contador)}"))
     desglose = memoria_ajuste(pequena, "lora", lote=1, secuencia=16, r=4)
+    gpt2_del_curso = _Fresco(lambda: GPT2Pequeno(vocabulario=50, contexto=16, dimension=32, capas=1, cabezas=2))
     return [
         Funcion("aplicar_lora", aplicar_lora, {0: base},
-                {0: MODELO + [("ya adaptado", adaptado)], "r": ENTERO, "alpha": REAL, "dropout": PROB,
+                {0: MODELO + [("ya adaptado", adaptado), ("CNN del curso", _Fresco(CNNPequena)),
+                     ("GPT2Pequeno del curso", gpt2_del_curso)], "r": ENTERO, "alpha": REAL, "dropout": PROB,
                  "modulos": [("número", 42), ("lista vacía", []), ("vacío", ""), ("no existe", ["query"]),
                              ("lista de números", [1, 2]), ("None en lista", [None])]}),
         Funcion("parametros_lora", parametros_lora, {0: gpt2, 1: 4},
@@ -379,6 +447,8 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
         Funcion("validar_r", validar_r, {0: 8}, {0: ENTERO}),
         Funcion("LoRALineal", LoRALineal, {0: torch.nn.Linear(4, 4), 1: 2, 2: 4},
                 {0: MODELO, 1: ENTERO, 2: REAL}),
+        Funcion("LoRALineal(x)", lora_lineal, {0: LoRALineal(torch.nn.Linear(4, 3), 2, 4), 1: torch.randn(2, 4)},
+                {1: [("otro ancho", torch.randn(2, 5)), ("escalar", torch.tensor(1.0)), ("None", None)]}),
         Funcion("config_de", config_de, {0: "Qwen2.5-0.5B"}, {0: TEXTO + [("lista", ["Qwen2.5-0.5B"])]}),
         Funcion("modelo_en_meta", modelo_en_meta, {0: gpt2}, {0: MODELO + [("dict", {"a": 1})]}),
         Funcion("memoria_ajuste", memoria_ajuste, {0: pequena, "metodo": "lora", "secuencia": 16, "r": 4},
@@ -393,7 +463,8 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
                 {0: MODELO + [("sin adaptador", base)], 1: _rutas(tmp, carpeta=True)}),
         Funcion("ajustar", ajustar, {0: adaptado, 1: tokenizador, "epocas": 1, "avisar": lambda texto: None},
                 {0: MODELO + [("sin adaptador", base)], 1: MODELO, "texto": TEXTO[:5] + [("sin alfabeto", "§§§§" * 40)],
-                 "epocas": ENTERO, "tamano_lote": ENTERO, "secuencia": ENTERO + [("uno", 1)], "lr": REAL,
+                 "epocas": ENTERO, "tamano_lote": ENTERO, "secuencia": ENTERO + [("uno", 1)],
+                 "lr": REAL + [("enorme", 1e10)],
                  "semilla": SEMILLA, "precision": TEXTO,
                  "checkpoints": [v for v in _rutas(tmp, carpeta=True) if v[0] != "None"],
                  "al_terminar_epoca": FUNCION[:2]}, nucleo=True),
@@ -435,7 +506,8 @@ def lecciones_09_10(tmp: Path) -> list[Funcion]:
                 {0: MODELO, 1: TEXTO[:3] + [("vacía", [])], "dispositivo": DISPOSITIVO}),
         Funcion("comparar_tiempos", comparar_tiempos, {0: lambda: None, 1: lambda: None, "presupuesto_s": 0.02,
                                                        "repeticiones": 3},
-                {0: FUNCION, 1: FUNCION, "repeticiones": ENTERO, "presupuesto_s": [v for v in REAL if v[0] != "None"],
+                {0: FUNCION + [("de C con argumentos", torch.matmul)], 1: FUNCION + [("de C con argumentos", torch.matmul)],
+                 "repeticiones": ENTERO, "presupuesto_s": [v for v in REAL if v[0] != "None"],
                  "semilla": SEMILLA, "nombres": [("iguales", ("x", "x")), ("texto", "ab"), ("None", None)],
                  "dispositivo": DISPOSITIVO, "reloj": [("número", 42)], "descripcion": [("número", 42)]}),
         Funcion("comparar_muestras", comparar_muestras, {0: [0.02] * 5, 1: [0.01] * 5},
@@ -476,7 +548,7 @@ def leccion_11(tmp: Path) -> list[Funcion]:
     ]
 
 
-_DEL_NUCLEO = {"entrenar", "ajustar", "carpeta_checkpoints", "guardar_atomico", "guardar_pesos", "cargar_checkpoint",
+_DEL_NUCLEO = {"entrenar", "ajustar", "Candado", "carpeta_checkpoints", "guardar_atomico", "guardar_pesos", "cargar_checkpoint",
                "cargar_pesos", "copiar_atomico"}
 """El núcleo de entrenar y los checkpoints (otra parte del curso): sus cifras se dan también aparte."""
 

@@ -451,11 +451,13 @@ def comprobar_leccion_11(gpu: torch.device, rapido: bool) -> list[Resultado]:
     su ritmo medido (alternado con PyTorch, ``comparar_tiempos``) como fracción de la ficha.
 
     suma y softmax: GB/s (bytes de ``trafico_suma`` / ``trafico_softmax``) ÷ ancho de banda de la
-    ficha; matmul fp16: TFLOP/s ÷ pico fp16. Pasar de 1 es imposible (la medida o la tabla están mal).
+    ficha; matmul fp16: TFLOP/s ÷ el pico de ``tl.dot`` en esa GPU (``techo_tl_dot``: el fp16 de los
+    Tensor Cores desde la capacidad 8.0; en una T4, el fp32, 8.1). Pasar de 1 es imposible (la
+    medida o la tabla están mal).
     """
     from curso_gpu.base import picos_de
     from curso_gpu.kernels import (COMPILADO, flops_matmul, matmul_teselas, modo_triton, softmax_filas, suma,
-                                   trafico_softmax, trafico_suma, triton_instalado)
+                                   techo_tl_dot, trafico_softmax, trafico_suma, triton_instalado)
     from curso_gpu.medicion import comparar_tiempos
 
     if not triton_instalado():
@@ -488,6 +490,10 @@ def comprobar_leccion_11(gpu: torch.device, rapido: bool) -> list[Resultado]:
                                     f"diferencia relativa {diferencia:.1e}", diferencia <= tolerancia))
 
     ficha = picos_de(torch.cuda.get_device_name(gpu))
+    import triton
+
+    techo_dot = techo_tl_dot(torch.cuda.get_device_name(gpu), torch.float16, torch.cuda.get_device_capability(gpu),
+                             version_triton=triton.__version__)
     n = 2**22 if rapido else 2**26
     filas = 2048 if rapido else 8192
     lado = 2048 if rapido else 4096
@@ -499,7 +505,7 @@ def comprobar_leccion_11(gpu: torch.device, rapido: bool) -> list[Resultado]:
                ("softmax_filas", lambda: softmax_filas(m), lambda: torch.softmax(m, dim=1),
                 trafico_softmax(filas, 4096).total / 1e9, "GB/s", ficha.ancho_de_banda_gb_s if ficha else None),
                ("matmul_teselas fp16", lambda: matmul_teselas(a, b), lambda: a @ b,
-                flops_matmul(lado, lado, lado) / 1e12, "TFLOP/s", ficha.pico("fp16") if ficha else None)]
+                flops_matmul(lado, lado, lado) / 1e12, "TFLOP/s", techo_dot.tflops if techo_dot else None)]
     for nombre, nuestro, de_torch, cantidad, unidad, techo in medidas:
         c = comparar_tiempos(nuestro, de_torch, nombres=("Triton", "PyTorch"), dispositivo=gpu,
                              presupuesto_s=1.0 if rapido else 3.0)

@@ -58,6 +58,13 @@ def _analizador() -> argparse.ArgumentParser:
     return analizador
 
 
+# Lo que un rango distinto de 0 espera a que el rango 0 llegue al mismo error y termine a torchrun.
+# Si se cansa antes, sale con 1: torchrun manda SIGTERM al rango 0 (que quizá aún no dijo nada) y
+# escribe su resumen en inglés. Con la máquina cargada (la suite entera en 2 núcleos, el PyTorch
+# con CUDA, más lento de importar), el rango 0 llegó más de 5 s tarde.
+_ESPERA_AL_RANGO_0_S = 60
+
+
 class _Parado(Exception):
     """torchrun pidió a este proceso que terminara (SIGTERM): otro del grupo falló."""
 
@@ -99,17 +106,20 @@ def _principal(argv=None) -> int:
     except (distribuido.ErrorDistribuido, ValueError, OSError) as error:
         if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EIO) and salida_rota():
             raise  # la salida (> /dev/full), no un checkpoint: lo explica ejecutar_orden
+        _de_salida(bajo_torchrun)
         _avisar(f"Error: {error}")
         if not empezado and bajo_torchrun:
             _sin_resumen_de_torchrun()
         return 1
     except RuntimeError as error:  # un compañero murió a mitad de una operación colectiva
+        _de_salida(bajo_torchrun)
         original = f"\nEl mensaje original de PyTorch ({type(error).__name__}), completo y en inglés:\n{str(error).strip()}"
         _avisar("Error: otro proceso del grupo falló o dejó de responder a mitad del entrenamiento. Mira arriba "
                 "el mensaje del rango que falló; con torchrun --max-restarts=1 el grupo se reinicia y sigue desde "
                 "el último checkpoint." + (original if str(error).strip() else ""))
         return 1
     except _Parado:
+        _de_salida(bajo_torchrun)  # el aviso de vigilar_padre puede llegar después del de torchrun
         if distribuido.padre_muerto():
             _avisar("Error: torchrun terminó (¿lo mataron?) y este proceso para con él. El último checkpoint "
                     "completo está intacto: vuelve a lanzar la misma orden para seguir desde él.")
@@ -125,20 +135,30 @@ def _principal(argv=None) -> int:
     return 0
 
 
+def _de_salida(bajo_torchrun: bool) -> None:
+    """Este proceso ya sale con su mensaje: un SIGTERM ahora no lo corta a medias.
+
+    Si otro proceso del grupo termina antes, ``torchrun`` manda SIGTERM a los demás. Con el
+    manejador puesto, ese ``_Parado`` saltaría dentro del ``except``, mientras se escribe el
+    mensaje: una traza en inglés que repite el error. El proceso sale igual, con su código.
+    """
+    if bajo_torchrun:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def _sin_resumen_de_torchrun() -> None:
     """Un error de configuración (igual en todos los procesos, antes de entrenar) bajo ``torchrun``.
 
     ``torchrun`` no sabe terminar sin su resumen en inglés (``ChildFailedError`` y una traza) cuando
     un trabajador sale con error. Para que se lea solo el mensaje en español: el rango 0 lo
     acaba de escribir y termina a ``torchrun`` (sin nada que guardar: no se ha entrenado); los
-    demás esperan a que eso pase y se van con él.
+    demás esperan a que eso pase y se van con él (SIGTERM, de vigilar_padre o de ``torchrun``).
     """
     if os.environ.get("RANK", "0") == "0":
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # el aviso de vigilar_padre llegará: ya nos vamos
-        distribuido.terminar_lanzador()
+        distribuido.terminar_lanzador()  # SIGTERM ya se ignora (_de_salida): el de vigilar_padre llegará
     else:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        limite = time.monotonic() + 5
+        limite = time.monotonic() + _ESPERA_AL_RANGO_0_S
         while time.monotonic() < limite and not distribuido.padre_muerto():
             time.sleep(0.1)
 

@@ -67,7 +67,8 @@ from curso_gpu.entrenamiento import CNNPequena
 
 print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
-CARPETA = Path(tempfile.mkdtemp(prefix="leccion08_"))  # aquí van el guion, los pesos y los checkpoints
+CARPETA_TEMPORAL = tempfile.TemporaryDirectory(prefix="leccion08_")  # se borra al final de la lección
+CARPETA = Path(CARPETA_TEMPORAL.name)  # aquí van el guion, los pesos, los checkpoints y los registros
 ENTORNO = {"OMP_NUM_THREADS": "1"}  # un hilo por proceso: si no, los procesos se pelean por los núcleos
 torch.set_num_threads(1)  # y uno aquí: con modelos diminutos, más hilos solo se estorban
 
@@ -233,15 +234,31 @@ print(f"Guion escrito en {GUION} ({len(GUION.read_text().splitlines())} líneas)
 # `torchrun`, y `torchrun` arranca cada trabajador en su propia sesión: quedarían procesos
 # huérfanos ocupando CPU o GPU. `ejecutar` del paquete pone el tiempo máximo y, pase lo que
 # pase, para a `torchrun` **y a todos sus trabajadores**.
+#
+# **Un archivo por rango.** Los dos procesos escriben a la vez. Si comparten la pantalla, la
+# línea de uno puede colarse en mitad de la del otro:
+# `[rango 0] huella de los pesos: e0be8108573ec19e[rango 1] huella de los pesos: e0be8108573ec19e`.
+# Leer eso línea a línea encuentra una sola huella. Por eso pedimos a `torchrun` que guarde lo
+# que escribe cada rango en su propio archivo: `--log-dir` (la carpeta) y `--redirects=3`
+# (1: la salida, 2: los errores, 3: las dos). Cada rango deja su
+# `<carpeta>/<id>/attempt_0/<rango>/stdout.log` y su `stderr.log`, enteros y sin mezclar.
 
 # %%
 EPOCAS = 3
 ruta_2x16 = CARPETA / "pesos_2x16.pt"
+REGISTROS = CARPETA / "registros"
 orden = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2",
-         f"--master_port={puerto_libre()}", str(GUION), "16", str(EPOCAS), str(ruta_2x16)]
+         f"--master_port={puerto_libre()}", f"--log-dir={REGISTROS}", "--redirects=3",
+         str(GUION), "16", str(EPOCAS), str(ruta_2x16)]
 print(" ".join(orden[1:]))
 (dos,) = ejecutar(orden, timeout_s=120, entorno=ENTORNO)
-print(dos.salida)
+salida_de = {}  # rango → todo lo que escribió
+for registro in sorted(REGISTROS.glob("*/attempt_0/*/stdout.log")):
+    rango = int(registro.parent.name)
+    salida_de[rango] = registro.read_text()
+    errores = (registro.parent / "stderr.log").read_text()
+    print(f"── rango {rango} ({registro.relative_to(REGISTROS)}) ──\n{salida_de[rango]}{errores}", end="")
+print(dos.salida, end="")  # lo que dice torchrun mismo: nada si todo fue bien
 print(f"Código de salida {dos.codigo} · {dos.segundos:.1f} s en total (arrancar Python y torch en 3 procesos incluido)")
 
 # %% [markdown]
@@ -255,7 +272,8 @@ print(f"Código de salida {dos.codigo} · {dos.segundos:.1f} s en total (arranca
 # resumen (SHA-256) de todos los bytes de los pesos: si un solo número difiriera, cambiaría.
 
 # %%
-huellas = [linea.rsplit(" ", 1)[1] for linea in dos.salida.splitlines() if "huella de los pesos" in linea]
+huellas = [linea.rsplit(" ", 1)[1] for texto in salida_de.values() for linea in texto.splitlines()
+           if "huella de los pesos" in linea]  # una por rango, de su propio archivo
 print("Huellas:", huellas, "→ ¿idénticas?", len(huellas) == 2 and len(set(huellas)) == 1)
 
 # %% [markdown]
@@ -305,9 +323,9 @@ print("Huella de 1×32:", distribuido.huella_de_pesos(solo), "(otra: no son idé
 # %%
 from curso_gpu.medicion import comparar_muestras
 
-linea = next(l for l in dos.salida.splitlines() if "de entrenamiento" in l)
+linea = next(l for l in salida_de[0].splitlines() if "de entrenamiento" in l)  # lo escribe el rango 0
 segundos_2 = float(linea.split("·")[1].split()[0])
-pasos_2 = [float(t) for t in next(l for l in dos.salida.splitlines() if l.startswith("segundos por paso:")).split(":")[1].split()]
+pasos_2 = [float(t) for t in next(l for l in salida_de[0].splitlines() if l.startswith("segundos por paso:")).split(":")[1].split()]
 print(f"1 proceso,  lote 32: {segundos_1:.2f} s de entrenamiento")
 print(f"2 procesos, lote 16: {segundos_2:.2f} s de entrenamiento, y {dos.segundos:.1f} s con el arranque")
 comparar_muestras(pasos_1, pasos_2, nombres=("1 proceso", "2 procesos"), alternados=False,
@@ -551,3 +569,4 @@ assert all(torch.equal(dos_nodos[k], sin_fallo[k]) for k in sin_fallo)  # 2 nodo
 assert dos.bien and fallo.bien and nodo0.bien and nodo1.bien
 assert not [pid for e in (dos, fallo, nodo0, nodo1, r) for pid in e.procesos if sigue_vivo(pid)]  # ningún huérfano
 print("Comprobado: DDP con torchrun da el mismo modelo con 1 o 2 nodos, tras un fallo, y sin procesos vivos.")
+CARPETA_TEMPORAL.cleanup()  # el guion, los pesos, los checkpoints y los registros de esta lección

@@ -32,7 +32,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 #   por filas** fusionado y estable, y una **multiplicación de matrices por teselas**.
 # - Por qué fusionar ahorra memoria, con los bytes contados uno a uno.
 # - Qué genera `torch.compile` por dentro (en una GPU, kernels de Triton como los tuyos).
-# - A medir un kernel en una GPU: GB/s y TFLOP/s frente al máximo de la ficha.
+# - A medir un kernel en una GPU: GB/s y TFLOP/s frente al máximo de la ficha, y cuál es ese máximo
+#   (en una T4, `tl.dot` no usa los Tensor Cores: su techo es el de fp32).
 #
 # ## Por qué importa
 #
@@ -40,7 +41,10 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # operaciones es un **kernel**, un programa que corre *en* la GPU, escrito por otros. Saber
 # escribir uno te explica por qué unas operaciones van a la velocidad de la memoria y otras a la
 # del cálculo, qué hace `torch.compile` y cómo se escriben las piezas rápidas de los modelos
-# modernos (FlashAttention empezó así).
+# modernos. FlashAttention (Dao et al., 2022, [arXiv:2205.14135](https://arxiv.org/abs/2205.14135))
+# se escribió en CUDA; el tutorial de Triton
+# [«Fused Attention»](https://triton-lang.org/main/getting-started/tutorials/06-fused-attention.html)
+# la reescribe en Triton con las mismas ideas que verás aquí: teselas, fusión y un softmax estable.
 #
 # **Triton** es un lenguaje dentro de Python para escribir kernels de GPU por bloques, sin C++.
 # Y trae un **intérprete** (`TRITON_INTERPRET=1`) que ejecuta el mismo kernel en la CPU con
@@ -52,7 +56,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # Triton solo tiene versión para **Linux** (también WSL2 en Windows). El PyTorch con CUDA de
 # Linux ya lo instala; en Colab está siempre, también en el entorno de CPU. En un Linux con el
 # PyTorch de CPU: `pip install "curso_gpu[kernels]"`. En macOS o Windows sin WSL2 no hay Triton:
-# la lección te lo dice y ejecuta igualmente todo lo que no lo necesita.
+# la lección te lo dice y ejecuta igualmente todo lo que no lo necesita. En Linux, Triton es parte
+# del curso (`requirements.txt`): si falta, la última celda falla y te dice cómo instalarlo.
 #
 # El intérprete se activa con una variable de entorno **antes** de importar `triton`: Triton la
 # lee al definir cada kernel. Sin GPU, la ponemos nosotros:
@@ -63,7 +68,7 @@ import time
 
 import torch
 
-from curso_gpu.kernels import COMO_INSTALAR, triton_instalado
+from curso_gpu.kernels import COMO_INSTALAR, INTERPRETE, modo_triton, triton_declarado, triton_instalado
 
 INICIO = time.perf_counter()
 HAY_GPU = torch.cuda.is_available()
@@ -71,11 +76,14 @@ DISPOSITIVO = torch.device("cuda" if HAY_GPU else "cpu")
 if not HAY_GPU:
     os.environ.setdefault("TRITON_INTERPRET", "1")  # antes de importar triton: kernels en la CPU
 HAY_TRITON = triton_instalado()
+# ¿Corren los kernels en el intérprete (NumPy en la CPU)? Sin GPU, sí; también en la T4 simulada del
+# curso (CURSO_GPU_SIMULAR=T4), aunque torch.cuda diga que hay GPU. Lo sabe curso_gpu.kernels.
+INTERPRETADO = HAY_TRITON and modo_triton() == INTERPRETE
 if HAY_TRITON:
     import triton
     import triton.language as tl
     print(f"Triton {triton.__version__} con PyTorch {torch.__version__} en {DISPOSITIVO}",
-          "(intérprete: correcto pero lento)" if os.environ.get("TRITON_INTERPRET") == "1" else "(compilado)")
+          "(intérprete: correcto pero lento)" if INTERPRETADO else "(compilado)")
 else:
     print(COMO_INSTALAR)
     print("Sigue leyendo: las celdas que necesitan Triton lo dicen y no hacen nada.")
@@ -84,8 +92,11 @@ torch.manual_seed(0)
 # %% [markdown]
 # ## La idea clave: muchos programas, cada uno con un bloque
 #
-# Una GPU no ejecuta un bucle `for i in range(n)`. Lanza **muchas copias del mismo programa** a la
-# vez, y cada copia sabe qué número es. En Triton:
+# Una GPU no ejecuta un bucle `for i in range(n)`. Lanza **muchas copias del mismo programa**, y
+# cada copia sabe qué número es. No corren todas a la vez: la GPU las reparte entre sus
+# **multiprocesadores** (SM; una T4 tiene 40). Cada SM ejecuta unas pocas a la vez y, cuando una
+# acaba, empieza otra. Miles de programas pasan así por oleadas, **sin un orden garantizado**: un
+# programa nunca puede contar con que otro haya terminado. En Triton:
 #
 # - La **rejilla** (*grid*) dice cuántos programas lanzar: `kernel[(4,)](...)` lanza 4.
 # - Cada programa pregunta su número con `tl.program_id(0)`: 0, 1, 2 o 3.
@@ -104,7 +115,7 @@ torch.manual_seed(0)
 n, BLOQUE = 10, 4
 programas = -(-n // BLOQUE)  # división hacia arriba: triton.cdiv(n, BLOQUE)
 print(f"{n} elementos en bloques de {BLOQUE}: {programas} programas")
-for programa in range(programas):  # en la GPU, todos a la vez
+for programa in range(programas):  # en la GPU, repartidos por oleadas entre los SM, sin orden fijo
     posiciones = [programa * BLOQUE + i for i in range(BLOQUE)]
     mascara = [p < n for p in posiciones]
     print(f"programa {programa}: posiciones {posiciones} máscara {[int(m) for m in mascara]}")
@@ -140,12 +151,14 @@ if HAY_TRITON:
 # bloque + 1 y un número primo. Si la máscara estuviera mal, fallarían justo estos.
 
 # %%
+from curso_gpu.base import formatear_numero
+
 if HAY_TRITON:
     for n in [1, 1023, 1025, 10_007]:
         x = torch.randn(n, device=DISPOSITIVO)
         y = torch.randn(n, device=DISPOSITIVO)
         iguales = torch.equal(suma_triton(x, y), x + y)
-        print(f"n = {n:>6}: {triton.cdiv(n, 1024):>2} programas → igual que x + y: {iguales}")
+        print(f"n = {formatear_numero(n):>6}: {triton.cdiv(n, 1024):>2} programas → igual que x + y: {iguales}")
 else:
     print("Sin Triton: aquí verías la suma comprobada contra x + y con n = 1, 1023, 1025 y 10 007.")
 
@@ -155,7 +168,7 @@ else:
 # `pdb` (compilado en la GPU habría que usar `tl.device_print`). Con `n = 10` y bloques de 4:
 
 # %%
-if HAY_TRITON and os.environ.get("TRITON_INTERPRET") == "1":
+if INTERPRETADO:
     @triton.jit
     def suma_que_habla(x_ptr, y_ptr, salida_ptr, n, BLOQUE: tl.constexpr):
         programa = tl.program_id(axis=0)
@@ -299,9 +312,33 @@ else:
 #
 # `C = A @ B` con A de M × K y B de K × N. Cada programa calcula una **tesela** de C de
 # `BLOQUE_M × BLOQUE_N`: recorre K de `BLOQUE_K` en `BLOQUE_K`, carga una tesela de A y una de B y
-# suma su producto con `tl.dot` (que en la GPU usa los Tensor Cores). La rejilla tiene dos ejes:
-# `(cdiv(M, BLOQUE_M), cdiv(N, BLOQUE_N))`.
+# suma su producto con `tl.dot`. La rejilla tiene dos ejes: `(cdiv(M, BLOQUE_M), cdiv(N, BLOQUE_N))`.
 #
+# ¿Usa `tl.dot` los **Tensor Cores** (las unidades que multiplican matrices pequeñas de una vez)?
+# Depende de la capacidad de cómputo de la GPU. Desde la 8.0 (A100, L4, H100), sí. En una T4 (7.5),
+# no: desde Triton 3.3, por debajo de la 8.0 `tl.dot` multiplica y suma (FMA) en fp32 en los núcleos
+# CUDA normales. Lo cambió el [PR #5066 de Triton](https://github.com/triton-lang/triton/pull/5066)
+# («fallback to FMA for computeCapability < 80»), y su README pide «Compute Capability 8.0+».
+# `matmul_teselas` te da el resultado correcto en una T4, pero sin Tensor Cores.
+#
+# **Teselas de punteros en 2-D.** En la suma, `x_ptr + posiciones` era un vector de direcciones.
+# Una tesela necesita una *tabla* de direcciones. El elemento `A[i, k]` está en
+# `a_ptr + i·paso_am + k·paso_ak` (los pasos de la matriz). `filas[:, None]` pone las filas de la
+# tesela en una columna (`BLOQUE_M × 1`), y `ks[None, :]` pone sus columnas en una fila
+# (`1 × BLOQUE_K`). Al sumarlas, el *broadcasting* (como en NumPy y PyTorch) combina cada fila con
+# cada columna: sale la tabla `BLOQUE_M × BLOQUE_K` con la dirección de cada elemento. Así lo explica
+# el [tutorial 03 de Triton](https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html)
+# («Pointer Arithmetic»). Las máscaras se construyen igual, con `<`. En
+# PyTorch, para una matriz de 4 × 5 (pasos 5 y 1) y la tesela de 2 × 3 que empieza en la fila 2:
+
+# %%
+filas_tesela, columnas_tesela = torch.arange(2, 4), torch.arange(0, 3)
+print("filas[:, None] =", filas_tesela[:, None].tolist(), "  ks[None, :] =", columnas_tesela[None, :].tolist())
+direcciones = filas_tesela[:, None] * 5 + columnas_tesela[None, :] * 1
+print("filas[:, None] * 5 + ks[None, :] * 1 =", direcciones.tolist())
+print("los elementos de esa tesela:", torch.arange(20.0)[direcciones].tolist())
+
+# %% [markdown]
 # Dos detalles importan:
 #
 # - **Acumular en fp32** aunque A y B sean fp16: en fp16, 2048 + 1 es 2048 (no hay un número entre
@@ -364,14 +401,14 @@ else:
 # %%
 from curso_gpu.medicion import comparar_tiempos
 
-if HAY_TRITON and not HAY_GPU:
+if INTERPRETADO:
     x, y = torch.randn(100_000), torch.randn(100_000)
     comparacion = comparar_tiempos(lambda: suma(x, y), lambda: x + y, nombres=("Triton interpretado", "x + y"),
                                    repeticiones=5, presupuesto_s=None, descripcion="100 000 elementos en la CPU")
     print(comparacion.veredicto)
     print("Ese número no dice nada de la GPU: allí el kernel va compilado, y la suma espera a la memoria, no a Python.")
 elif HAY_TRITON:
-    print("Con GPU, el kernel está compilado: las medidas de abajo sí significan algo.")
+    print("En esta GPU el kernel está compilado: las medidas de abajo sí significan algo.")
 else:
     print("Sin Triton no hay kernel que medir (y en la CPU, con el intérprete, la medida no diría nada).")
 
@@ -388,8 +425,12 @@ import io
 import logging
 import shutil
 
+from curso_gpu.kernels import preparar_torch_compile
+
 compilador_c = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang") or shutil.which("cl")
-if HAY_GPU or compilador_c:
+puede_compilar = HAY_TRITON if HAY_GPU else bool(compilador_c)  # para la GPU escribe Triton; para la CPU, C++
+if puede_compilar:
+    preparar_torch_compile()  # un PyTorch con CUDA sin GPU (Colab con CPU) no avisa en inglés de su CUDA_HOME
     texto = io.StringIO()
     inductor = logging.getLogger("torch._inductor")  # el registro del compilador de torch.compile
     torch._logging.set_logs(output_code=True)          # lo mismo que TORCH_LOGS="output_code"
@@ -408,10 +449,16 @@ if HAY_GPU or compilador_c:
     lineas = codigo.splitlines()
     kernels = [i for i, l in enumerate(lineas) if " = async_compile." in l]  # un kernel generado en cada una
     lenguaje = "Triton" if "@triton.jit" in codigo else "C++"
-    print(f"Compilado en {segundos:.1f} s: {len(lineas)} líneas de código generado, "
-          f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''} en {lenguaje}:",
-          ", ".join(lineas[i].split(" = ")[0] for i in kernels), "\n")
-    print("\n".join(lineas[kernels[0]:kernels[0] + 30] if kernels else lineas[:30]))
+    if lineas:
+        print(f"Compilado en {segundos:.1f} s: {len(lineas)} líneas de código generado, "
+              f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''} en {lenguaje}:",
+              ", ".join(lineas[i].split(" = ")[0] for i in kernels), "\n")
+        print("\n".join(lineas[kernels[0]:kernels[0] + 30] if kernels else lineas[:30]))
+    else:  # el backend «eager» (el de la T4 simulada del curso) ejecuta sin generar código
+        print(f"torch.compile corrió en {segundos:.1f} s sin escribir código: aquí usa un backend que no genera "
+              "kernels (el «eager» de la T4 simulada). En una T4 de verdad verías aquí un kernel de Triton.")
+elif HAY_GPU:
+    print("Sin Triton, torch.compile no puede escribir kernels para la GPU.", COMO_INSTALAR)
 else:
     print("No hay compilador de C: torch.compile no funcionaría en esta CPU. En una GPU escribiría Triton.")
 
@@ -432,41 +479,70 @@ else:
 # memoria. Se mide en GB/s: bytes movidos ÷ tiempo. La matmul hace muchas cuentas por byte: su
 # techo son los **TFLOP/s** (2·M·N·K operaciones ÷ tiempo). Cada kernel se mide **alternado** con
 # el de PyTorch (`comparar_tiempos`), y se compara con la ficha de la GPU (la tabla del curso).
+#
+# ¿Con qué pico de la ficha se compara la matmul? Con el de las unidades que usa `tl.dot`.
+# `techo_tl_dot` lo decide con la capacidad de cómputo que da `torch.cuda.get_device_capability()`:
+# desde la 8.0, el de los Tensor Cores en ese tipo de dato; por debajo (la T4), el de fp32 en los
+# núcleos CUDA. Compararla con los 65 TFLOP/s de los Tensor Cores de la T4 sería compararla con
+# algo que no usa.
+#
+# Con los kernels en el intérprete (sin GPU, o en la T4 simulada del curso), los tamaños son
+# pequeños y los tiempos son de NumPy en la CPU: no dicen nada de una GPU.
 
 # %%
-from curso_gpu.base import picos_de
-from curso_gpu.kernels import flops_matmul, trafico_suma
+from curso_gpu.base import picos_de, rango_porcentaje
+from curso_gpu.kernels import flops_matmul, techo_tl_dot, trafico_suma
 
 if HAY_GPU and HAY_TRITON:
     nombre = torch.cuda.get_device_name(DISPOSITIVO)
+    capacidad = torch.cuda.get_device_capability(DISPOSITIVO)
     ficha = picos_de(nombre)
     ancho = ficha.ancho_de_banda_gb_s if ficha else None
-    pico16 = ficha.pico("fp16") if ficha else None
-    x, y = torch.randn(2**24, device=DISPOSITIVO), torch.randn(2**24, device=DISPOSITIVO)
-    s = torch.randn(4096, 4096, device=DISPOSITIVO)
-    a, b = (torch.randn(4096, 4096, device=DISPOSITIVO, dtype=torch.float16) for _ in range(2))
-    pruebas = [("suma (2²⁴ fp32)", lambda: suma(x, y), lambda: x + y, trafico_suma(2**24).total, "GB/s"),
-               ("softmax (4096 × 4096 fp32)", lambda: softmax_filas(s), lambda: torch.softmax(s, dim=1),
-                trafico_softmax(4096, 4096).total, "GB/s"),
-               ("matmul (4096³ fp16)", lambda: matmul_teselas(a, b), lambda: a @ b,
-                flops_matmul(4096, 4096, 4096), "TFLOP/s")]
-    for titulo, nuestro, de_torch, cantidad, unidad in pruebas:
-        c = comparar_tiempos(nuestro, de_torch, nombres=("Triton", "PyTorch"), dispositivo=DISPOSITIVO,
-                             descripcion=titulo)
+    sm = torch.cuda.get_device_properties(DISPOSITIVO).multi_processor_count
+    en_ficha = f" (la ficha: {ficha.multiprocesadores})" if ficha and ficha.multiprocesadores else ""
+    print(f"{nombre}: capacidad {capacidad[0]}.{capacidad[1]}, {sm} SM{en_ficha}.")
+    techo_dot = techo_tl_dot(nombre, torch.float16, capacidad, version_triton=triton.__version__)
+    print(techo_dot if techo_dot else f"{nombre} no está en la tabla del curso: se mide sin techo.", "\n")
+    # Interpretados, los kernels son NumPy en la CPU: con los tamaños de una GPU tardarían horas.
+    n, lado_s, lado = (2**14, 128, 64) if INTERPRETADO else (2**24, 4096, 4096)
+    x, y = torch.randn(n, device=DISPOSITIVO), torch.randn(n, device=DISPOSITIVO)
+    s = torch.randn(lado_s, lado_s, device=DISPOSITIVO)
+    a, b = (torch.randn(lado, lado, device=DISPOSITIVO, dtype=torch.float16) for _ in range(2))
+    pruebas = [(f"suma ({n:,} fp32)".replace(",", " "), lambda: suma(x, y), lambda: x + y, trafico_suma(n).total, "GB/s", ancho),
+               (f"softmax ({lado_s} × {lado_s} fp32)", lambda: softmax_filas(s), lambda: torch.softmax(s, dim=1),
+                trafico_softmax(lado_s, lado_s).total, "GB/s", ancho),
+               (f"matmul ({lado}³ fp16)", lambda: matmul_teselas(a, b), lambda: a @ b,
+                flops_matmul(lado, lado, lado), "TFLOP/s", techo_dot.tflops if techo_dot else None)]
+    iguales_en_gpu = {}
+    for titulo, con_triton, de_torch, cantidad, unidad, techo in pruebas:
+        r_t, r_p = con_triton().float(), de_torch().float()  # otro orden de las sumas: no idénticos, parecidos
+        iguales_en_gpu[titulo] = bool((r_t - r_p).abs().max() <= 1e-2 * r_p.abs().max())
+        medida = {"repeticiones": 3, "presupuesto_s": None} if INTERPRETADO else {}
+        c = comparar_tiempos(con_triton, de_torch, nombres=("Triton", "PyTorch"), dispositivo=DISPOSITIVO,
+                             descripcion=titulo, **medida)
         escala = 1e9 if unidad == "GB/s" else 1e12
         ritmo_t, ritmo_p = cantidad / c.mediana_a / escala, cantidad / c.mediana_b / escala
-        techo = ancho if unidad == "GB/s" else pico16
-        fraccion = f" = {ritmo_t / techo:.2f} del máximo de la ficha ({techo:g} {unidad})" if techo else ""
-        print(f"{titulo}: Triton {ritmo_t:.1f} {unidad}{fraccion}; PyTorch {ritmo_p:.1f} {unidad}.\n  {c.veredicto}")
+        if INTERPRETADO:
+            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton interpretado {ritmo_t:.3g} {unidad}; "
+                  f"PyTorch {ritmo_p:.3g} {unidad}. Son tiempos de la CPU: no dicen nada de una GPU.")
+        else:
+            fraccion = f" = {ritmo_t / techo:.2f} del techo ({techo:g} {unidad})" if techo else ""
+            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton {ritmo_t:.1f} {unidad}{fraccion}; "
+                  f"PyTorch {ritmo_p:.1f} {unidad}.\n  {c.veredicto}")
 else:
-    techo_suma = trafico_suma(2**24).total / 320e9
-    techo_softmax = trafico_softmax(4096, 4096).total / 320e9
-    print("Sin GPU no hay nada que medir. En una T4 (320 GB/s y 65 TFLOP/s en fp16 en su ficha):")
-    print(f"- suma de 2²⁴ fp32: mueve {trafico_suma(2**24).total / 1e6:.0f} MB → al menos {techo_suma * 1e3:.2f} ms.")
-    print(f"- softmax 4096 × 4096 fp32: {trafico_softmax(4096, 4096).total / 1e6:.0f} MB → al menos "
-          f"{techo_softmax * 1e3:.2f} ms.")
-    print(f"- matmul 4096³ fp16: {flops_matmul(4096, 4096, 4096) / 1e12:.2f} TFLOP; cuBLAS llega a unos "
-          "24 TFLOP/s en una T4 (lección 03): unos 5,7 ms.")
+    t4 = picos_de("Tesla T4")  # la ficha de la T4 en el catálogo del curso, con su fuente
+    techo_t4 = techo_tl_dot("Tesla T4", torch.float16)
+    cublas = [p / 100 * t4.fp16 for p in rango_porcentaje("Tesla T4", "fp16")]  # lo que sostiene de verdad
+    tflop = flops_matmul(4096, 4096, 4096) / 1e12
+    print(f"Sin GPU no hay nada que medir. En una T4 (ficha: {t4.ancho_de_banda_gb_s:g} GB/s; {t4.fp32:g} TFLOP/s "
+          f"en fp32 y {t4.fp16:g} en fp16 con sus Tensor Cores; {t4.fuente}):")
+    for titulo, trafico in [("suma de 2²⁴ fp32", trafico_suma(2**24)), ("softmax 4096 × 4096 fp32", trafico_softmax(4096, 4096))]:
+        print(f"- {titulo}: mueve {trafico.total / 1e6:.0f} MB → al menos "
+              f"{trafico.total / (t4.ancho_de_banda_gb_s * 1e9) * 1e3:.2f} ms.")
+    print(f"- matmul 4096³ fp16: {tflop:.2f} TFLOP. {techo_t4} Tu kernel tarda al menos "
+          f"{tflop / techo_t4.tflops * 1e3:.0f} ms.")
+    print(f"- a @ b (cuBLAS) sí usa los Tensor Cores en una T4: sostiene unos {cublas[0]:.0f}–{cublas[1]:.0f} TFLOP/s "
+          f"(lección 03), unos {tflop / cublas[1] * 1e3:.1f}–{tflop / cublas[0] * 1e3:.1f} ms.")
 
 # %% [markdown]
 # Qué verás en una T4 (y por qué):
@@ -476,10 +552,13 @@ else:
 #   los dos esperan a la misma memoria. Con el softmax, el tuyo lee la matriz una vez, como
 #   `torch.softmax` (que también es un kernel fusionado); frente a `softmax_paso_a_paso` ganaría
 #   hasta las 4 veces de los bytes contados arriba.
-# - **matmul en fp16**: cuBLAS (PyTorch) suele ganar. Tu kernel sin ajustar (teselas de 64, sin
-#   elegir `num_stages` ni el orden de los programas) no llega; los tutoriales de Triton lo acercan
-#   con `triton.autotune`. Ninguno pasa del 40 % de los 65 TFLOP/s de la ficha: la T4 está limitada
-#   a 70 W (lección 03).
+# - **matmul en fp16**: cuBLAS (PyTorch) gana, y por mucho. En una T4, tu `tl.dot` calcula en fp32
+#   con FMA en los núcleos CUDA: su techo es el pico fp32 de la ficha, 8.1 TFLOP/s, y en la práctica
+#   llega a una fracción (la T4 está limitada a 70 W, lección 03). cuBLAS usa los Tensor Cores y
+#   sostiene un 30–40 % de sus 65 TFLOP/s. `triton.autotune` (probar varias teselas, `num_warps` y
+#   `num_stages`, y quedarse con la más rápida) acerca tu kernel a **su** techo de 8.1, no al de
+#   cuBLAS. En una GPU con capacidad 8.0 o más (A100, L4, H100), `tl.dot` sí usa los Tensor Cores, y
+#   allí el autotune del tutorial 03 de Triton lo pone cerca de cuBLAS.
 #
 # `benchmarks/validar_en_gpu.py` comprueba estas cifras en una GPU de verdad cada vez que quien
 # mantiene el curso tiene una.
@@ -503,6 +582,7 @@ else:
 # | Un tensor no contiguo (una traspuesta) | el kernel lee los elementos en otro orden: resultado mal, sin error | `.contiguous()` o pasar los pasos (`stride`) |
 # | Medir con el intérprete | tiempos de NumPy, un programa tras otro: no dicen nada de la GPU | mide en una GPU |
 # | Acumular en fp16 | la suma se atasca (2048 + 1 = 2048) | `tl.zeros(..., dtype=tl.float32)` |
+# | Comparar tu matmul en una T4 con los 65 TFLOP/s de su ficha | en una T4, `tl.dot` no usa los Tensor Cores: ese pico no es el suyo | compárala con el de fp32 (8.1): `techo_tl_dot` |
 #
 # Los lanzadores del curso comprueban lo que el kernel no puede:
 
@@ -523,15 +603,22 @@ for llamada in [lambda: softmax_filas(torch.ones(4, 3).T),
 # 2. Fusiona `y = relu(x) * 2 + 1` en un solo kernel. Cuenta los bytes frente a PyTorch paso a paso.
 # 3. Escribe `suma_filas_kernel`, que suma cada fila de una matriz (`tl.sum`), con filas de más
 #    columnas que el bloque (un bucle `for` como el de la matmul).
-# 4. En Colab con una T4: mide `matmul_teselas` con `bloques=(128, 128, 32)` y `(64, 64, 64)` y
-#    compara los TFLOP/s. ¿Cuál se acerca más a cuBLAS?
+# 4. En Colab con una T4: mide `matmul_teselas` en fp16 y en fp32 (4096 × 4096) con `comparar_tiempos`.
+#    ¿Cambian mucho los TFLOP/s? (En una T4, `tl.dot` calcula en fp32 en los dos casos.) Pruébalo con
+#    `bloques=(32, 32, 32)` y `(64, 64, 32)`: ¿qué fracción de los 8.1 TFLOP/s de fp32 alcanzas? Y
+#    `a @ b` en fp16, con los Tensor Cores: ¿cuántas veces más rápido va?
 # 5. Con `torch.compile` en una T4, compila `lambda x: torch.relu(x) * 2 + 1` y lee el kernel de Triton
 #    que genera: ¿dónde están el `program_id`, la máscara y el `tl.load`?
 #
 # ## Glosario
 #
 # - **Kernel**: un programa que corre en la GPU; cada operación de PyTorch lanza uno o varios.
-# - **Programa** (en CUDA, *bloque de hilos*): una copia del kernel; todas corren a la vez.
+# - **Programa** (en CUDA, *bloque de hilos*): una copia del kernel. Se reparten por oleadas entre
+#   los SM, sin un orden garantizado.
+# - **SM** (*streaming multiprocessor*, multiprocesador): cada uno de los bloques de núcleos de la
+#   GPU; ejecuta unos pocos programas a la vez. Una T4 tiene 40.
+# - **Warp**: un grupo de 32 hilos que ejecutan la misma instrucción a la vez dentro de un SM;
+#   `num_warps` dice cuántos warps usa cada programa.
 # - **Rejilla** (*grid*): cuántos programas se lanzan, en uno, dos o tres ejes.
 # - **Bloque**: las posiciones que trata cada programa; una potencia de dos (`tl.constexpr`).
 # - **Máscara**: qué posiciones del bloque existen de verdad.
@@ -539,6 +626,12 @@ for llamada in [lambda: softmax_filas(torch.ones(4, 3).T),
 # - **Paso** (*stride*): cuántos elementos saltar para ir a la fila (o columna) siguiente.
 # - **Fusionar**: hacer varias operaciones en un kernel, sin escribir los resultados intermedios.
 # - **Tesela** (*tile*): un trozo rectangular de una matriz que un programa carga de una vez.
+# - **Tensor Core**: una unidad de la GPU que multiplica teselas pequeñas de matrices de una vez.
+#   Una T4 los tiene (fp16), pero `tl.dot` (Triton 3.3 o más nuevo) solo los usa desde la capacidad 8.0.
+# - **Autotune** (`triton.autotune`): probar varias configuraciones de un kernel (teselas,
+#   `num_warps`, `num_stages`) y quedarse con la más rápida en tu GPU.
+# - **Caché L2**: una memoria pequeña y rápida dentro de la GPU, compartida por todos los SM, entre
+#   la memoria de la GPU y los núcleos. Si los datos caben en ella, leerlos cuesta menos.
 # - **Intérprete de Triton**: ejecuta el kernel en la CPU con NumPy (`TRITON_INTERPRET=1`).
 # - **Ancho de banda**: bytes por segundo entre la memoria de la GPU y sus núcleos.
 
@@ -548,4 +641,8 @@ assert round(paso_a_paso.total / fusionado.total, 2) == 4.0            # fusiona
 assert torch.isnan(fila.exp() / fila.exp().sum()).any() and not torch.isnan(estable).any()  # restar el máximo
 if HAY_TRITON:
     assert (nuestro.double() - exacto).abs().max() <= 0.5 < (en_fp16.double() - exacto).abs().max()  # fp32
+    if HAY_GPU:
+        assert all(iguales_en_gpu.values()), iguales_en_gpu  # los kernels medidos dan lo mismo que PyTorch
+else:  # en Linux el curso instala triton (requirements.txt): si falta, la instalación está incompleta
+    assert not triton_declarado(), f"Falta triton, y en Linux el curso lo necesita. {COMO_INSTALAR}"
 print(f"Lección ejecutada en {time.perf_counter() - INICIO:.0f} s")

@@ -279,6 +279,40 @@ def test_memoria_ajuste_explica_lo_que_esta_mal(argumentos, texto):
 
 # --- Entrenar el adaptador ------------------------------------------------------------------
 
+def test_ajustar_con_un_lr_enorme_para_y_deja_intacto_el_ultimo_checkpoint(tmp_path):
+    """lr=1e10 daba perdidas=[nan, nan, nan] sin decir nada, y guardaba pesos NaN. Ahora para como entrenar."""
+    from curso_gpu.entrenamiento import PerdidaNoFinita
+
+    carpeta = tmp_path / "lora"
+    ajustar(*_con_lora(), epocas=1, checkpoints=carpeta, avisar=lambda _: None)
+    antes = {p.name: p.read_bytes() for p in carpeta.glob("checkpoint_*.pt")}
+    assert sorted(antes) == ["checkpoint_epoca_000001.pt"]
+    with pytest.raises(PerdidaNoFinita, match=r"época 2: paro el entrenamiento.*prueba lr=1e\+09") as error:
+        with pytest.warns(AvisoCheckpoint, match="lr 0.01 → 10000000000.0"):  # sigue desde la 1 y lo dice
+            ajustar(*_con_lora(), epocas=2, lr=1e10, checkpoints=carpeta, avisar=lambda _: None)
+    assert error.value.historial.epocas_registradas == [1]  # la del checkpoint; la 2 no acabó
+    assert {p.name: p.read_bytes() for p in carpeta.glob("checkpoint_*.pt")} == antes  # byte a byte, y sin la 2
+    with pytest.raises(PerdidaNoFinita, match="época 1"):  # y sin checkpoints, igual
+        ajustar(*_con_lora(), epocas=1, lr=1e10, avisar=lambda _: None)
+
+
+def test_el_resultado_de_ajustar_se_lee_como_una_tabla_tambien_sin_print():
+    """La celda de reanudar de la lección 09 acaba en «resultado»: se veía la dataclass en bruto."""
+    from curso_gpu.ajuste import ResultadoAjuste
+
+    resultado = ResultadoAjuste(perdidas=[4.35352098941803, 3.1], epocas=2, pasos=1200, segundos=0.20003531199927238,
+                                reanudado_desde=1, ruta_checkpoint="lora/checkpoint_epoca_000002.pt",
+                                bytes_checkpoint=243357, avisos=["Reanudo desde la época 1"])
+    texto = repr(resultado)
+    assert texto == str(resultado) and "ResultadoAjuste(" not in texto
+    assert texto.splitlines()[0] == "Pérdida media por época (entropía cruzada)"
+    assert [linea.split() for linea in texto.splitlines()[2:4]] == [["1", "4.3535"], ["2", "3.1000"]]
+    assert "1 200 pasos en 200.035 ms" in texto  # el formato de la casa (formatear_numero y formatear_tiempo)
+    assert "último checkpoint: lora/checkpoint_epoca_000002.pt (243 kB)" in texto  # formatear_bytes
+    assert "Reanudo" not in texto  # ajustar ya lo dijo por avisar: no se repite
+    assert "<table>" in resultado._repr_html_() and "4.3535" in resultado._repr_html_()
+
+
 def test_ajustar_baja_la_perdida_y_no_toca_el_modelo_base(tmp_path):
     modelo, tokenizador = _con_lora(r=8, alpha=16)
     base_antes = {k: v.clone() for k, v in modelo.get_base_model().state_dict().items() if "lora_" not in k}

@@ -22,7 +22,7 @@ import torch
 from lentas import fixture_lenta
 
 from curso_gpu import app_lineas
-from curso_gpu.app_lineas import TAMANO_CELDA, AplicacionLineas, elegir_dispositivo_app
+from curso_gpu.app_lineas import TAMANO_CELDA, TITULO, AplicacionLineas, elegir_dispositivo_app
 from curso_gpu.dispositivo import VARIABLE_ENTORNO
 from curso_gpu.entrenamiento import LADO, NOMBRES_CLASES
 from curso_gpu.interactivo.widgets import _AVISO_VACIA
@@ -145,6 +145,75 @@ def captura(ventana, pantalla: str, ruta: Path, capsys) -> Path:
     return ruta
 
 
+def titulos_de_ventanas(pantalla: str) -> set[str]:
+    """Los títulos (WM_NAME) de las ventanas que se ven en la pantalla X ``pantalla``.
+
+    Se leen con libX11 por ctypes: es la biblioteca sobre la que corre Tk, así que está donde
+    haya Tk y pantalla, sin depender de xdotool ni de xwininfo.
+    """
+    import ctypes
+    import ctypes.util
+
+    ruta = ctypes.util.find_library("X11")
+    assert ruta is not None, "no encuentro libX11, y Tk la necesita para abrir ventanas"
+    x11 = ctypes.CDLL(ruta)
+    ventana = ctypes.c_ulong
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XDefaultRootWindow.restype = ventana
+    x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+    x11.XQueryTree.argtypes = [ctypes.c_void_p, ventana, ctypes.POINTER(ventana), ctypes.POINTER(ventana),
+                               ctypes.POINTER(ctypes.POINTER(ventana)), ctypes.POINTER(ctypes.c_uint)]
+
+    class PropiedadDeTexto(ctypes.Structure):  # XTextProperty
+        _fields_ = [("value", ctypes.c_void_p), ("encoding", ctypes.c_ulong), ("format", ctypes.c_int),
+                    ("nitems", ctypes.c_ulong)]
+
+    class Atributos(ctypes.Structure):  # XWindowAttributes; solo se lee map_state
+        _fields_ = [("x", ctypes.c_int), ("y", ctypes.c_int), ("width", ctypes.c_int), ("height", ctypes.c_int),
+                    ("border_width", ctypes.c_int), ("depth", ctypes.c_int), ("visual", ctypes.c_void_p),
+                    ("root", ventana), ("class_", ctypes.c_int), ("bit_gravity", ctypes.c_int),
+                    ("win_gravity", ctypes.c_int), ("backing_store", ctypes.c_int),
+                    ("backing_planes", ctypes.c_ulong), ("backing_pixel", ctypes.c_ulong),
+                    ("save_under", ctypes.c_int), ("colormap", ctypes.c_ulong), ("map_installed", ctypes.c_int),
+                    ("map_state", ctypes.c_int), ("all_event_masks", ctypes.c_long),
+                    ("your_event_mask", ctypes.c_long), ("do_not_propagate_mask", ctypes.c_long),
+                    ("override_redirect", ctypes.c_int), ("screen", ctypes.c_void_p)]
+
+    x11.XGetWindowAttributes.argtypes = [ctypes.c_void_p, ventana, ctypes.POINTER(Atributos)]
+    x11.XGetWMName.argtypes = [ctypes.c_void_p, ventana, ctypes.POINTER(PropiedadDeTexto)]
+    x11.XFree.argtypes = [ctypes.c_void_p]
+    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+
+    conexion = x11.XOpenDisplay(pantalla.encode())
+    assert conexion, f"no puedo abrir la pantalla {pantalla}"
+    titulos: set[str] = set()
+    try:
+        pendientes = [x11.XDefaultRootWindow(conexion)]
+        while pendientes:
+            actual = pendientes.pop()
+            propiedad, atributos = PropiedadDeTexto(), Atributos()
+            visible = (x11.XGetWindowAttributes(conexion, actual, ctypes.byref(atributos))
+                       and atributos.map_state == 2)  # IsViewable: en pantalla, no retirada ni sin mostrar
+            if visible and x11.XGetWMName(conexion, actual, ctypes.byref(propiedad)) and propiedad.value:
+                crudo = ctypes.string_at(propiedad.value, propiedad.nitems)
+                x11.XFree(propiedad.value)
+                for codificacion in ("utf-8", "latin-1"):  # UTF8_STRING o STRING (Latin-1), según quién la puso
+                    try:
+                        titulos.add(crudo.decode(codificacion))
+                    except UnicodeDecodeError:
+                        pass
+            raiz, padre, hijos, cuantos = ventana(), ventana(), ctypes.POINTER(ventana)(), ctypes.c_uint()
+            if x11.XQueryTree(conexion, actual, ctypes.byref(raiz), ctypes.byref(padre), ctypes.byref(hijos),
+                              ctypes.byref(cuantos)):
+                pendientes += [hijos[i] for i in range(cuantos.value)]
+                if hijos:
+                    x11.XFree(hijos)
+    finally:
+        x11.XCloseDisplay(conexion)
+    return titulos
+
+
 def probabilidades(texto: str) -> dict[str, float]:
     return {n: float(p) for n, p in re.findall(r"^(\w+) = (\d+\.\d+)$", texto, flags=re.MULTILINE)}
 
@@ -235,12 +304,8 @@ def test_la_orden_abre_la_ventana_y_entrena(pantalla):
                     break
         assert linea.startswith("Entrenamiento terminado en cpu: 20 épocas"), (
             f"salida: {linea!r}; errores: {proceso.stderr.read() if proceso.poll() is not None else ''}")
-        xdotool = shutil.which("xdotool")
-        if xdotool:
-            # xdotool busca con una expresión regular; la parte sin tildes basta.
-            ventanas = subprocess.run([xdotool, "search", "--name", "^Entrenamiento y predic"], env=entorno,
-                                      capture_output=True, text=True, timeout=10)
-            assert ventanas.stdout.split(), "no hay ninguna ventana con el título de la aplicación"
+        titulos = titulos_de_ventanas(pantalla)
+        assert TITULO in titulos, f"no hay ninguna ventana con el título de la aplicación; hay: {sorted(titulos)}"
         assert proceso.poll() is None, "la aplicación se cerró sola"
     finally:
         proceso.terminate()

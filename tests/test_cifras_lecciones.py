@@ -5,6 +5,8 @@ Primero las comprobaciones sobre notebooks hechos a mano (rápidas); luego, sobr
 ejecutadas de verdad (``leccion_ejecutada``, marcadas «lento»).
 """
 
+from pathlib import Path
+
 import nbformat
 import pytest
 
@@ -15,6 +17,8 @@ from cifras_de_lecciones import (
     prosa_mal_escrita,
     salidas_mal_escritas,
 )
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 def _cuaderno(markdown: str, *salidas):
@@ -136,8 +140,17 @@ def test_lo_que_la_prosa_dice_de_lo_medido_lo_confirma_la_salida(numero, leccion
     assert not problemas, "\n".join(problemas)
 
 
+# Todas las lecciones que existen (``notebooks/NN_nombre.py``): una lección nueva entra sola.
+LECCIONES = sorted(ruta.name[:2] for ruta in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+
+
+def test_el_formato_se_comprueba_en_todas_las_lecciones():
+    emparejadas = sorted(ruta.name[:2] for ruta in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    assert LECCIONES == emparejadas and len(LECCIONES) >= 11, (LECCIONES, emparejadas)
+
+
 @pytest.mark.lento
-@pytest.mark.parametrize("numero", [f"{n:02d}" for n in range(1, 11)])
+@pytest.mark.parametrize("numero", LECCIONES)
 def test_los_numeros_de_las_salidas_y_de_la_prosa_siguen_el_formato_del_curso(numero, leccion_ejecutada):
     cuaderno = leccion_ejecutada(numero)
     problemas = salidas_mal_escritas(cuaderno) + [f"(prosa) {p}" for p in prosa_mal_escrita(cuaderno)]

@@ -195,12 +195,18 @@ def test_comparar_muestras_rechaza_listas_de_distinto_largo():
 def test_hilos_cpu_deja_los_hilos_como_estaban_aunque_falle():
     from curso_gpu.medicion import hilos_cpu
 
+    # Bajo xdist cada proceso ya tiene un solo hilo (conftest.py): se parte de 3 y se piden 2,
+    # así hilos_cpu tiene que cambiarlos y devolverlos, y no basta con no tocarlos.
     antes = torch.get_num_threads()
-    with pytest.raises(RuntimeError):
-        with hilos_cpu(1):
-            assert torch.get_num_threads() == 1
-            raise RuntimeError("algo falló dentro")
-    assert torch.get_num_threads() == antes
+    torch.set_num_threads(3)
+    try:
+        with pytest.raises(RuntimeError, match="algo falló dentro"):
+            with hilos_cpu(2):
+                assert torch.get_num_threads() == 2
+                raise RuntimeError("algo falló dentro")
+        assert torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(antes)
 
 
 def test_acepta_los_numeros_de_numpy_y_decimal_como_el_resto_del_curso():

@@ -16,6 +16,7 @@ from curso_gpu.dispositivo import primitivas as modulo  # se parchea en el módu
 from curso_gpu.dispositivo import DispositivoNoDisponible, dispositivos_disponibles, elegir_dispositivo
 from curso_gpu.dispositivo import InformeEntorno, describir_entorno, avisos_del_entorno
 from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, GPUNvidiaSmi, InformeNvidiaSmi
+from ram_falsa import poner_ram
 
 INDICE = "https://download.pytorch.org/whl"
 
@@ -390,6 +391,16 @@ def test_el_texto_y_el_html_tienen_las_filas_clave(nvidia_smi_falso, tmp_path, m
     assert html.count("<tr>") == len(informe.filas())
 
 
+@pytest.mark.parametrize("numero, version", [
+    (92400, "9.24.0"),  # torch 2.14.1+cu130 (cuDNN 9.24.0): MAJOR·10000 + MINOR·100 + PATCH
+    (90100, "9.1.0"),
+    (8907, "8.9.7"),    # cuDNN 8: MAJOR·1000 + MINOR·100 + PATCH
+    (None, "no"),       # el PyTorch para CPU no trae cuDNN
+])
+def test_cudnn_se_lee_como_version_y_no_como_numero_crudo(numero, version):
+    assert ("cuDNN", version) in _informe(cudnn=numero).filas()
+
+
 def test_el_html_escapa_lo_que_viene_de_fuera():
     smi = InformeNvidiaSmi("560.35.03", (12, 6), True, [GPUNvidiaSmi(0, "GPU <script>", 1, 0, 1)])
     informe = _informe(nvidia_smi=smi)
@@ -448,10 +459,8 @@ def test_info_gpu_da_nombre_memoria_y_capacidad_de_la_gpu(maquina, monkeypatch):
     assert modulo.gpus_cuda() == [modulo.info_gpu(0)]
 
 
-def test_la_memoria_de_la_cpu_es_la_ram(monkeypatch, tmp_path):
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:       16000000 kB\nMemAvailable:    8000000 kB\n")
-    monkeypatch.setattr(modulo, "_RUTA_MEMINFO", str(meminfo))
+def test_la_memoria_de_la_cpu_es_la_ram(monkeypatch):
+    poner_ram(monkeypatch, 16_384_000_000, 8_192_000_000)
     memoria = modulo.memoria_dispositivo("cpu")
     assert (memoria.total_bytes, memoria.libre_bytes) == (16_384_000_000, 8_192_000_000)
 

@@ -8,12 +8,15 @@ que imprimió, como lo lee quien sigue el curso. Lo que solo torchrun puede most
 a un grupo) está en ``test_torchrun_sigkill.py``; el resto de este archivo, en el mismo proceso.
 """
 
+import contextlib
 import os
 import re
 import signal
 import socket
+import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -69,7 +72,9 @@ def test_otro_lote_global_da_otros_pesos(tmp_path):
 
 def test_las_copias_de_los_dos_rangos_acaban_identicas(leccion_08):
     huellas = re.findall(r"\[rango (\d)\] huella de los pesos: (\w+)", leccion_08)  # 1 nodo y 2 nodos
-    assert {r for r, _ in huellas} == {"0", "1"} and len({h for _, h in huellas}) == 1, huellas
+    assert sorted(r for r, _ in huellas) == ["0", "0", "1", "1"] and len({h for _, h in huellas}) == 1, huellas
+    # con 1 nodo, cada rango escribe en su propio archivo (--log-dir, --redirects=3), que la lección muestra
+    assert re.findall(r"── rango (\d) \(\w+/attempt_0/(\d)/stdout\.log\) ──", leccion_08) == [("0", "0"), ("1", "1")]
     assert "→ ¿idénticas? True" in leccion_08
     assert "¿Copias idénticas en los 2 procesos? sí" in leccion_08  # lo dice entrenar_ddp tras el fallo
 
@@ -171,19 +176,18 @@ def test_un_proceso_colgado_se_para_y_no_deja_hijos():
 
 
 def _con_marca(marca: str) -> list[int]:
-    """Los procesos vivos (no zombis) cuya orden contiene ``marca``, leídos de /proc."""
+    """Los procesos vivos (no zombis) cuya orden contiene ``marca``, leídos con psutil."""
+    import psutil
+
     vivos = []
-    for entrada in Path("/proc").iterdir():
-        try:
-            if entrada.name.isdigit() and marca.encode() in (entrada / "cmdline").read_bytes() and sigue_vivo(int(entrada.name)):
-                vivos.append(int(entrada.name))
-        except OSError:
-            continue
+    for proceso in psutil.process_iter(["cmdline"]):
+        if marca in (proceso.info.get("cmdline") or []) and sigue_vivo(proceso):
+            vivos.append(proceso.pid)
     return vivos
 
 
 @pytest.mark.lento  # espera a que venza el plazo y mata procesos
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="los descendientes se leen de /proc (Linux)")
+@pytest.mark.skipif(os.name == "nt", reason="SIGSTOP y SIGCONT son de POSIX")
 def test_un_proceso_que_no_para_de_crear_nietos_no_deja_ninguno_vivo():
     # Un nieto nacido entre la última lectura de /proc y la señal se escaparía colgando de init:
     # ejecutar congela el árbol (SIGSTOP) hasta que no aparece nadie nuevo, y después lo para.
@@ -199,6 +203,78 @@ def test_un_proceso_que_no_para_de_crear_nietos_no_deja_ninguno_vivo():
     finally:
         for pid in _con_marca(marca):  # si falla, que no queden dormidos 30 s
             os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def _durmiente_con_un_hijo():
+    """Un programa (en su propia sesión: encabeza su grupo) con un hijo; los dos duermen 30 s. Da (Popen, hijo)."""
+    import psutil
+
+    codigo = ("import subprocess, sys, time; "
+              "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)']); time.sleep(30)")
+    proceso = subprocess.Popen([sys.executable, "-c", codigo], start_new_session=True)
+    hijos = []
+    try:
+        limite = time.monotonic() + 10
+        while not hijos and time.monotonic() < limite:
+            time.sleep(0.05)
+            hijos = psutil.Process(proceso.pid).children()
+        (hijo,) = hijos
+        yield proceso, hijo
+    finally:
+        for resto in hijos:  # psutil comprueba que sigue siendo el mismo antes de la señal
+            with contextlib.suppress(psutil.Error):
+                resto.kill()
+        if proceso.poll() is None:  # sin recoger, su pid (y su grupo) siguen siendo suyos
+            os.killpg(proceso.pid, signal.SIGKILL)
+        proceso.wait()
+
+
+def test_un_pid_reutilizado_nunca_recibe_una_senal(monkeypatch):
+    """ejecutar recuerda cada proceso por su pid y su hora de creación. Si aquel murió y otro programa tomó
+    su pid, la limpieza no para ni mata a ese programa, ni a su grupo, ni a sus hijos."""
+    import psutil
+
+    from curso_gpu.distribuido import lanzador
+
+    with _durmiente_con_un_hijo() as (ajeno, hijo):
+        # La frontera: el sistema operativo dijo otra hora de creación cuando se vio este pid (era otro proceso).
+        with monkeypatch.context() as m:
+            m.setattr(psutil._psplatform.Process, "create_time", lambda self, *a, **k: 1.0)
+            visto_antes = psutil.Process(ajeno.pid)
+        assert visto_antes.pid == ajeno.pid and not visto_antes.is_running()  # psutil lo reconoce: es otro
+        lanzador._limpiar([], [{visto_antes}])  # lo que hace ejecutar al terminar, con ese recuerdo
+        time.sleep(0.2)
+        for pid in (ajeno.pid, hijo.pid):
+            assert psutil.Process(pid).status() in (psutil.STATUS_SLEEPING, psutil.STATUS_RUNNING), pid  # ni parado
+        assert ajeno.poll() is None
+
+
+def test_la_limpieza_para_el_arbol_entero_de_un_proceso_reconocido():
+    """El mismo árbol, reconocido (misma hora de creación): la limpieza lo para entero, con su grupo."""
+    import psutil
+
+    from curso_gpu.distribuido import lanzador
+
+    with _durmiente_con_un_hijo() as (propio, hijo):
+        lanzador._limpiar([propio], [{psutil.Process(propio.pid)}])
+        limite = time.monotonic() + 5
+        while sigue_vivo(hijo) and time.monotonic() < limite:
+            time.sleep(0.05)
+        assert propio.poll() is not None and not sigue_vivo(hijo)
+
+
+def test_las_ordenes_dejan_sus_temporales_en_una_carpeta_propia_que_se_borra(tmp_path):
+    # torchrun crea /tmp/torchelastic_* con tempfile.mkdtemp y no la borra: ejecutar le da su TMPDIR.
+    codigo = "import tempfile; print(tempfile.mkdtemp(prefix='torchelastic_'))"
+    (r,) = ejecutar([sys.executable, "-c", codigo], timeout_s=30)
+    creada = Path(r.salida.strip())
+    assert r.bien and creada.name.startswith("torchelastic_"), r.salida
+    assert creada.parent.name.startswith("curso_gpu_ejecutar_") and not creada.parent.exists(), creada
+    # Con un TMPDIR propio en «entorno», se usa ese y no se borra nada.
+    (r,) = ejecutar([sys.executable, "-c", codigo], timeout_s=30, entorno={"TMPDIR": str(tmp_path)})
+    creada = Path(r.salida.strip())
+    assert creada.parent == tmp_path and creada.is_dir(), r.salida
 
 
 # ---------------------------------------------------------------------------
@@ -235,6 +311,74 @@ def test_errores_claros_de_las_piezas():
         distribuido.elegir_backend("mpi")
     with pytest.raises(ValueError, match="timeout_s"):
         distribuido.iniciar(timeout_s=0)
+
+
+def test_huella_de_pesos_sin_modelo_o_en_meta_lo_dice_en_espanol():
+    with pytest.raises(ValueError, match=r"huella_de_pesos necesita un modelo de PyTorch.*recibí None"):
+        distribuido.huella_de_pesos(None)
+    with pytest.raises(ValueError, match=r"El modelo \(CNNPequena\) tiene sus pesos en el dispositivo 'meta'.*no hay "
+                                         r"bytes de los que sacar una huella"):
+        distribuido.huella_de_pesos(CNNPequena().to("meta"))
+
+
+@pytest.mark.parametrize("puerto", ["99999", "0", "-5", "veinte"])
+def test_un_master_port_imposible_lo_dice_antes_de_reunirse(monkeypatch, puerto):
+    for variable, valor in {"RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": puerto}.items():
+        monkeypatch.setenv(variable, valor)
+    with pytest.raises(distribuido.ErrorDistribuido, match=rf"MASTER_PORT debe ser un entero entre 1 y 65535; vale "
+                                                         rf"'{puerto}'"):
+        distribuido.iniciar()
+    assert not torch.distributed.is_initialized()
+
+
+def test_un_mundo_de_dos_sin_torchrun_se_dice_enseguida(monkeypatch, capsys):
+    """RANK=0 WORLD_SIZE=2 sin MASTER_ADDR ni MASTER_PORT: antes, 60 s de espera y después el error."""
+    for variable in ("MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    inicio = time.perf_counter()
+    assert main([*COMUN, "--silencioso"]) == 1
+    assert time.perf_counter() - inicio < 10
+    assert ("WORLD_SIZE=2 dice que hay 2 procesos, pero falta MASTER_ADDR y MASTER_PORT" in capsys.readouterr().err)
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")  # solo una de las dos: también falta algo
+    with pytest.raises(distribuido.ErrorDistribuido, match=r"falta MASTER_PORT: sin eso"):
+        distribuido.iniciar()
+    monkeypatch.delenv("RANK")
+    monkeypatch.setenv("MASTER_PORT", "29500")  # y sin RANK, este no sabe quién es
+    with pytest.raises(distribuido.ErrorDistribuido, match=r"falta RANK: sin eso"):
+        distribuido.iniciar()
+    assert not torch.distributed.is_initialized()
+
+
+@pytest.mark.lento  # dos procesos con torch, lanzados a mano
+def test_dos_procesos_lanzados_a_mano_con_todas_las_variables_se_reunen(tmp_path):
+    """Quien lanza sin torchrun, con RANK, WORLD_SIZE, MASTER_ADDR y MASTER_PORT en cada proceso, sigue pudiendo."""
+    puerto = distribuido.puerto_libre()
+    orden = [sys.executable, "-m", "curso_gpu.entrenar_ddp", "--epocas", "1", "--tamano-lote", "16", "--silencioso"]
+    comun = {"WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(puerto),
+             "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    r0, r1 = _dos_a_la_vez(orden, comun)
+    assert r0.bien and r1.bien, (r0.salida, r1.salida)
+
+
+def _dos_a_la_vez(orden, comun):
+    """Los dos rangos a la vez (ejecutar lanza varias órdenes juntas con un mismo entorno: aquí, uno por rango)."""
+    de_torchrun = ("LOCAL_RANK", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_USE_AGENT_STORE")
+    entorno = {k: v for k, v in os.environ.items() if k not in de_torchrun}
+    procesos = [subprocess.Popen(orden, env={**entorno, **comun, "RANK": str(rango)}, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, start_new_session=True) for rango in (0, 1)]
+    resultados = []
+    try:
+        for proceso in procesos:
+            salida, _ = proceso.communicate(timeout=120)
+            resultados.append(types.SimpleNamespace(bien=proceso.returncode == 0, salida=salida))
+    finally:
+        for proceso in procesos:
+            if proceso.poll() is None:
+                proceso.kill()
+                proceso.wait()
+    return resultados
 
 
 def test_la_huella_cambia_si_cambia_un_solo_peso():

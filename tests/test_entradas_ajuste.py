@@ -83,6 +83,32 @@ def test_aplicar_lora_admite_numpy_y_decimal(base):
     assert modelo.peft_config["default"].r == 4 and modelo.peft_config["default"].lora_dropout == pytest.approx(0.05)
 
 
+def test_aplicar_lora_al_gpt2pequeno_del_curso_se_niega_en_espanol():
+    """peft fallaba con «AttributeError: prepare_inputs_for_generation»; y con task_type=None, el camino
+    rápido de nn.TransformerEncoder en eval() se saltaría el adaptador sin avisar."""
+    from curso_gpu.entrenamiento import GPT2Pequeno
+
+    modelo = GPT2Pequeno(vocabulario=50, contexto=16, dimension=32, capas=1, cabezas=2)
+    with pytest.raises(ValueError, match=r"aplicar_lora adapta modelos de lenguaje de transformers.*GPT2Pequeno no "
+                                         r"es uno de ellos.*nn.TransformerEncoder.*se saltaría el adaptador.*"
+                                         r"modelo_diminuto\(\)"):
+        aplicar_lora(modelo)
+    assert not tiene_adaptador(modelo), "nada se toca antes de comprobar"
+    with pytest.raises(ValueError, match=r"CNNPequena no es uno de ellos.*envuélvelas con LoRALineal"):
+        from curso_gpu.entrenamiento import CNNPequena
+
+        aplicar_lora(CNNPequena())
+
+
+def test_lora_lineal_con_datos_de_otro_ancho_lo_dice_en_espanol():
+    capa = LoRALineal(torch.nn.Linear(4, 3), r=2, alpha=4)
+    with pytest.raises(ValueError, match=r"nn.Linear de 4 entradas: x debe ser un tensor cuya última dimensión sea 4 "
+                                         r"\(p. ej. de forma \[lote, 4\]\); recibí \[2, 5\].*in_features=5"):
+        capa(torch.randn(2, 5))  # antes: «mat1 and mat2 shapes cannot be multiplied (2x5 and 4x3)»
+    assert capa(torch.randn(2, 4)).shape == (2, 3)
+    assert capa(torch.randn(6, 2, 4)).shape == (6, 2, 3)  # cualquier forma que acabe en 4
+
+
 # --- GPT-2: Conv1D -----------------------------------------------------------------------------
 
 def test_parametros_lora_y_memoria_ajuste_cuentan_el_conv1d_de_gpt2():

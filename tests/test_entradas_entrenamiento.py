@@ -94,6 +94,15 @@ def test_predecir_con_un_modelo_que_no_es_de_imagenes():
         predecir(None, torch.zeros(8, 8), "cpu")
 
 
+def test_un_modelo_en_meta_se_rechaza_sin_tocarlo():
+    """Antes: «NotImplementedError: Cannot copy out of meta tensor; no data!» desde modelo.to(dispositivo)."""
+    modelo = _modelo().to("meta")
+    with pytest.raises(ValueError, match=r"modelo \(CNNPequena\) tiene sus pesos en el dispositivo 'meta'.*"
+                                         r"Crea el modelo sin 'meta'.*to_empty\(device='cpu'\)"):
+        entrenar(modelo, ENT, VAL, "cpu", epocas=1, silencioso=True)
+    assert all(p.is_meta for p in modelo.parameters())
+
+
 # --- Números ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("semilla", ["0", 1.5, 2**70, -1, True])

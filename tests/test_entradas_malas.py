@@ -235,8 +235,13 @@ ORDENES = [("curso_gpu", ["--rapido", "--dispositivo", "cpu"]), ("curso_gpu.entr
 def test_cada_orden_aguanta_ascii_tuberia_cerrada_y_disco_lleno(modulo, argumentos):
     if modulo == "curso_gpu.app_lineas":  # entrenar_ddp: la consola ASCII, en este proceso (abajo)
         ascii_ = _orden(modulo, *argumentos, entorno={"PYTHONIOENCODING": "ascii"})
-        assert ascii_.returncode in (0, 1) and "Traceback" not in ascii_.stderr and "Encode" not in ascii_.stderr
-        assert ascii_.stdout.strip()  # escribió algo (degradado a ASCII), no murió al primer acento
+        assert ascii_.returncode == 0 and ascii_.stderr == "", ascii_.stderr  # --help termina bien, sin quejas
+        ayuda = " ".join(ascii_.stdout.split())  # argparse parte las líneas según el ancho
+        assert ayuda.isascii(), ayuda
+        # La ayuda entera, con las tildes degradadas (no cortada en la primera «í»):
+        for trozo in ("Entrena la CNN de lineas de la leccion 05", "epocas de entrenamiento (por defecto 120)",
+                      "semilla para repetir el mismo resultado"):
+            assert trozo in ayuda, ayuda
     if modulo != "curso_gpu":  # python -m curso_gpu: la consola ASCII y la tubería cerrada, en test_cli.py
         cerrada = _orden(modulo, *argumentos, tuberia=" | head -1; exit ${PIPESTATUS[0]}")
         assert "Traceback" not in cerrada.stderr and "Broken pipe" not in cerrada.stderr
@@ -284,14 +289,39 @@ def test_entrenar_ddp_rechaza_semilla_enorme_y_rutas_malas_antes_de_entrenar(tmp
     assert "--checkpoints" in ck and "Errno" not in ck
 
 
+# Para el rango 0: llega 7 s tarde al error y, recién escrito el mensaje, recibe el SIGTERM que
+# torchrun manda cuando otro rango sale antes. Es lo que pasó con la suite entera en 2 núcleos y el
+# PyTorch con CUDA: el rango 1 se cansaba de esperar (5 s) y el mensaje salía dos veces, con una
+# traza de _Parado. Python importa sitecustomize al arrancar, antes que nada del curso.
+_RANGO_0_TARDE = """
+import os, signal, sys, time
+if os.environ.get("RANK") == "0":
+    time.sleep(7)
+    class _Stderr:
+        def __init__(self, real):
+            self.real = real
+        def write(self, texto):
+            escritos = self.real.write(texto)
+            if "Pediste el backend nccl" in texto:
+                self.real.flush()
+                os.kill(os.getpid(), signal.SIGTERM)
+            return escritos
+        def __getattr__(self, nombre):
+            return getattr(self.real, nombre)
+    sys.stderr = _Stderr(sys.stderr)
+"""
+
+
 @pytest.mark.lento
 @SIN_CUDA
-def test_nccl_en_cpu_con_torchrun_un_solo_mensaje_en_espanol():
+def test_nccl_en_cpu_con_torchrun_un_solo_mensaje_en_espanol(tmp_path):
+    """Aunque el rango 0 llegue tarde y le llegue SIGTERM al escribir: el peor orden posible."""
+    (tmp_path / "sitecustomize.py").write_text(_RANGO_0_TARDE, encoding="utf-8")
     orden = orden_torchrun(["-m", "curso_gpu.entrenar_ddp", "--backend", "nccl", "--epocas", "1"], procesos=2)
-    (r,) = ejecutar(orden, timeout_s=120, entorno={"PYTHONPATH": str(RAIZ)})
+    (r,) = ejecutar(orden, timeout_s=120, entorno={"PYTHONPATH": os.pathsep.join([str(tmp_path), str(RAIZ)])})
     assert not r.agotado and r.codigo != 0
-    assert r.salida.count("Pediste el backend nccl") == 1
-    assert "ChildFailedError" not in r.salida and "Traceback" not in r.salida and "Root Cause" not in r.salida
+    assert r.salida.count("Pediste el backend nccl") == 1, r.salida
+    assert "ChildFailedError" not in r.salida and "Traceback" not in r.salida and "Root Cause" not in r.salida, r.salida
 
 
 @pytest.mark.lento

@@ -60,6 +60,18 @@ def test_comparar_tiempos_admite_funciones_de_c_sin_firma():
     assert c.pares >= 2
 
 
+def test_una_funcion_de_c_que_pide_argumentos_se_rechaza_antes_de_medir():
+    """torch.matmul no dice su firma a inspect: antes fallaba dentro, con «matmul() missing 2 required…»."""
+    from curso_gpu.medicion import cronometrar
+
+    with pytest.raises(ValueError, match=r"a debe poderse llamar sin argumentos, y torch.matmul pide "
+                                         r"\(input, other, \*, out=None\)\. Envuélvela con sus datos"):
+        comparar_tiempos(torch.matmul, _nada, repeticiones=2, presupuesto_s=0.01)
+    with pytest.raises(ValueError, match=r"funcion debe poderse llamar sin argumentos, y torch.matmul pide"):
+        cronometrar(torch.matmul, "cpu")
+    comparar_tiempos(torch.seed, _nada, repeticiones=2, presupuesto_s=0.01)  # una de C sin argumentos: vale
+
+
 def time_ns_sin_firma():
     import time
 

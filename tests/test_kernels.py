@@ -7,7 +7,6 @@ instalado, en otro proceso (tests/test_kernels_sin_triton.py).
 """
 
 import math
-import os
 import warnings
 
 import pytest
@@ -22,13 +21,20 @@ from curso_gpu.kernels import (
     suma,
     trafico_softmax,
     trafico_suma,
-    triton_instalado,
     version_suficiente,
 )
+from curso_gpu.kernels import lanzadores
+from dependencias import exigir_triton
 
-# Sin importar triton aquí: el primer kernel decide el modo (importarlo antes lo dejaría compilado).
-if not triton_instalado() and os.environ.get("CI", "").lower() != "true":
-    pytest.skip("triton no está instalado (pip install \"curso_gpu[kernels]\")", allow_module_level=True)
+
+@pytest.fixture(autouse=True, scope="module")
+def _con_triton(falta):
+    """Sin triton, en Linux (donde está declarado) cada prueba falla; donde no hay versión, se salta.
+
+    Sin importar triton aquí: el primer kernel decide el modo (importarlo antes lo dejaría compilado).
+    """
+    exigir_triton(falta)
+
 
 GENERADOR = torch.Generator().manual_seed(11)
 
@@ -48,26 +54,49 @@ def test_version_minima_del_interprete():
     assert not version_suficiente("3.6.0") and not version_suficiente("3.1.0")
 
 
-def test_un_interprete_demasiado_antiguo_para_esta_numpy_se_rechaza_con_el_arreglo(monkeypatch):
-    import numpy
-
+def _interprete_3_6(monkeypatch):
+    """Una triton 3.6.0 (la versión se cambia; el intérprete que corre es el instalado, que sí funciona)."""
     from curso_gpu.kernels import cargar_programas
 
     if modo_triton() != INTERPRETE:
         pytest.skip("compilado en una GPU, la versión del intérprete no importa")
     monkeypatch.setattr(cargar_programas().triton, "__version__", "3.6.0")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            int(numpy.zeros(1))
-            estricta = False
-        except TypeError:
-            estricta = True
-    if not estricta:
-        assert torch.equal(suma(torch.ones(3), torch.ones(3)), torch.full((3,), 2.0))  # una NumPy que solo avisa
-        return
+
+
+def test_un_interprete_demasiado_antiguo_con_una_numpy_estricta_se_rechaza_con_el_arreglo(monkeypatch):
+    _interprete_3_6(monkeypatch)
+    monkeypatch.setattr(lanzadores, "_numpy_estricta", lambda: True)
     with pytest.raises(RuntimeError, match=r'triton 3.6.0 .* pip install -U "triton>=3.7.0"'):
         suma(torch.ones(3), torch.ones(3))
+
+
+def test_un_interprete_antiguo_con_una_numpy_que_solo_avisa_se_acepta(monkeypatch):
+    _interprete_3_6(monkeypatch)  # Colab: una triton anterior a 3.7 con una NumPy que solo avisa
+    monkeypatch.setattr(lanzadores, "_numpy_estricta", lambda: False)
+    assert torch.equal(suma(torch.ones(3), torch.ones(3)), torch.full((3,), 2.0))
+
+
+class _VectorDeUno:
+    """Lo que ``numpy.zeros(1)`` da al pasarlo a ``int``: un error (NumPy ≥ 2.x estricta) o un aviso."""
+
+    def __init__(self, estricta: bool):
+        self.estricta = estricta
+
+    def __int__(self):
+        if self.estricta:
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+        warnings.warn("Conversion of an array with ndim > 0 to a scalar is deprecated", DeprecationWarning)
+        return 0
+
+
+@pytest.mark.parametrize("estricta", [True, False])
+def test_se_sabe_si_la_numpy_instalada_es_estricta(estricta, monkeypatch):
+    import numpy
+
+    monkeypatch.setattr(numpy, "zeros", lambda *a, **k: _VectorDeUno(estricta))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # el aviso de una NumPy que solo avisa no se escapa
+        assert lanzadores._numpy_estricta() is estricta
 
 
 # --- suma ------------------------------------------------------------------------------------------

@@ -141,20 +141,41 @@ def test_si_tu_decidiste_sin_interprete_no_se_toca_y_el_error_dice_que_hacer(cas
     assert "Reinicia el kernel" in r["error"] and "os.environ['TRITON_INTERPRET'] = '1'" in r["error"]
 
 
-@pytest.mark.lento
-def test_la_leccion_11_sin_triton_ni_compilador_de_c_se_ejecuta_entera():
-    """Como en un Mac: sin triton (y aquí también sin compilador de C, para no compilar con torch.compile)."""
+COMO_EN_UN_MAC = ("import curso_gpu.kernels.carga as carga\n"
+                  "carga.PLATAFORMAS_CON_TRITON = ()  # la plataforma, falseada: aquí el curso no declara triton\n")
+DONDE_SE_DECLARA = ("import sys, curso_gpu.kernels.carga as carga\n"
+                    "carga.PLATAFORMAS_CON_TRITON = (sys.platform,)  # como en Linux, también en otra máquina\n")
+
+
+@pytest.fixture(scope="module")
+def leccion_sin_triton():
+    """La lección 11 entera sin triton y sin compilador de C (para no compilar con torch.compile), dos veces:
+    como en un Mac (donde el curso no declara triton) y como en Linux (donde sí)."""
     import jupytext
 
     leccion = jupytext.read(RAIZ / "notebooks" / "11_primer_kernel_triton.py")
     codigo = "\n\n".join(c.source for c in leccion.cells if c.cell_type == "code")
-    vacia = RAIZ / "notebooks"  # una carpeta sin programas: PATH sin cc, gcc ni clang
-    r = subprocess.run([sys.executable, "-c", OCULTAR_TRITON + codigo], capture_output=True, text=True,
-                       timeout=240, cwd=RAIZ / "notebooks",
-                       env=entorno_limpio({"PATH": str(vacia)}))
-    assert r.returncode == 0, r.stderr
-    assert r.stderr == ""
+    vacia = str(RAIZ / "notebooks")  # una carpeta sin programas: PATH sin cc, gcc ni clang
+    return ejecutar_casos({"como en un Mac": (OCULTAR_TRITON + COMO_EN_UN_MAC + codigo, {"PATH": vacia}),
+                           "Linux": (OCULTAR_TRITON + DONDE_SE_DECLARA + codigo, {"PATH": vacia})}, timeout=240)
+
+
+@pytest.mark.lento
+def test_la_leccion_11_sin_triton_ni_compilador_de_c_se_ejecuta_entera_donde_triton_no_existe(leccion_sin_triton):
     from curso_gpu.kernels import COMO_INSTALAR
 
-    assert COMO_INSTALAR in r.stdout
-    assert "No hay compilador de C" in r.stdout and "Lección ejecutada en" in r.stdout
+    r = leccion_sin_triton["como en un Mac"]
+    assert r["codigo"] == 0 and r["errores"] == "", r["errores"]
+    assert COMO_INSTALAR in r["salida"]
+    assert "No hay compilador de C" in r["salida"] and "Lección ejecutada en" in r["salida"]
+    assert "Sin Triton: aquí verías la suma comprobada" in r["salida"]  # dice lo que haría cada kernel
+
+
+@pytest.mark.lento
+def test_en_linux_la_leccion_11_sin_triton_falla_y_dice_como_instalarlo(leccion_sin_triton):
+    from curso_gpu.kernels import COMO_INSTALAR
+
+    r = leccion_sin_triton["Linux"]
+    assert r["codigo"] == 1, r["salida"][-500:]
+    assert "AssertionError: Falta triton, y en Linux el curso lo necesita." in r["errores"]
+    assert COMO_INSTALAR in r["errores"] and "Lección ejecutada en" not in r["salida"]

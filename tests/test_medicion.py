@@ -25,6 +25,7 @@ from curso_gpu.medicion import (
     medir_sin_sincronizar,
 )
 from curso_gpu.dispositivo import memoria_dispositivo, sincronizar
+from ram_falsa import poner_ram
 
 CPU = torch.device("cpu")
 GPU_FALSA = torch.device("cuda")  # nunca se usa de verdad: sincronizar está sustituido
@@ -72,12 +73,12 @@ def test_sincronizar_en_mps_espera_a_la_gpu_del_mac(monkeypatch):
 
 
 def test_sincronizar_en_cpu_no_hace_nada(monkeypatch):
-    def no_debe_llamarse(*a):
-        raise AssertionError("en CPU no hay nada que esperar")
-
-    monkeypatch.setattr(torch.cuda, "synchronize", no_debe_llamarse)
-    monkeypatch.setattr(torch.mps, "synchronize", no_debe_llamarse)
-    sincronizar(CPU)
+    llamadas = []
+    for modulo in (torch.cuda, torch.mps, torch.xpu):
+        monkeypatch.setattr(modulo, "synchronize", lambda *a, m=modulo.__name__: llamadas.append(m))
+    for cpu in (CPU, "cpu", torch.device("cpu", 0)):
+        assert sincronizar(cpu) is None
+    assert llamadas == [], f"en CPU no hay nada que esperar, y se llamó a {llamadas}"
 
 
 # --- cronometrar --------------------------------------------------------------------------
@@ -240,10 +241,21 @@ def test_pedir_tf32_en_cpu_avisa_y_deja_la_precision_como_estaba():
     assert torch.get_float32_matmul_precision() == antes
 
 
-@pytest.mark.parametrize("dtype", [torch.bfloat16, "fp64", "bf16"])
-def test_otros_tipos_de_dato_en_cpu(dtype):
+@pytest.mark.parametrize("dtype, esperado", [(torch.bfloat16, "bf16"), ("fp64", "fp64"), ("bf16", "bf16"),
+                                             (torch.float64, "fp64")])
+def test_otros_tipos_de_dato_en_cpu(dtype, esperado, monkeypatch):
+    multiplicadas = set()
+    original = medicion._multiplicar
+
+    def multiplicar(a, b):
+        multiplicadas.add((a.dtype, b.dtype))
+        return original(a, b)
+
+    monkeypatch.setattr(medicion, "_multiplicar", multiplicar)
     r = medir_matmul(32, CPU, dtype=dtype, repeticiones=1)
-    assert r.dtype in ("bf16", "fp64") and r.gflops > 0
+    assert (r.dtype, r.modo) == (esperado, esperado) and r.gflops > 0
+    tipo = {"bf16": torch.bfloat16, "fp64": torch.float64}[esperado]
+    assert multiplicadas == {(tipo, tipo)}  # lo medido es a @ b en ese tipo, no solo la etiqueta
 
 
 def test_el_resultado_se_puede_guardar_en_json():
@@ -317,16 +329,17 @@ def test_en_una_gpu_se_mira_la_memoria_libre_de_la_gpu(monkeypatch):
         medicion.comprobar_que_cabe(20000, GPU_FALSA)  # 4,8 GB: no cabe en 2 GiB
 
 
-def test_ram_disponible_se_lee_sin_psutil(monkeypatch, tmp_path):
-    monkeypatch.setitem(sys.modules, "psutil", None)  # «import psutil» falla: como si no estuviera
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:        8000000 kB\nMemFree:          500000 kB\nMemAvailable:    3000000 kB\n")
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(meminfo))
+def test_ram_disponible_se_lee_de_psutil(monkeypatch):
+    poner_ram(monkeypatch, 8_000_000 * 1024, 3_000_000 * 1024)
     ram = memoria_dispositivo(CPU)
-    assert (ram.total_bytes, ram.libre_bytes) == (8_000_000 * 1024, 3_000_000 * 1024)
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", "/proc/meminfo")  # y la de esta máquina (Linux)
+    assert (ram.total_bytes, ram.libre_bytes, ram.fuente) == (8_000_000 * 1024, 3_000_000 * 1024, "psutil.virtual_memory")
+    monkeypatch.undo()  # y la de esta máquina, de verdad
     ram = memoria_dispositivo(CPU)
+    assert ram.fuente == "psutil.virtual_memory"
     assert isinstance(ram.libre_bytes, int) and 0 < ram.libre_bytes <= ram.total_bytes
+    monkeypatch.setitem(sys.modules, "psutil", None)  # «import psutil» falla: el total sale de os.sysconf
+    sin_psutil = memoria_dispositivo(CPU)
+    assert sin_psutil.fuente == "os.sysconf" and sin_psutil.total_bytes == pytest.approx(ram.total_bytes, rel=0.05)
 
 
 def test_sin_memoria_de_cuda_al_medir_se_libera_y_se_sugiere_un_tamano(monkeypatch):
@@ -512,7 +525,13 @@ def test_la_conclusion_del_barrido_sale_de_las_bandas():
 
 
 def test_el_barrido_mide_la_cpu_con_un_hilo_y_deja_los_que_habia():
+    # Bajo xdist cada proceso ya tiene un solo hilo (conftest.py): se parte de 2, así el barrido
+    # tiene que bajarlos a 1 y devolverlos a 2, y no basta con no tocarlos.
     antes = torch.get_num_threads()
-    r = medicion.barrido([16, 32], silenciosa=True, segundos_por_tamano=None, repeticiones=2)
-    assert all(x.hilos_cpu == 1 for x in r.resultados["cpu"])
-    assert torch.get_num_threads() == antes
+    torch.set_num_threads(2)
+    try:
+        r = medicion.barrido([16, 32], silenciosa=True, segundos_por_tamano=None, repeticiones=2)
+        assert [x.hilos_cpu for x in r.resultados["cpu"]] == [1, 1]
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(antes)

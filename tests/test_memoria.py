@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from decimal import Decimal
 
 import numpy as np
@@ -14,6 +15,7 @@ from curso_gpu.dispositivo import primitivas as dispositivo  # se parchea en el 
 from curso_gpu.interactivo import resumen_memoria
 from curso_gpu.base import formatear_bytes
 from curso_gpu.dispositivo import DispositivoNoDisponible, memoria_dispositivo
+from ram_falsa import poner_ram, sin_ram_de_psutil
 from curso_gpu.memoria import (
     BYTES_POR_PARAMETRO,
     GB,
@@ -242,9 +244,15 @@ def test_sin_margen_caben_vram_entre_bytes_por_parametro():
 # --- la memoria que de verdad hay -------------------------------------------------------------------
 
 def test_en_cpu_la_memoria_del_dispositivo_es_la_ram():
+    # La RAM que el sistema declara, por otro camino (sysconf existe en Linux y macOS).
+    pagina, paginas = os.sysconf("SC_PAGE_SIZE"), os.sysconf("SC_PHYS_PAGES")
+    assert pagina > 0 and paginas > 0
     for cpu in (torch.device("cpu"), "cpu"):
         info = memoria_dispositivo(cpu)
-        assert info is None or (info.dispositivo == "cpu" and info.nombre == "RAM del equipo")
+        assert info is not None, "en una máquina con RAM, la memoria de la CPU no puede ser «no se sabe»"
+        assert (info.dispositivo, info.nombre) == ("cpu", "RAM del equipo")
+        assert info.total_bytes == pytest.approx(pagina * paginas, rel=0.01)
+        assert info.libre_bytes is None or 0 < info.libre_bytes <= info.total_bytes
 
 
 def test_vram_de_cuda_sale_de_mem_get_info(monkeypatch):
@@ -273,12 +281,10 @@ def test_vram_de_mps_es_el_maximo_recomendado(monkeypatch):
     assert info.fuente == "torch.mps.recommended_max_memory"
 
 
-def test_mps_sin_maximo_recomendado_usa_la_memoria_unificada(monkeypatch, tmp_path):
+def test_mps_sin_maximo_recomendado_usa_la_memoria_unificada(monkeypatch):
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
     monkeypatch.delattr(torch.mps, "recommended_max_memory", raising=False)
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:       16777216 kB\nMemFree:  1000 kB\nMemAvailable:    8388608 kB\n")
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(meminfo))
+    poner_ram(monkeypatch, 16 * GIB, 8 * GIB)
     info = memoria_dispositivo("mps")
     assert info.total_bytes == 16 * GIB and info.libre_bytes == 8 * GIB
     assert "memoria unificada" in info.fuente
@@ -289,16 +295,15 @@ def test_dispositivo_ilegible_da_error_en_espanol():
         memoria_dispositivo("gpu")
 
 
-def test_la_ram_se_lee_de_proc_meminfo(monkeypatch, tmp_path):
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:       8000000 kB\nMemAvailable:   6000000 kB\n")
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(meminfo))
+def test_la_ram_se_lee_de_psutil(monkeypatch):
+    poner_ram(monkeypatch, 8_000_000 * 1024, 6_000_000 * 1024)
     ram = dispositivo.memoria_ram()
     assert (ram.total_bytes, ram.libre_bytes) == (8_000_000 * 1024, 6_000_000 * 1024)
+    assert ram.fuente == "psutil.virtual_memory"
 
 
-def test_sin_proc_meminfo_la_ram_sale_de_sysconf(monkeypatch, tmp_path):
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(tmp_path / "no_existe"))
+def test_si_psutil_no_puede_leer_la_ram_sale_de_sysconf(monkeypatch):
+    sin_ram_de_psutil(monkeypatch)
     valores = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 1_000_000}
     monkeypatch.setattr(dispositivo.os, "sysconf", lambda nombre: valores[nombre])
     ram = dispositivo.memoria_ram()
@@ -307,10 +312,8 @@ def test_sin_proc_meminfo_la_ram_sale_de_sysconf(monkeypatch, tmp_path):
 
 # --- para python -m curso_gpu ---------------------------------------------------------------------
 
-def test_resumen_sin_gpu_usa_la_ram_y_lo_dice(monkeypatch, tmp_path):
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text(f"MemTotal: {16 * GB // 1024} kB\nMemAvailable: {8 * GB // 1024} kB\n")
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(meminfo))
+def test_resumen_sin_gpu_usa_la_ram_y_lo_dice(monkeypatch):
+    poner_ram(monkeypatch, 16 * GB, 8 * GB)
     datos, texto = resumen_memoria(torch.device("cpu"))
     assert datos["memoria"] == "ram" and datos["total_gb"] == 16.0
     assert datos["modelo_mas_grande"]["fp16"] == modelo_mas_grande(16, "fp16")
@@ -332,23 +335,21 @@ def test_resumen_con_una_t4_usa_su_vram(monkeypatch):
     assert "Tesla T4" in texto and "15.8 GB en total" in texto and "No hay GPU" not in texto
 
 
-def test_resumen_con_driver_roto_cae_en_la_ram_y_avisa(monkeypatch, tmp_path):
+def test_resumen_con_driver_roto_cae_en_la_ram_y_avisa(monkeypatch):
     def roto(d=None):
         raise RuntimeError("CUDA driver initialization failed")
 
-    meminfo = tmp_path / "meminfo"  # una RAM conocida: 16 GiB en total, 12 GiB disponibles
-    meminfo.write_text("MemTotal:       16777216 kB\nMemFree:         1048576 kB\nMemAvailable:   12582912 kB\n")
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(meminfo))
+    poner_ram(monkeypatch, 16 * GIB, 12 * GIB)  # una RAM conocida: 16 GiB en total, 12 GiB disponibles
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "mem_get_info", roto)
     datos, texto = resumen_memoria(torch.device("cuda"))
     assert "No pude leer la memoria de cuda (CUDA driver initialization failed)" in texto
-    assert datos["memoria"] == "ram" and datos["fuente"] == str(meminfo)
+    assert datos["memoria"] == "ram" and datos["fuente"] == "psutil.virtual_memory"
     assert datos["total_gb"] == round(16 * 2**30 / 1e9, 2) and datos["libre_gb"] == round(12 * 2**30 / 1e9, 2)
 
 
-def test_resumen_sin_forma_de_saber_la_memoria(monkeypatch, tmp_path):
-    monkeypatch.setattr(dispositivo, "_RUTA_MEMINFO", str(tmp_path / "no_existe"))
+def test_resumen_sin_forma_de_saber_la_memoria(monkeypatch):
+    sin_ram_de_psutil(monkeypatch)
     monkeypatch.setattr(dispositivo.os, "sysconf", lambda nombre: -1)
     datos, texto = resumen_memoria(torch.device("cpu"))
     assert datos["total_gb"] is None and "No pude saber" in texto

@@ -239,6 +239,17 @@ def test_dos_escritores_y_un_lector_en_el_mismo_archivo_no_rompen_nada(tmp_path)
     assert _nombres(tmp_path) == [destino.name]
 
 
+def test_un_candado_que_es_una_carpeta_se_dice_y_no_se_borra(tmp_path):
+    """Antes: IsADirectoryError. La carpeta puede tener algo del alumno: no se toca."""
+    (tmp_path / ck.CANDADO).mkdir()
+    (tmp_path / ck.CANDADO / "mio.txt").write_text("no me borres")
+    with pytest.raises(CarpetaOcupada, match=r"\.entrenando\.lock es una carpeta, y ese nombre es el del candado.*"
+                                             r"No la borro por si tiene algo tuyo"):
+        _entrenar(tmp_path)
+    assert (tmp_path / ck.CANDADO / "mio.txt").read_text() == "no me borres"
+    assert _nombres(tmp_path) == [ck.CANDADO]
+
+
 # --- 3. Nunca se sigue un enlace simbólico --------------------------------------------------------
 
 @pytest.mark.skipif(os.name == "nt", reason="enlaces simbólicos de POSIX")
@@ -430,6 +441,36 @@ def test_perdida_nan_entre_registros_tambien_para_sin_checkpoints():
     with pytest.raises(PerdidaNoFinita, match="época 4") as error:
         entrenar(_modelo(), ENT, VAL, "cpu", epocas=9, criterio=PerdidaQueExplota(desde=8), silencioso=True)  # 2 llamadas de prueba antes
     assert error.value.historial.epocas_registradas == [1]
+
+
+def test_entrenar_ddp_con_una_perdida_nan_para_y_no_guarda(tmp_path, monkeypatch, capsys):
+    """Lección 08: el entrenador distribuido usa el mismo núcleo (aquí, un mundo de uno)."""
+    from curso_gpu.entrenamiento import ddp
+    from curso_gpu.entrenar_ddp import main
+
+    monkeypatch.setattr(ddp, "LR", 1e10)  # el lr de la lección 08 es fijo: aquí, uno que diverge
+    carpeta = tmp_path / "ddp"
+    for checkpoints in ([], ["--checkpoints", str(carpeta)]):
+        assert main(["--epocas", "3", "--tamano-lote", "32", *checkpoints, "--silencioso"]) == 1
+        assert "La pérdida dejó de ser un número finito (NaN o infinito) en la época 1" in capsys.readouterr().err
+        assert not torch.distributed.is_initialized()
+    assert not list(carpeta.glob("checkpoint_*.pt"))
+
+
+def test_el_nucleo_nunca_escribe_pesos_nan(tmp_path):
+    """La última defensa, en el único sitio donde se escribe un checkpoint (los tres entrenadores)."""
+    from curso_gpu.entrenamiento import Historial, NucleoCheckpoints
+
+    modelo = _modelo()
+    optimizador = torch.optim.Adam(modelo.parameters())
+    configuracion = {"epocas": 2, "lr": 0.5}
+    with NucleoCheckpoints(tmp_path, entrenador="entrenar", configuracion=configuracion, cada=1) as nucleo:
+        assert nucleo.guardar(1, pesos=modelo.state_dict(), optimizador=optimizador, historial=Historial()).exists()
+        pesos = modelo.state_dict()
+        next(iter(pesos.values()))[0] = float("inf")
+        with pytest.raises(PerdidaNoFinita, match=r"época 2.*prueba lr=0.05"):
+            nucleo.guardar(2, pesos=pesos, optimizador=optimizador, historial=Historial())
+    assert _nombres(tmp_path) == ["checkpoint_epoca_000001.pt"]
 
 
 def test_red_tabular_sin_criterio_elige_la_perdida_binaria():

@@ -189,6 +189,13 @@ def test_mps_sin_macos_14_no_hace_bf16(monkeypatch):
         comprobar_precision("bf16", torch.device("mps"))
 
 
+@pytest.mark.parametrize("cpuinfo", [None, 42, True])
+def test_soporte_bf16_sin_una_ruta_lo_dice_en_espanol(cpuinfo):
+    with pytest.raises(ValueError, match=r"cpuinfo debe ser la ruta del archivo con las banderas de la CPU.*"
+                                         r"soporte_bf16_cpu\(\) sin nada"):
+        soporte_bf16_cpu(cpuinfo)
+
+
 def test_soporte_bf16_lee_las_banderas_de_la_cpu(tmp_path):
     con_amx = tmp_path / "amx"
     con_amx.write_text("processor : 0\nflags : fpu sse avx2 avx512f avx512_bf16 amx_tile amx_bf16\n")

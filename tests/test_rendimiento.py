@@ -223,6 +223,24 @@ def test_otras_entradas_no_validas():
         comparar_cargadores(ImagenesSinteticas(n=8), 4, pin_memory="sí", dispositivo="cpu")
 
 
+class _FormasDistintas(torch.utils.data.Dataset):
+    """Ejemplos de largo 3 y 4 alternados: el DataLoader no los puede apilar en un lote."""
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return torch.zeros(3 + i % 2), 0
+
+
+@pytest.mark.parametrize("num_workers", [0, 1])
+def test_ejemplos_de_formas_distintas_lo_dicen_en_espanol(num_workers):
+    with pytest.raises(ValueError, match=r"conjunto: los ejemplos no tienen todos la misma forma: en un mismo lote, el "
+                                         r"ejemplo 0 tiene forma \[3\] y el 1, \[4\].*Recórtalos o rellénalos"):
+        comparar_cargadores(_FormasDistintas(), 2, num_workers=num_workers, dispositivo="cpu")
+    _sin_procesos_hijos()
+
+
 # --- El conjunto con transformación ----------------------------------------------------------
 
 def test_imagenes_sinteticas_son_deterministas_y_con_la_forma_pedida():

@@ -37,14 +37,21 @@ LIMITE_SITIO_S = 1200  # construir el sitio, ejecutando lo que falte (dos leccio
 TEXTOS_PROHIBIDOS = ("Widget Javascript not detected", "Loading", "(children=", "Traceback")
 
 
-@pytest.fixture(scope="module")
-def sitio_construido(request, tmp_path_factory, falta, leccion_ejecutada):
-    """La carpeta del sitio recién construido y lo que dijo ``sitio.py``."""
+@pytest.fixture(scope="session", autouse=True)  # de sesión: antes que Chromium y que las lecciones
+def _lo_del_sitio_instalado():
+    """La orden del README instala lo del sitio (``requirements-sitio.txt``): si falta, cada prueba
+    de este archivo falla (como en ``test_sitio.py``), antes de buscar Chromium o esperar lecciones."""
     for modulo, paquete in (("sphinx", "sphinx"), ("myst_nb", "myst-nb"), ("sphinx_book_theme", "sphinx-book-theme")):
         try:
             __import__(modulo)
-        except ImportError:
-            falta(f"falta {paquete}: instala lo del sitio con `.venv/bin/pip install -r requirements-sitio.txt`")
+        except ImportError as error:
+            pytest.fail(f"falta {paquete} ({error}), y la orden de pruebas del README lo instala: "
+                        "`.venv/bin/pip install -r requirements-sitio.txt`", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def sitio_construido(request, tmp_path_factory, leccion_ejecutada):
+    """La carpeta del sitio recién construido y lo que dijo ``sitio.py``."""
     captura = request.node.config.pluginmanager.getplugin("capturemanager")
     inicio = time.monotonic()
     for leccion in reversed(ejecutadas.lecciones()):  # las de esta sesión (ya ejecutadas o por ejecutar, una vez)

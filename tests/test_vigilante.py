@@ -71,3 +71,70 @@ def test_una_prueba_rapida_que_arranca_algo_caro_falla_y_lo_dice(tmp_path):
         assert "no lleva la marca «lento» y arrancó" in bloque and motivo in bloque, bloque
     for prueba in ("test_con_una_fixture_lenta", "test_lenta_que_lanza_torchrun", "test_rapida_con_un_proceso_corto"):
         assert f"PASSED test_falsas.py::{prueba}" in texto, texto
+
+
+# --- Qué deja fuera «-m "not lento"» ---------------------------------------------------------------
+#
+# Se recoge (sin ejecutar) un proyecto de mentira en este mismo proceso, con ``pytester``: dos
+# archivos con un fixture ``ejecutado`` cada uno, uno declarado con ``fixture_lenta`` y otro normal
+# (como tests/test_progreso_estatico.py y tests/test_widgets_exportados.py), y el mismo
+# ``marcar_lentas`` que usa el conftest.py de la raíz.
+pytest_plugins = ["pytester"]
+
+CONFTEST_DE_MENTIRA = '''
+from lentas import fixture_lenta, marcar_lentas
+
+def pytest_collection_modifyitems(items):
+    marcar_lentas(items)
+
+@fixture_lenta
+def base():
+    return "torchrun"
+'''
+LENTA = '''
+from lentas import fixture_lenta
+
+@fixture_lenta(scope="module")
+def ejecutado():
+    return "un kernel de Jupyter"
+
+def test_usa_la_lenta(ejecutado):
+    pass
+'''
+RAPIDA = '''
+import pytest
+
+@pytest.fixture
+def ejecutado():
+    return "nada caro"
+
+@pytest.fixture
+def otra(ejecutado):
+    return ejecutado
+
+def test_usa_su_propio_ejecutado(ejecutado):
+    pass
+
+def test_lo_usa_a_traves_de_otra(otra):
+    pass
+'''
+ENVUELVE = '''
+import pytest
+
+@pytest.fixture
+def base(base):  # envuelve a la lenta del conftest.py: sigue siendo lenta
+    return base
+
+def test_envuelta(base):
+    pass
+'''
+
+
+def test_solo_quien_usa_el_fixture_lento_sale_de_la_vuelta_rapida_aunque_otro_se_llame_igual(pytester):
+    pytester.makeconftest(CONFTEST_DE_MENTIRA)
+    pytester.makepyfile(test_lenta=LENTA, test_rapida=RAPIDA, test_envuelve=ENVUELVE)
+    resultado = pytester.runpytest_inprocess("--collect-only", "-q", "-m", "not lento", "-p", "no:cacheprovider")
+    elegidas = {linea for linea in resultado.outlines if "::" in linea}
+    assert elegidas == {"test_rapida.py::test_usa_su_propio_ejecutado",
+                        "test_rapida.py::test_lo_usa_a_traves_de_otra"}, resultado.outlines
+    assert "2/4 tests collected (2 deselected)" in resultado.stdout.str(), resultado.outlines

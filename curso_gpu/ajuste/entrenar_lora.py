@@ -18,10 +18,10 @@ from pathlib import Path
 
 import torch
 
-from ..base import ComoTabla, Tabla, leer_numero
+from ..base import ComoTabla, Tabla, formatear_bytes, formatear_numero, formatear_tiempo, leer_numero
 from ..guardado import CarpetaCheckpoints, comprobar_destino, copiar_atomico, huella_de_datos
 from ..dispositivo import dispositivo_del_modelo
-from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento
+from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita
 from ..rendimiento import preparar_precision
 from .diminuto import TEXTO_ENTRENAMIENTO
 
@@ -59,13 +59,16 @@ class ResultadoAjuste(ComoTabla):
     avisos: list[str] = field(default_factory=list)
 
     def tabla(self) -> Tabla:
-        filas = [[i + 1, f"{p:.4f}"] for i, p in enumerate(self.perdidas)]
-        notas = [f"{self.pasos} pasos en {self.segundos:.2f} s"]
+        filas = [[i + 1, formatear_numero(p, 4)] for i, p in enumerate(self.perdidas)]
+        notas = [f"{formatear_numero(self.pasos)} pasos en {formatear_tiempo(self.segundos)}"]
         if self.reanudado_desde:
             notas.append(f"reanudado desde la época {self.reanudado_desde} (las anteriores, del checkpoint)")
         if self.ruta_checkpoint:
-            notas.append(f"último checkpoint: {self.ruta_checkpoint} ({self.bytes_checkpoint / 1000:.1f} kB)")
+            notas.append(f"último checkpoint: {self.ruta_checkpoint} ({formatear_bytes(self.bytes_checkpoint)})")
         return Tabla("Pérdida media por época (entropía cruzada)", ["época", "pérdida"], filas, notas=notas)
+
+    def __repr__(self) -> str:  # una celda que acaba en «resultado» lo muestra como la tabla, no como la dataclass
+        return str(self)
 
 
 def _comprobar_modelo(modelo) -> None:
@@ -125,6 +128,8 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
     - ``al_terminar_epoca(epoca, epocas)``: se llama tras guardar cada época.
 
     Todo se comprueba antes de empezar: un valor que no vale da un ``ValueError`` que dice qué escribir.
+    Si la pérdida se vuelve NaN o infinita (un ``lr`` demasiado alto), para con ``PerdidaNoFinita``
+    (como ``entrenar``): lo entrenado está en ``error.historial`` y los checkpoints siguen intactos.
     """
     _comprobar_modelo(modelo)
     epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=8")
@@ -179,7 +184,9 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
                     escalador.scale(perdida).backward()
                     escalador.step(optimizador)
                     escalador.update()
-                    suma += perdida.item()  # ← aquí la CPU espera a la GPU: una vez por paso
+                    valor = perdida.item()  # ← aquí la CPU espera a la GPU: una vez por paso
+                    parar_si_no_finita(0, [valor], lr, historial, epoca)  # NaN o infinito: para, sin guardar
+                    suma += valor
                     n += 1
                     pasos += 1
                 historial.epocas_registradas.append(epoca)

@@ -73,6 +73,13 @@ class LoRALineal(nn.Module):
         nn.init.kaiming_uniform_(self.A, a=math.sqrt(5))  # la inicialización de nn.Linear (y de peft)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        entradas = self.base.in_features
+        if not isinstance(x, torch.Tensor) or x.ndim == 0 or x.shape[-1] != entradas:
+            forma = list(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+            raise ValueError(f"Esta LoRALineal envuelve una nn.Linear de {entradas} entradas: x debe ser un tensor "
+                             f"cuya última dimensión sea {entradas} (p. ej. de forma [lote, {entradas}]); recibí "
+                             f"{forma}. Usa datos de ese ancho, o envuelve una capa con in_features="
+                             f"{x.shape[-1] if isinstance(x, torch.Tensor) and x.ndim else 'el ancho de tus datos'}.")
         return self.base(x) + (x @ self.A.T @ self.B.T) * self.escala
 
     def extra_repr(self) -> str:
@@ -180,6 +187,29 @@ def parametros_lora(config_o_modelo, r: int, modulos=None) -> int:
 # Con peft
 # ---------------------------------------------------------------------------
 
+def _comprobar_modelo_de_lenguaje(modelo: nn.Module) -> None:
+    """Un modelo de lenguaje de ``transformers`` (lo que ``peft`` adapta con ``task_type="CAUSAL_LM"``).
+
+    peft lo reconoce por ``prepare_inputs_for_generation``; sin ella fallaba con un
+    ``AttributeError`` en inglés. El ``GPT2Pequeno`` de las lecciones 04 y 07 (un
+    ``nn.TransformerEncoder``) no se puede adaptar bien: en ``eval()`` y sin gradientes, PyTorch usa
+    un camino rápido que lee los pesos de sus capas directamente y se salta el adaptador (medido:
+    la salida es idéntica a la del modelo sin adaptador).
+    """
+    if callable(getattr(modelo, "prepare_inputs_for_generation", None)):
+        return
+    nombre = type(modelo).__name__
+    codificador = any(isinstance(m, nn.TransformerEncoderLayer) for m in modelo.modules())
+    motivo = (f" {nombre} usa nn.TransformerEncoder, que en eval() y sin gradientes lee los pesos de sus capas "
+              "directamente y se saltaría el adaptador sin avisar." if codificador else
+              " Para poner LoRA a mano en las nn.Linear de tu propio modelo, envuélvelas con LoRALineal(capa, r=8, "
+              "alpha=16).")
+    raise ValueError(f"aplicar_lora adapta modelos de lenguaje de transformers (los que generan texto, como el de "
+                     f"modelo, tokenizador = modelo_diminuto() o AutoModelForCausalLM.from_pretrained(...)); {nombre} "
+                     f"no es uno de ellos (no tiene prepare_inputs_for_generation, lo que peft necesita).{motivo} "
+                     "Usa modelo_diminuto() para practicar LoRA con peft.")
+
+
 def aplicar_lora(modelo: nn.Module, r: int = 8, alpha: float = 16, modulos=None, dropout: float = 0.0):
     """El modelo con adaptadores LoRA de ``peft`` (``LoraConfig`` + ``get_peft_model``). Lección 09.
 
@@ -193,6 +223,7 @@ def aplicar_lora(modelo: nn.Module, r: int = 8, alpha: float = 16, modulos=None,
     r, alpha = validar_r(r), _validar_alpha(alpha)
     dropout = leer_numero(dropout, "dropout", minimo=0, maximo=1, maximo_incluido=False,
                           ejemplo="dropout=0.05 (o 0.0, sin dropout)")
+    _comprobar_modelo_de_lenguaje(modelo)
     if tiene_adaptador(modelo):
         raise ValueError(
             "Este modelo ya tiene un adaptador LoRA (¿ejecutaste otra vez la celda de aplicar_lora?): "

@@ -74,6 +74,7 @@ class PicoGPU:
     nota: str = ""
     capacidad_computo: tuple[int, int] | None = None  # la de CUDA: (7, 5) en una T4; None en Apple
     ancho_de_banda_gb_s: float | None = None  # memoria de la GPU ↔ núcleos, GB/s de su ficha (lección 10)
+    multiprocesadores: int | None = None  # SM (lección 11): los que reparten los programas; None: sin cifra aquí
 
     def pico(self, modo: str) -> float | None:
         """El pico en ``modo`` (``"fp32"``, ``"tf32"``, ``"fp16"`` o ``"bf16"``)."""
@@ -97,11 +98,13 @@ class PicoGPU:
 # M2 100, M2 Pro 200, M2 Max 400, M2 Ultra 800 GB/s. El M1 no tiene cifra de Apple: 68,3 GB/s es
 # el cálculo de su memoria LPDDR4X-4266 con un bus de 128 bits (4266 MT/s × 16 bytes).
 _PICOS: list[tuple[str, PicoGPU]] = [
-    # NVIDIA T4 Tensor Core GPU datasheet: FP32 8,1 TFLOPS; mixta FP16/FP32 65 TFLOPS.
-    # Turing (capacidad 7.5): sin TF32 ni bf16 en Tensor Cores.
+    # NVIDIA T4 Tensor Core GPU datasheet: FP32 8,1 TFLOPS (los núcleos CUDA); mixta FP16/FP32 65 TFLOPS
+    # (los Tensor Cores). Turing (capacidad 7.5): sin TF32 ni bf16 en Tensor Cores. SM: el datasheet da
+    # 2560 núcleos CUDA y el «NVIDIA Turing GPU Architecture» whitepaper, 64 núcleos FP32 por SM: 40 SM
+    # (lo mismo que da torch.cuda.get_device_properties(0).multi_processor_count en una T4).
     (r"\bt4\b", PicoGPU("NVIDIA T4", 8.1, None, 65.0, None, "NVIDIA T4 datasheet",
                         "Turing: sin TF32 ni bf16 en Tensor Cores; bf16 va por la vía lenta.", capacidad_computo=(7, 5),
-                        ancho_de_banda_gb_s=320.0)),
+                        ancho_de_banda_gb_s=320.0, multiprocesadores=40)),
     # NVIDIA L4 datasheet: FP32 30,3; TF32 120*, FP16/BF16 242* (*con dispersión: la mitad densas).
     (r"\bl4\b", PicoGPU("NVIDIA L4", 30.3, 60.0, 121.0, 121.0, "NVIDIA L4 datasheet", capacidad_computo=(8, 9),
                         ancho_de_banda_gb_s=300.0)),

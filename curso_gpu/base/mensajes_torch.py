@@ -23,7 +23,8 @@ from __future__ import annotations
 
 __all__ = [
     "MENSAJE_OOM_CPU", "MENSAJE_OOM_CUDA", "MEZCLA_CONVOLUCION", "MEZCLA_CONVOLUCION_MODELO_EN_CPU",
-    "MEZCLA_LINEAL", "MEZCLA_SUMA", "SIN_CUDA_COMPILADA", "SIN_DRIVER", "UNSCALE_FP16", "coincide",
+    "MEZCLA_LINEAL", "MEZCLA_SUMA", "PILA_DE_FORMAS_DISTINTAS", "SIN_CUDA_COMPILADA", "SIN_DRIVER", "SIN_RUNTIME_CUDA",
+    "UNSCALE_FP16", "coincide",
     "mensaje_sin_memoria",
 ]
 
@@ -54,6 +55,18 @@ SIN_DRIVER = (
 
 # Un PyTorch solo para CPU al que le pides CUDA (torch/cuda/__init__.py).
 SIN_CUDA_COMPILADA = "Torch not compiled with CUDA enabled"
+
+# Un PyTorch con CUDA sin GPU, al importar torch.utils.cpp_extension (lo hace torch.compile):
+# ``logger.warning("No CUDA runtime is found, using CUDA_HOME='%s'", cuda_home)`` en
+# ``_find_cuda_home`` de torch/utils/cpp_extension.py (leído en torch 2.13.0 y 2.14.1). Lo que
+# sigue al «=» es la carpeta de CUDA que encuentre. Lo descarta ``kernels.preparar_torch_compile``.
+SIN_RUNTIME_CUDA = "No CUDA runtime is found, using CUDA_HOME="
+
+
+# El DataLoader junta los ejemplos de un lote con torch.stack, y unos x de formas distintas no se
+# apilan (lección 06). Fuente: las cadenas de torch/lib/libtorch_cpu.so de torch 2.13.0+cpu
+# (``strings libtorch_cpu.so``); sigue «[3] at entry 0 and [4] at entry 1».
+PILA_DE_FORMAS_DISTINTAS = "stack expects each tensor to be equal size, but got "
 
 
 def coincide(real: str, esperado: str) -> bool:

@@ -52,7 +52,7 @@ class InformeEntorno:
     torch: str
     cuda_compilado: str | None  # versión de CUDA con la que se compiló torch (None: sin CUDA)
     rocm_compilado: str | None  # versión de ROCm (HIP) con la que se compiló torch
-    cudnn: int | None
+    cudnn: int | None  # como lo da torch.backends.cudnn.version() (92400: cuDNN 9.24.0)
     cuda_disponible: bool
     mps_disponible: bool
     xpu_disponible: bool
@@ -76,7 +76,7 @@ class InformeEntorno:
         if self.rocm_compilado:
             filas.append(("ROCm de PyTorch", self.rocm_compilado))
         filas += [
-            ("cuDNN", str(self.cudnn) if self.cudnn else no),
+            ("cuDNN", _version_cudnn(self.cudnn) if self.cudnn else no),
             ("CUDA disponible", "sí" if self.cuda_disponible else no),
             ("MPS (Apple) disponible", "sí" if self.mps_disponible else no),
             ("XPU (Intel) disponible", "sí" if self.xpu_disponible else no),
@@ -114,6 +114,19 @@ class InformeEntorno:
 
     def _repr_html_(self) -> str:
         return informe_html("Informe del entorno", self.filas(), "Diagnóstico", self.avisos)
+
+
+def _version_cudnn(numero: int) -> str:
+    """El número de ``torch.backends.cudnn.version()`` escrito como versión: 92400 → «9.24.0».
+
+    Es la macro ``CUDNN_VERSION`` de ``cudnn_version.h``. Desde cuDNN 9 vale
+    ``MAJOR * 10000 + MINOR * 100 + PATCHLEVEL`` (leído en el ``cudnn_version.h`` de
+    nvidia-cudnn-cu13 9.24.0.43, el que instala torch 2.14.1+cu130: 92400); hasta cuDNN 8,
+    ``MAJOR * 1000 + MINOR * 100 + PATCHLEVEL`` (el ``cudnn_version.h`` de cuDNN 8.9: 8907 es
+    8.9.7). La cuenta antigua nunca llega a 10000; la nueva empieza en 90000.
+    """
+    mayor = 10000 if numero >= 10000 else 1000
+    return f"{numero // mayor}.{numero % mayor // 100}.{numero % 100}"
 
 
 def _cudnn() -> int | None:

@@ -356,23 +356,21 @@ class MemoriaDispositivo:
                 f"dato de {self.fuente}")
 
 
-_RUTA_MEMINFO = "/proc/meminfo"
-
-
 def memoria_ram() -> MemoriaDispositivo | None:
-    """La RAM del equipo (total y disponible), leída de /proc/meminfo o de os.sysconf. Lección 04."""
+    """La RAM del equipo (total y disponible), de ``psutil.virtual_memory()``. Lección 04.
+
+    psutil da lo mismo en Linux, macOS y Windows («available»: lo que se puede reservar sin
+    mandar nada a disco; en Linux, el MemAvailable de /proc/meminfo). Si psutil no puede leerla,
+    ``os.sysconf`` (el total; lo libre solo en Linux).
+    """
     try:
-        with open(_RUTA_MEMINFO, encoding="ascii", errors="replace") as archivo:
-            valores = {}
-            for linea in archivo:
-                clave, _, resto = linea.partition(":")
-                partes = resto.split()
-                if partes and partes[0].isdigit():
-                    valores[clave.strip()] = int(partes[0]) * 1024  # vienen en kB (KiB)
-        if valores.get("MemTotal"):
-            return MemoriaDispositivo("cpu", valores["MemTotal"], valores.get("MemAvailable"),
-                                      _RUTA_MEMINFO, "RAM del equipo")
-    except OSError:
+        import psutil
+
+        memoria = psutil.virtual_memory()
+        if memoria.total > 0:
+            return MemoriaDispositivo("cpu", int(memoria.total), int(memoria.available), "psutil.virtual_memory",
+                                      "RAM del equipo")
+    except (ImportError, OSError, RuntimeError, AttributeError):  # sin psutil, o sin /proc que leer
         pass
     try:
         pagina, paginas = os.sysconf("SC_PAGE_SIZE"), os.sysconf("SC_PHYS_PAGES")

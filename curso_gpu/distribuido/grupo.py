@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
-from ..base import formatear_numero, leer_numero
+from ..base import formatear_numero, leer_numero, mostrar_valor
 from ..dispositivo import cantidad_gpus, como_dispositivo, cuda_disponible, elegir_dispositivo
+from .lanzador import PUERTO_MAXIMO
 from .padre import vigilar_padre
 
 __all__ = ["ANCHOS_DE_BANDA_GB_S", "EFICIENCIA_PUBLICADA", "ErrorDistribuido", "Proceso", "TiempoAllReduce",
@@ -100,7 +101,7 @@ def bajo_torchrun() -> bool:
     return all(v in os.environ for v in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"))
 
 
-def _entero_de_entorno(nombre: str, defecto: int, minimo: int = 0) -> int:
+def _entero_de_entorno(nombre: str, defecto: int, minimo: int = 0, maximo: int | None = None) -> int:
     valor = os.environ.get(nombre)
     if valor is None:
         return defecto
@@ -108,11 +109,15 @@ def _entero_de_entorno(nombre: str, defecto: int, minimo: int = 0) -> int:
         numero = int(valor)
     except ValueError:
         numero = None
-    if numero is None or numero < minimo:
-        raise ErrorDistribuido(f"La variable de entorno {nombre} debe ser un entero mayor o igual que {minimo}; vale "
+    if numero is None or numero < minimo or (maximo is not None and numero > maximo):
+        cota = f"entre {minimo} y {maximo}" if maximo is not None else f"mayor o igual que {minimo}"
+        raise ErrorDistribuido(f"La variable de entorno {nombre} debe ser un entero {cota}; vale "
                                f"{valor!r}. La pone torchrun: lanza con torchrun --nproc_per_node=2 ... o bórrala "
                                f"(unset {nombre}) para un mundo de un proceso.") from None
     return numero
+
+
+_DE_LA_REUNION = ("RANK", "MASTER_ADDR", "MASTER_PORT")  # quién es y dónde se reúnen: las pone torchrun (o tú, a mano)
 
 
 def elegir_backend(backend: str | None = None) -> str:
@@ -156,7 +161,7 @@ def _almacen(rango: int, tamano: int, espera: datetime.timedelta):
     (lo vimos: «Connection refused» al reconectar). Con ``intento_N/`` cada intento empieza limpio.
     """
     propio = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"  # si no, lo abre el rango 0
-    almacen = dist.TCPStore(os.environ["MASTER_ADDR"], _entero_de_entorno("MASTER_PORT", 0), tamano,
+    almacen = dist.TCPStore(os.environ["MASTER_ADDR"], _entero_de_entorno("MASTER_PORT", 0, 1, PUERTO_MAXIMO), tamano,
                             is_master=rango == 0 and not propio, timeout=espera, multi_tenant=True)
     intento = _entero_de_entorno("TORCHELASTIC_RESTART_COUNT", 0)
     return dist.PrefixStore(f"curso_gpu/intento_{intento}/", almacen)
@@ -189,6 +194,8 @@ def iniciar(backend: str | None = None, *, timeout_s: float = _ESPERA_S) -> Proc
             f"RANK={rango} y LOCAL_RANK={rango_local} deben ser menores que WORLD_SIZE={tamano} y "
             f"LOCAL_WORLD_SIZE={locales}: los rangos van de 0 a procesos − 1. Deja que las ponga torchrun "
             "(torchrun --nproc_per_node=2 ...) o bórralas para un mundo de un proceso.")
+    if bajo_torchrun():
+        _entero_de_entorno("MASTER_PORT", 0, 1, PUERTO_MAXIMO)  # un puerto imposible, ahora y en español
     backend = elegir_backend(backend)
     if bajo_torchrun():
         vigilar_padre()  # si torchrun muere (SIGKILL), este proceso para en segundos
@@ -201,6 +208,14 @@ def iniciar(backend: str | None = None, *, timeout_s: float = _ESPERA_S) -> Proc
                 f"necesita su propia GPU. Usa --nproc_per_node={gpus} (o gloo para probar en CPU).")
         dispositivo = como_dispositivo(f"cuda:{rango_local}")
         torch.cuda.set_device(dispositivo)
+    faltan = [v for v in _DE_LA_REUNION if v not in os.environ]
+    if tamano > 1 and faltan:  # sin dirección de reunión, un mundo de varios esperaría a nadie hasta timeout_s
+        lista = faltan[0] if len(faltan) == 1 else f"{', '.join(faltan[:-1])} y {faltan[-1]}"
+        raise ErrorDistribuido(
+            f"WORLD_SIZE={tamano} dice que hay {tamano} procesos, pero falta {lista}: sin eso "
+            "los procesos no tienen dónde reunirse, y este esperaría en vano. Lánzalo con torchrun "
+            f"(torchrun --nproc_per_node={tamano} ...), que las pone todas; a mano, define RANK, MASTER_ADDR y "
+            "MASTER_PORT en cada proceso; o bórralas (unset RANK WORLD_SIZE) para un mundo de un proceso.")
     espera = datetime.timedelta(seconds=float(timeout_s))
     opciones = {"device_id": dispositivo} if backend == "nccl" else {}
     try:
@@ -254,8 +269,17 @@ def huella_de_pesos(modelo: torch.nn.Module) -> str:
     Pesos iguales bit a bit ⇔ misma huella. Es la misma cuenta que
     ``sha256(b"".join(t.numpy().tobytes() for t in modelo.state_dict().values()))``.
     """
+    if not isinstance(modelo, torch.nn.Module):
+        raise ValueError(f"huella_de_pesos necesita un modelo de PyTorch (un nn.Module, p. ej. CNNPequena() o el "
+                         f"modelo sin envolver de DDP, ddp.module); recibí {mostrar_valor(modelo)}.")
+    estado = modelo.state_dict()
+    if any(t.is_meta for t in estado.values() if isinstance(t, torch.Tensor)):
+        raise ValueError(f"El modelo ({type(modelo).__name__}) tiene sus pesos en el dispositivo 'meta': solo formas, "
+                         "sin valores, así que no hay bytes de los que sacar una huella. Calcúlala con el modelo "
+                         "con pesos de verdad (creado sin 'meta', o tras modelo.to_empty(device='cpu') y "
+                         "modelo.load_state_dict(...)).")
     h = hashlib.sha256()
-    for tensor in modelo.state_dict().values():
+    for tensor in estado.values():
         h.update(tensor.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
     return h.hexdigest()[:16]
 

@@ -5,6 +5,9 @@
   Kaggle, JupyterLab y CI). Con ``nodos=2`` simula dos máquinas en 127.0.0.1.
 - ``ejecutar(orden, ...)``: la ejecuta (o varias a la vez) con un tiempo máximo; al
   terminar, bien o mal, no queda ningún proceso vivo: ni ``torchrun`` ni sus trabajadores.
+  Los procesos se leen con psutil (el mismo código en Linux, macOS y Windows), y cada uno se
+  reconoce por su pid y su hora de creación: a un pid que otro programa reutilizó no se le
+  manda nunca una señal, ni a su grupo.
 - ``puerto_libre()`` y ``puerto_en_uso(puerto)``.
 """
 
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -22,7 +26,7 @@ from dataclasses import dataclass, field
 
 from ..base import leer_numero, mostrar_valor
 
-__all__ = ["Ejecucion", "PuertoOcupado", "descendientes", "ejecutar", "orden_torchrun", "puerto_en_uso", "puerto_libre",
+__all__ = ["Ejecucion", "PUERTO_MAXIMO", "PuertoOcupado", "descendientes", "ejecutar", "orden_torchrun", "puerto_en_uso", "puerto_libre",
            "sigue_vivo"]
 
 _ANFITRION = "127.0.0.1"  # solo la propia máquina (loopback): nada sale a la red
@@ -32,11 +36,11 @@ class PuertoOcupado(ValueError):
     """El puerto de reunión (rendezvous) ya lo usa otro programa."""
 
 
-_PUERTO_MAXIMO = 65535  # los puertos TCP son números de 16 bits
+PUERTO_MAXIMO = 65535  # los puertos TCP son números de 16 bits
 
 
 def _puerto(valor, nombre: str = "puerto") -> int:
-    return leer_numero(valor, nombre, entero=True, minimo=1, maximo=_PUERTO_MAXIMO,
+    return leer_numero(valor, nombre, entero=True, minimo=1, maximo=PUERTO_MAXIMO,
                        ejemplo=f"{nombre}=puerto_libre() o un número como 29500")
 
 
@@ -140,62 +144,80 @@ class Ejecucion:
         return f"Terminó con el código {self.codigo}: mira arriba el mensaje del rango que falló."
 
 
-def _hijos_por_padre() -> dict[int, list[int]]:
-    hijos: dict[int, list[int]] = {}
-    try:
-        entradas = os.listdir("/proc")
-    except OSError:  # fuera de Linux no hay /proc: solo se limpia el grupo de procesos
-        return hijos
-    for entrada in entradas:
-        if not entrada.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entrada}/stat", "rb") as archivo:
-                campos = archivo.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        hijos.setdefault(int(campos[1]), []).append(int(entrada))
+def _foto() -> dict[int, list]:
+    """Los hijos de cada pid ahora mismo, como ``psutil.Process``: una sola pasada por todos los procesos."""
+    import psutil
+
+    hijos: dict[int, list] = {}
+    for proceso in psutil.process_iter(["ppid"]):
+        padre = proceso.info.get("ppid")
+        if padre is not None:
+            hijos.setdefault(padre, []).append(proceso)
     return hijos
 
 
-def descendientes(pid: int, hijos: dict[int, list[int]] | None = None) -> set[int]:
-    """Los procesos que cuelgan de ``pid`` (hijos, nietos…), leídos de /proc (Linux).
+def _nacio_despues(hijo, padre) -> bool:
+    """Un hijo nace después que su padre; si no, su «padre» es otro proceso que reutilizó aquel pid."""
+    import psutil
 
-    ``hijos``: una lectura de /proc ya hecha, para reutilizarla con varios ``pid``.
-    """
-    hijos = _hijos_por_padre() if hijos is None else hijos
-    vistos, pendientes = set(), [pid]
+    try:
+        return hijo.create_time() >= padre.create_time()
+    except psutil.Error:
+        return False
+
+
+def _arbol(raiz, hijos: dict[int, list]) -> set:
+    """Los que cuelgan de ``raiz`` (un ``psutil.Process`` vivo y comprobado) en la foto ``hijos``."""
+    vistos, pendientes = set(), [raiz]
     while pendientes:
-        for hijo in hijos.get(pendientes.pop(), []):
-            if hijo not in vistos:
+        padre = pendientes.pop()
+        for hijo in hijos.get(padre.pid, ()):
+            if hijo not in vistos and _nacio_despues(hijo, padre):
                 vistos.add(hijo)
                 pendientes.append(hijo)
     return vistos
 
 
-def sigue_vivo(pid: int) -> bool:
-    """True si el proceso ``pid`` existe y no es un zombi."""
+def descendientes(pid: int) -> set[int]:
+    """Los pid de los procesos que cuelgan de ``pid`` (hijos, nietos…), con psutil (Linux, macOS, Windows)."""
+    import psutil
+
     try:
-        with open(f"/proc/{pid}/stat", "rb") as archivo:
-            return archivo.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except OSError:
+        return {hijo.pid for hijo in psutil.Process(pid).children(recursive=True)}
+    except psutil.Error:
+        return set()
+
+
+def sigue_vivo(proceso) -> bool:
+    """True si el proceso existe y no es un zombi. Lección 08.
+
+    ``proceso``: un pid, o un ``psutil.Process``; con este, además, tiene que ser el mismo proceso
+    (psutil compara su hora de creación): un pid que murió y otro programa reutilizó no cuenta.
+    """
+    import psutil
+
+    try:
+        actual = proceso if isinstance(proceso, psutil.Process) else psutil.Process(proceso)
+        return actual.is_running() and actual.status() != psutil.STATUS_ZOMBIE
+    except (psutil.Error, ValueError, TypeError):  # no existe, no se deja mirar, o no es un pid
+        return False
+
+
+def _senal(procesos, senal) -> None:
+    """Manda ``senal`` a cada ``psutil.Process`` que sigue siendo el mismo (pid y hora de creación); si
+    encabeza su grupo, a todo su grupo. Un pid reutilizado por otro programa no recibe nada, ni su grupo."""
+    import psutil
+
+    for proceso in procesos:
         try:
-            os.kill(pid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        except OSError:
-            return False
-        return True
-
-
-def _senal(pids, senal) -> None:
-    for pid in pids:
-        for matar in (lambda: os.killpg(os.getpgid(pid), senal), lambda: os.kill(pid, senal)):
-            try:
-                matar()
-                break
-            except (ProcessLookupError, PermissionError, OSError):
+            if not proceso.is_running():  # murió, o su pid ya es de otro programa
                 continue
+            if hasattr(os, "killpg") and os.getpgid(proceso.pid) == proceso.pid:
+                os.killpg(proceso.pid, senal)  # el grupo es suyo: lo encabeza él, comprobado
+            else:
+                proceso.send_signal(senal)  # psutil vuelve a comprobar que es el mismo
+        except (psutil.Error, OSError):  # ya no existe, o no es nuestro
+            continue
 
 
 def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None = None,
@@ -205,7 +227,9 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
     Cada orden va en su propia sesión (``start_new_session``). Al terminar, bien, mal o por
     tiempo, se paran el grupo de cada orden y todos sus descendientes (``torchrun`` arranca
     sus trabajadores en sesiones propias): no queda ningún proceso huérfano.
-    ``entorno`` se añade a las variables de entorno actuales.
+    ``entorno`` se añade a las variables de entorno actuales. Las órdenes reciben una carpeta
+    temporal propia (``TMPDIR``) que se borra al terminar: ``torchrun`` deja en ella sus
+    ``torchelastic_*`` y no en /tmp. Si ``entorno`` trae su ``TMPDIR``, se usa ese y no se borra.
     """
     if not ordenes:
         raise ValueError("ejecutar necesita al menos una orden, por ejemplo orden_torchrun('guion.py').")
@@ -217,7 +241,12 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
                              f"orden_torchrun('guion.py'); recibí {mostrar_valor(orden)}.")
     _comprobar_puertos(ordenes)
     variables = dict(os.environ, **(entorno or {}))
-    archivos, procesos, vistos = [], [], []
+    import psutil
+
+    temporal = None if "TMPDIR" in (entorno or {}) else tempfile.mkdtemp(prefix="curso_gpu_ejecutar_")
+    if temporal is not None:
+        variables["TMPDIR"] = temporal
+    archivos, procesos, raices, vistos = [], [], [], []
     inicio = time.perf_counter()
     try:
         for orden in ordenes:
@@ -234,22 +263,27 @@ def ejecutar(*ordenes: list[str], timeout_s: float = 120, entorno: dict | None =
             except (PermissionError, NotADirectoryError) as error:
                 raise ValueError(f"No puedo ejecutar {str(orden[0])!r}: {error.strerror}. Revisa la orden y "
                                  "la carpeta (directorio).") from None
-            vistos.append({procesos[-1].pid})
+            # Su pid y su hora de creación, ahora que es seguro suyo (nadie lo ha recogido aún).
+            raices.append(psutil.Process(procesos[-1].pid))
+            vistos.append({raices[-1]})
         limite = inicio + limite_s
         while any(p.poll() is None for p in procesos) and time.perf_counter() < limite:
-            hijos = _hijos_por_padre()  # una sola lectura de /proc para todas las órdenes
-            for proceso, pids in zip(procesos, vistos):
+            hijos = _foto()  # una sola pasada por los procesos para todas las órdenes
+            for proceso, raiz, conocidos in zip(procesos, raices, vistos):
                 if proceso.poll() is None:
-                    pids.update(descendientes(proceso.pid, hijos))
+                    conocidos |= _arbol(raiz, hijos)
             time.sleep(0.2)
         agotados = [p.poll() is None for p in procesos]
     finally:
         _limpiar(procesos, vistos)
+        if temporal is not None:  # con todos los procesos ya parados: nadie escribe en ella
+            shutil.rmtree(temporal, ignore_errors=True)
     segundos = time.perf_counter() - inicio
     resultados = []
-    for orden, proceso, archivo, pids, agotado in zip(ordenes, procesos, archivos, vistos, agotados):
+    for orden, proceso, archivo, conocidos, agotado in zip(ordenes, procesos, archivos, vistos, agotados):
         archivo.seek(0)
-        resultados.append(Ejecucion(list(orden), proceso.returncode, archivo.read(), segundos, agotado, pids))
+        resultados.append(Ejecucion(list(orden), proceso.returncode, archivo.read(), segundos, agotado,
+                                    {p.pid for p in conocidos}))
         archivo.close()
     return resultados
 
@@ -282,21 +316,22 @@ def _comprobar_puertos(ordenes) -> None:
                 "(elige un puerto libre) o termina el programa que lo usa.")
 
 
-def _congelar(procesos, vistos) -> set[int]:
-    """Para (SIGSTOP) cada orden viva y todos sus descendientes, y vuelve a mirar hasta que no aparece
-    ninguno nuevo; devuelve los parados. Un proceso parado no arranca hijos ni muere: así ningún
-    nieto nacido entre la última lectura de /proc y la señal se escapa colgando de init."""
-    parados: set[int] = set()
+def _congelar(vistos) -> set:
+    """Para (SIGSTOP) todo lo vivo de cada orden y lo que cuelga de ello, y vuelve a mirar hasta que no
+    aparece ninguno nuevo; devuelve los parados. Un proceso parado no arranca hijos ni muere: así ningún
+    nieto nacido entre la última foto y la señal se escapa colgando de init. Solo se mira desde los
+    procesos que siguen siendo los mismos (``is_running`` compara la hora de creación): un pid que otro
+    programa reutilizó no aporta ni sus hijos ni a sí mismo."""
+    parados: set = set()
     for _ in range(100):
-        hijos = _hijos_por_padre()
+        hijos = _foto()
         nuevos = set()
-        for proceso, pids in zip(procesos, vistos):
-            # Una orden que ya terminó (y se recogió) deja libre su número: otro programa podría tenerlo.
-            propios = pids - {proceso.pid} if proceso.poll() is not None else pids
+        for conocidos in vistos:
+            propios = {p for p in conocidos if p.is_running()}
             for raiz in list(propios):
-                propios |= descendientes(raiz, hijos)
-            pids |= propios
-            nuevos |= {pid for pid in propios if pid not in parados and sigue_vivo(pid)}
+                propios |= _arbol(raiz, hijos)
+            conocidos |= propios
+            nuevos |= {p for p in propios if p not in parados and sigue_vivo(p)}
         if not nuevos:
             break
         _senal(nuevos, signal.SIGSTOP)
@@ -306,16 +341,16 @@ def _congelar(procesos, vistos) -> set[int]:
 
 def _limpiar(procesos, vistos) -> None:
     """Congela los árboles, SIGTERM (``torchrun`` avisa a sus trabajadores) y SIGCONT; a los 5 s, SIGKILL."""
-    vivos = _congelar(procesos, vistos)
+    vivos = _congelar(vistos)
     if vivos:
         _senal(vivos, signal.SIGTERM)
         _senal(vivos, signal.SIGCONT)  # la señal pendiente se entrega al continuar
         limite = time.perf_counter() + 5
-        while time.perf_counter() < limite and any(sigue_vivo(pid) for pid in vivos):
+        while time.perf_counter() < limite and any(sigue_vivo(p) for p in vivos):
             for proceso in procesos:
                 proceso.poll()
             time.sleep(0.1)
-        _senal([pid for pid in vivos if sigue_vivo(pid)], signal.SIGKILL)
+        _senal([p for p in vivos if sigue_vivo(p)], signal.SIGKILL)  # _senal comprueba otra vez que es el mismo
     for proceso in procesos:
         try:
             proceso.wait(timeout=5)

@@ -78,12 +78,14 @@ def padre_muerto() -> bool:
 
 
 def _es_torchrun(pid: int) -> bool:
+    """¿Es ``pid`` un ``torchrun`` (o ``python -m torch.distributed.run``)? Su orden, leída con psutil."""
+    import psutil
+
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as archivo:
-            partes = archivo.read().split(b"\0")
-    except OSError:
+        partes = psutil.Process(pid).cmdline()
+    except psutil.Error:
         return False
-    return any(b"torch.distributed.run" in p or os.path.basename(p) == b"torchrun" for p in partes)
+    return any("torch.distributed.run" in p or os.path.basename(p) == "torchrun" for p in partes)
 
 
 def terminar_lanzador() -> bool:
@@ -92,7 +94,7 @@ def terminar_lanzador() -> bool:
     Solo para un error de configuración que ya se explicó en español y que es igual en todos los
     procesos (``--backend nccl`` sin GPU, una ruta donde no se puede escribir), antes de entrenar.
     Los demás trabajadores paran con él (``vigilar_padre``). Devuelve True si lo terminó; no hace
-    nada si el padre no es ``torchrun`` (se comprueba en /proc: solo Linux).
+    nada si el padre no es ``torchrun`` (su orden se lee con psutil).
     """
     padre = os.getppid()
     if padre <= 1 or not _es_torchrun(padre):

@@ -12,7 +12,6 @@ la GPU trabaja sin esperas.
 from __future__ import annotations
 
 import contextlib
-import math
 import random
 import time
 from dataclasses import dataclass
@@ -31,25 +30,18 @@ from .entradas import (
     modo_evaluacion,
     validar_datos,
     validar_modelo,
+    validar_modelo_con_pesos,
     validar_semilla,
 )
 from ..guardado import CheckpointNoGuardado, huella_de_datos
 from ..memoria import validar_modelo_entrenable
-from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento
+from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita, vigilar_perdida
 from ..rendimiento import preparar_precision
 from .resultados import Historial, Prediccion, Registro
 
-__all__ = ["CADA_REGISTRO", "PerdidaNoFinita", "calcular_accuracy", "entrenar", "evaluar", "fijar_semilla", "predecir"]
+__all__ = ["CADA_REGISTRO", "calcular_accuracy", "entrenar", "evaluar", "fijar_semilla", "predecir"]
 
 CADA_REGISTRO = 10
-
-
-class PerdidaNoFinita(ValueError):
-    """La pérdida se volvió NaN o infinita; ``historial`` guarda lo entrenado hasta entonces."""
-
-    def __init__(self, mensaje: str, historial: "Historial | None" = None):
-        super().__init__(mensaje)
-        self.historial = historial
 
 
 # ---------------------------------------------------------------------------
@@ -169,24 +161,6 @@ def fijar_semilla(semilla: int) -> None:
     random.seed(semilla)
 
 
-def _vigilar(no_finita: torch.Tensor, perdida: torch.Tensor, epoca: int) -> torch.Tensor:
-    """Anota (sin sincronizar) la primera época en que la pérdida deja de ser finita."""
-    return torch.where((no_finita == 0) & ~torch.isfinite(perdida.detach().float()),
-                       torch.tensor(float(epoca), device=no_finita.device), no_finita)
-
-
-def _parar_si_no_finita(epoca_mala: float, perdidas, lr: float, historial: Historial, epoca: int | None = None) -> None:
-    """Lanza ``PerdidaNoFinita`` si la pérdida se volvió NaN/inf (en el paso o al medir)."""
-    if not epoca_mala and (perdidas is None or all(math.isfinite(p) for p in perdidas)):
-        return
-    cuando = int(epoca_mala) if epoca_mala else epoca
-    raise PerdidaNoFinita(
-        f"La pérdida dejó de ser un número finito (NaN o infinito) en la época {cuando}: paro el entrenamiento. "
-        f"Suele ser un lr demasiado alto (prueba lr={lr / 10:g}) o datos con valores enormes, NaN o infinitos "
-        "(normalízalos). Lo entrenado hasta aquí está en error.historial; los checkpoints guardados siguen intactos.",
-        historial)
-
-
 @contextlib.contextmanager
 def _determinista(activar: bool):
     """En CUDA, algoritmos de cuDNN deterministas mientras dura el entrenamiento."""
@@ -239,6 +213,7 @@ def _preparar(modelo, datos_entrenamiento, datos_validacion, dispositivo, epocas
 
     # 1. Comprobar todo (el modelo del alumno no se toca hasta que todo está bien).
     validar_modelo(modelo)
+    validar_modelo_con_pesos(modelo)  # en 'meta': sin valores que mover al dispositivo
     validar_modelo_entrenable(modelo)  # congelado entero: nada que entrenar
     epocas = leer_numero(epocas, "epocas", entero=True, minimo=1, ejemplo="epocas=120")
     lr = leer_numero(lr, "lr", minimo=0, minimo_incluido=False, ejemplo="lr=0.01")
@@ -296,7 +271,7 @@ def _una_epoca(s: _Sesion, epoca: int, no_finita: torch.Tensor) -> torch.Tensor:
     if s.cargador is None:
         with s.autocast():
             perdida = s.criterio(s.modelo(s.X_ent), s.y_ent)
-        no_finita = _vigilar(no_finita, perdida, epoca)
+        no_finita = vigilar_perdida(no_finita, perdida, epoca)
         s.optimizador.zero_grad(set_to_none=True)
         s.escalador.scale(perdida).backward()
         s.escalador.step(s.optimizador)
@@ -308,7 +283,7 @@ def _una_epoca(s: _Sesion, epoca: int, no_finita: torch.Tensor) -> torch.Tensor:
         yb = yb.to(s.dispositivo, non_blocking=True)
         with s.autocast():
             perdida = s.criterio(s.modelo(xb), yb)
-        no_finita = _vigilar(no_finita, perdida, epoca)
+        no_finita = vigilar_perdida(no_finita, perdida, epoca)
         if i % s.acumular == 0:
             s.optimizador.zero_grad(set_to_none=True)
         if s.acumular > 1:  # cada micro-lote pesa lo que sus ejemplos en el grupo
@@ -326,7 +301,7 @@ def _registrar(s: _Sesion, epoca: int, no_finita: torch.Tensor, historial: Histo
         pe, ae = _medir(s.modelo, s.X_ent, s.y_ent, s.criterio, s.tamano_lote, s.dispositivo)
         pv, av = _medir(s.modelo, s.X_val, s.y_val, s.criterio, s.tamano_lote, s.dispositivo)
         valores = torch.stack([pe.float(), pv.float(), ae, av, no_finita]).tolist()  # la única espera
-    _parar_si_no_finita(valores.pop(), valores[:2], s.lr, historial, epoca)
+    parar_si_no_finita(valores.pop(), valores[:2], s.lr, historial, epoca)
     historial.segundos = segundos
     registro = Registro(epoca, s.epocas, *valores[:2], *valores[2:], segundos)
     historial.agregar(registro)
@@ -337,7 +312,7 @@ def _guardar(s: _Sesion, epoca: int, no_finita: torch.Tensor, historial: Histori
     """Escribe el checkpoint de ``epoca`` si toca (el formato único, con el núcleo)."""
     if not s.nucleo.activo or not s.nucleo.carpeta.toca_guardar(epoca, s.epocas):
         return
-    _parar_si_no_finita(no_finita.item(), None, s.lr, historial)  # nunca se guarda un modelo con pesos NaN
+    parar_si_no_finita(no_finita.item(), None, s.lr, historial)  # nunca se guarda un modelo con pesos NaN
     try:
         s.nucleo.guardar(epoca, pesos=s.modelo.state_dict(), optimizador=s.optimizador, historial=historial,
                          escalador=s.escalador, semilla_lotes=s.semilla_lotes)

@@ -31,7 +31,7 @@ from .datos import generar_dataset
 from ..base import leer_numero
 from .entradas import SEMILLA_MAXIMA, modo_evaluacion, validar_semilla
 from .modelos import CNNPequena
-from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento
+from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita
 from .resultados import Historial, Registro
 
 __all__ = ["EJEMPLOS_POR_CLASE", "FALLO", "LR", "ResultadoDDP", "entrenar_ddp"]
@@ -216,6 +216,7 @@ def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
             suma += perdida.detach()
             pasos += 1
         media = distribuido.promediar(suma / max(pasos, 1)).item()  # espera: un all-reduce y .item()
+        parar_si_no_finita(0, [media], LR, historial, epoca)  # la misma media en todos: todos paran a la vez
         # Las copias son idénticas: cada proceso mide lo mismo, sin hablar con los demás.
         acierto_ent = _medir(modelo, criterio, X, y, dispositivo)[1]
         perdida_val, acierto_val = _medir(modelo, criterio, X_val, y_val, dispositivo)

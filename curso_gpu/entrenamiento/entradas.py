@@ -20,7 +20,7 @@ from .modelos import CNNPequena
 
 __all__ = [
     "DispositivosDistintos", "SEMILLA_MAXIMA", "comprobar_con_modelo", "comprobar_mismo_dispositivo",
-    "modo_evaluacion", "validar_datos", "validar_modelo", "validar_semilla",
+    "modo_evaluacion", "validar_datos", "validar_modelo", "validar_modelo_con_pesos", "validar_semilla",
 ]
 
 _PERDIDAS_DE_REGRESION = (nn.MSELoss, nn.L1Loss, nn.SmoothL1Loss, nn.HuberLoss)
@@ -65,6 +65,15 @@ def validar_modelo(modelo) -> None:
     if not isinstance(modelo, nn.Module):
         raise ValueError(f"modelo debe ser una red de PyTorch (un nn.Module, por ejemplo CNNPequena()); "
                          f"recibí {modelo!r:.80}.")
+
+
+def validar_modelo_con_pesos(modelo: nn.Module) -> None:
+    """Un modelo con valores en sus pesos: uno en ``meta`` no se puede mover a otro dispositivo para entrenar."""
+    if any(t.is_meta for t in (*modelo.parameters(), *modelo.buffers())):
+        raise ValueError(f"modelo ({type(modelo).__name__}) tiene sus pesos en el dispositivo 'meta': solo formas, "
+                         "sin valores (sirve para contar memoria, no para calcular). Crea el modelo sin 'meta' "
+                         f"({type(modelo).__name__}() a secas), o dale pesos de verdad: "
+                         "modelo.to_empty(device='cpu') y después modelo.load_state_dict(...). Tu modelo no se ha tocado.")
 
 
 def validar_datos(datos, nombre: str):

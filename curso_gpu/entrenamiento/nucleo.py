@@ -9,7 +9,10 @@ Un solo sitio para lo que no debe hacerse de tres maneras:
   se puede escribir, toma el candado (un solo entrenamiento por carpeta) y lo suelta al salir.
   ``decidir`` sigue desde el último checkpoint o empieza de cero (la política única de
   ``preparar_reanudacion``); ``restaurar`` devuelve pesos, optimizador, escalador, estados
-  aleatorios e historial; ``guardar`` escribe el checkpoint (el formato único).
+  aleatorios e historial; ``guardar`` escribe el checkpoint (el formato único), nunca con pesos
+  NaN o infinitos.
+- ``PerdidaNoFinita``: la pérdida se volvió NaN o infinita. ``vigilar_perdida`` la anota sin
+  sincronizar y ``parar_si_no_finita`` para el entrenamiento; los tres entrenadores la usan igual.
 
 En un checkpoint, ``modelo`` es siempre el ``state_dict`` entero; ``adaptador``, solo los pesos de
 LoRA (los escribe ``ajustar``); ``historial`` es siempre un ``Historial.a_dict()``.
@@ -17,6 +20,7 @@ LoRA (los escribe ``ajustar``); ``historial`` es siempre un ``Historial.a_dict()
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import torch
@@ -30,7 +34,51 @@ from ..guardado import (
 )
 from .resultados import Historial
 
-__all__ = ["NucleoCheckpoints", "configuracion_de_entrenamiento"]
+__all__ = ["NucleoCheckpoints", "PerdidaNoFinita", "configuracion_de_entrenamiento", "parar_si_no_finita",
+           "vigilar_perdida"]
+
+
+class PerdidaNoFinita(ValueError):
+    """La pérdida (o los pesos) se volvió NaN o infinita; ``historial`` guarda lo entrenado hasta entonces."""
+
+    def __init__(self, mensaje: str, historial: "Historial | None" = None):
+        super().__init__(mensaje)
+        self.historial = historial
+
+
+def vigilar_perdida(no_finita: torch.Tensor, perdida: torch.Tensor, epoca: int) -> torch.Tensor:
+    """Anota (sin sincronizar) la primera época en que la pérdida deja de ser finita (0: nunca)."""
+    return torch.where((no_finita == 0) & ~torch.isfinite(perdida.detach().float()),
+                       torch.tensor(float(epoca), device=no_finita.device), no_finita)
+
+
+def parar_si_no_finita(epoca_mala: float, perdidas, lr: float, historial: Historial, epoca: int | None = None) -> None:
+    """Lanza ``PerdidaNoFinita`` si la pérdida se volvió NaN/inf (en el paso o al medir). Lecciones 05, 08 y 09.
+
+    ``epoca_mala``: la época que anotó ``vigilar_perdida`` (0: ninguna); ``perdidas``: números ya
+    leídos (o None); ``epoca``: la época de esos números.
+    """
+    if not epoca_mala and (perdidas is None or all(math.isfinite(p) for p in perdidas)):
+        return
+    cuando = int(epoca_mala) if epoca_mala else epoca
+    raise PerdidaNoFinita(
+        f"La pérdida dejó de ser un número finito (NaN o infinito) en la época {cuando}: paro el entrenamiento. "
+        f"Suele ser un lr demasiado alto (prueba lr={lr / 10:g}) o datos con valores enormes, NaN o infinitos "
+        "(normalízalos). Lo entrenado hasta aquí está en error.historial; los checkpoints guardados siguen intactos.",
+        historial)
+
+
+def _pesos_finitos(pesos: dict) -> bool:
+    """¿Son finitos todos los pesos (de coma flotante) de ``pesos``? Una sola espera por dispositivo.
+
+    De un tensor repartido entre procesos (``DTensor``) se mira el trozo de este proceso.
+    """
+    marcas: dict[torch.device, list[torch.Tensor]] = {}
+    for tensor in pesos.values():
+        local = tensor.to_local() if callable(getattr(tensor, "to_local", None)) else tensor
+        if isinstance(local, torch.Tensor) and (local.is_floating_point() or local.is_complex()) and local.numel():
+            marcas.setdefault(local.device, []).append(torch.isfinite(local.detach()).all())
+    return all(bool(torch.stack(delas).all()) for delas in marcas.values())  # espera: aquí la CPU mira los pesos
 
 
 def _nombre_del_modelo(modelo: torch.nn.Module) -> str:
@@ -135,9 +183,15 @@ class NucleoCheckpoints:
 
     def guardar(self, epoca: int, *, pesos: dict, optimizador: torch.optim.Optimizer, historial: Historial,
                 escalador=None, semilla_lotes: int = 0) -> Path | None:
-        """Escribe el checkpoint de ``epoca`` si toca (cada ``cada`` épocas y la última); si no, None."""
+        """Escribe el checkpoint de ``epoca`` si toca (cada ``cada`` épocas y la última); si no, None.
+
+        Unos pesos con NaN o infinitos nunca se escriben: ``PerdidaNoFinita``, y los checkpoints
+        anteriores siguen intactos.
+        """
         if not self.activo or not self.carpeta.toca_guardar(epoca, self.configuracion["epocas"]):
             return None
+        if not _pesos_finitos(pesos):
+            parar_si_no_finita(epoca, None, self.configuracion.get("lr", 0.0), historial)
         escala = escalador.state_dict() if escalador is not None and escalador.is_enabled() else {}
         return self.carpeta.guardar(nuevo_checkpoint(
             entrenador=self.entrenador, epoca=epoca, epocas=self.configuracion["epocas"],

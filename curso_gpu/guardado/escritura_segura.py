@@ -311,6 +311,12 @@ class Candado:
                 if os.path.islink(self.ruta):  # un enlace plantado: se quita el enlace, nunca se sigue
                     os.unlink(self.ruta)
                     continue
+                if os.path.isdir(self.ruta):  # una carpeta con su nombre: puede tener algo tuyo, no se borra
+                    raise CarpetaOcupada(
+                        f"{self.ruta} es una carpeta, y ese nombre es el del candado de la carpeta de checkpoints "
+                        "(un archivo que impide que dos entrenamientos escriban a la vez). No la borro por si "
+                        "tiene algo tuyo: muévela o bórrala, o usa otra carpeta: "
+                        "checkpoints=carpeta_checkpoints('otro_nombre').") from None
                 raise
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 os.close(fd)

@@ -26,8 +26,9 @@ import os
 import sys
 
 __all__ = [
-    "COMO_INSTALAR", "COMPILADO", "INTERPRETE", "TRITON_MINIMO", "cargar_programas",
-    "interprete_pedido", "modo_triton", "preparar_interprete", "triton_instalado", "version_suficiente"
+    "COMO_INSTALAR", "COMPILADO", "INTERPRETE", "PLATAFORMAS_CON_TRITON", "TRITON_MINIMO", "cargar_programas",
+    "interprete_pedido", "modo_triton", "preparar_interprete", "triton_declarado", "triton_instalado",
+    "version_suficiente"
 ]
 
 INTERPRETE = "intérprete"
@@ -53,6 +54,10 @@ COMO_INSTALAR = (
 )
 """Qué hacer cuando falta ``triton``: lo dicen la lección 11 y cada kernel del curso."""
 
+PLATAFORMAS_CON_TRITON = ("linux",)
+"""Los ``sys.platform`` donde el curso declara triton: ``requirements.txt`` (``sys_platform == "linux"``) y
+el grupo «kernels» de ``pyproject.toml`` (``platform_system == 'Linux'``). Allí, que falte es un fallo."""
+
 _VERDADERO = ("1", "true", "yes", "on", "y")  # lo que triton toma como «sí» en TRITON_INTERPRET
 
 
@@ -64,6 +69,15 @@ def triton_instalado() -> bool:
         return importlib.util.find_spec("triton") is not None
     except (ImportError, ValueError):  # un triton roto o a medias cuenta como que no está
         return False
+
+
+def triton_declarado(plataforma: str | None = None) -> bool:
+    """¿Instala el curso triton en esta plataforma (``sys.platform`` si no dices otra)? Lección 11.
+
+    En Linux sí (lo piden ``requirements.txt`` y el PyTorch con CUDA): si falta, la instalación está
+    incompleta. En macOS y Windows no hay ruedas: la lección explica sin ejecutar los kernels.
+    """
+    return (sys.platform if plataforma is None else plataforma).startswith(PLATAFORMAS_CON_TRITON)
 
 
 def _hay_cuda() -> bool:
@@ -105,12 +119,12 @@ def modo_triton() -> str:
     return INTERPRETE if type(programas.kernel_suma).__name__ == "InterpretedFunction" else COMPILADO
 
 
-def version_suficiente(version: str) -> bool:
-    """¿Es ``version`` (``"3.9.0"``, ``"3.7.0+git1234"``) al menos :data:`TRITON_MINIMO`? Lección 11."""
+def version_suficiente(version: str, minima: str = TRITON_MINIMO) -> bool:
+    """¿Es ``version`` (``"3.9.0"``, ``"3.7.0+git1234"``) al menos ``minima`` (:data:`TRITON_MINIMO`)? Lección 11."""
     def numeros(texto):
         return tuple(int("".join(c for c in parte if c.isdigit()) or 0) for parte in texto.split(".")[:3])
 
-    return numeros(version) >= numeros(TRITON_MINIMO)
+    return numeros(version) >= numeros(minima)
 
 
 def interprete_pedido() -> bool:

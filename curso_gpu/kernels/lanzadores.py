@@ -108,7 +108,7 @@ def matmul_teselas(a: torch.Tensor, b: torch.Tensor, *, bloques: tuple[int, int,
         raise ValueError(f"matmul_teselas: las columnas de a ({k}) deben ser las filas de b ({k_b}); "
                          f"a es {tuple(a.shape)} y b es {tuple(b.shape)}. ¿Querías b.T?")
     if bloques is None:
-        bloques = BLOQUES_MATMUL["cuda" if a.device.type == "cuda" else "cpu"]
+        bloques = BLOQUES_MATMUL["cpu" if _interpretado() else "cuda"]  # «cpu»: los del intérprete
     if not isinstance(bloques, (tuple, list)) or len(bloques) != 3:
         raise ValueError(f"bloques debe ser tres potencias de dos (M, N, K), p. ej. (32, 32, 32); recibí {bloques!r}.")
     bm, bn, bk = (_potencia_de_dos(v, f"bloques[{i}]", 16, 256, ejemplo="bloques=(32, 32, 32)")
@@ -218,16 +218,22 @@ def _numpy_estricta() -> bool:
     return False
 
 
+def _interpretado() -> bool:
+    """¿Corren los kernels en el intérprete? Lo decide ``carga`` (también con la T4 simulada,
+    donde los tensores dicen «cuda» pero viven en la CPU)."""
+    return modo_triton() == INTERPRETE
+
+
 def _hilos(tensor: torch.Tensor, hilos: int) -> dict:
     """``num_warps`` para la GPU (grupos de 32 hilos por programa); el intérprete no lo usa."""
-    return {"num_warps": hilos} if tensor.device.type == "cuda" else {}
+    return {} if _interpretado() else {"num_warps": hilos}
 
 
 def _sin_avisos_de_numpy(tensor: torch.Tensor):
-    """En la CPU el intérprete calcula con NumPy, que avisa en stderr de lo que la GPU hace en
+    """En el intérprete los kernels calculan con NumPy, que avisa en stderr de lo que la GPU hace en
     silencio según IEEE 754 (``-inf - (-inf)`` es NaN, ``exp(1000)`` es inf). Los resultados son
     los mismos; los avisos sobran."""
-    if tensor.device.type != "cpu":
+    if not _interpretado():
         return contextlib.nullcontext()
     import numpy
 

@@ -1,7 +1,8 @@
 """Los kernels de Triton del curso, tal como se escriben: sin comprobaciones ni PyTorch. Lección 11.
 
-Cada kernel es un **programa**: la GPU lanza muchas copias a la vez (la *rejilla*), y cada copia
-sabe cuál es con ``tl.program_id(eje)``. Cada copia trabaja con un **bloque** de posiciones
+Cada kernel es un **programa**: la GPU lanza muchas copias (la *rejilla*) y las reparte por oleadas
+entre sus multiprocesadores (SM), sin un orden garantizado; cada copia sabe cuál es con
+``tl.program_id(eje)``. Cada copia trabaja con un **bloque** de posiciones
 (``tl.arange(0, BLOQUE)``, siempre una potencia de dos) y una **máscara** dice cuáles existen de
 verdad: con 1000 elementos y bloques de 256, el cuarto bloque tiene 24 posiciones de sobra.
 

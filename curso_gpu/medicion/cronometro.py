@@ -47,15 +47,37 @@ def comprobar_sin_argumentos(funcion, nombre: str, contexto: str = "") -> None:
     if not callable(funcion):
         raise ValueError(f"{contexto}{nombre} debe ser una función sin argumentos (p. ej. {nombre}=lambda: x @ x); "
                          f"recibí {mostrar_valor(funcion)}.")
+    quien = mostrar_valor(funcion)
     try:
         firma = inspect.signature(funcion)
-    except (TypeError, ValueError):  # algunas funciones de C no dicen su firma: se prueban al llamarlas
-        return
-    try:
-        firma.bind()
-    except TypeError:
-        raise ValueError(f"{contexto}{nombre} debe poderse llamar sin argumentos, y {mostrar_valor(funcion)} pide "
-                         f"{firma}. Envuélvela con sus datos: {nombre}=lambda: f(x).") from None
+    except (TypeError, ValueError):  # una función de C (torch.matmul) no dice su firma: la lee su documentación
+        firma = _firma_documentada(funcion)
+        quien = f"{getattr(funcion, '__module__', None) or ''}.{getattr(funcion, '__name__', '')}".lstrip(".")
+        if firma is None:
+            return
+        obligatorios = [p for p in firma.strip("()").split(",") if p.strip() and "=" not in p
+                        and not p.strip().startswith("*") and p.strip() != "/"]
+        pide_algo = bool(obligatorios)
+    else:
+        try:
+            firma.bind()
+            pide_algo = False
+        except TypeError:
+            pide_algo = True
+    if pide_algo:
+        raise ValueError(f"{contexto}{nombre} debe poderse llamar sin argumentos, y {quien} pide "
+                         f"{firma}. Envuélvela con sus datos: {nombre}=lambda: f(x).")
+
+
+def _firma_documentada(funcion) -> str | None:
+    """«(input, other, *, out=None)»: la firma que escribe la primera línea de la documentación de una función
+    de C de torch («matmul(input, other, *, out=None) -> Tensor»), o None si no la escribe."""
+    import re
+
+    nombre = getattr(funcion, "__name__", "")
+    primera = next((linea.strip() for linea in (getattr(funcion, "__doc__", None) or "").splitlines() if linea.strip()), "")
+    encontrada = re.match(rf"{re.escape(nombre)}(\([^()]*\))", primera) if nombre else None
+    return encontrada.group(1) if encontrada else None
 
 
 @contextmanager

@@ -8,13 +8,14 @@ desde ``rendimiento``.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
 import torch
 
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import ComoTabla, Tabla, formatear_numero, leer_numero
+from ..base import PILA_DE_FORMAS_DISTINTAS, ComoTabla, Tabla, formatear_numero, leer_numero
 
 __all__ = [
     "ComparacionCargadores", "MedicionCargador", "cerrar_iterador", "comparar_cargadores", "separar_lote",
@@ -118,6 +119,15 @@ def _medir_cargador(conjunto, tamano_lote, num_workers, pin_memory, lotes, dispo
         sincronizar(dispositivo)
         segundos = time.perf_counter() - inicio
     except RuntimeError as error:
+        if PILA_DE_FORMAS_DISTINTAS in str(error):  # en un proceso del DataLoader o en este
+            formas = re.search(r"got (\[[^\]]*\]) at entry (\d+) and (\[[^\]]*\]) at entry (\d+)", str(error))
+            cuales = (f": en un mismo lote, el ejemplo {formas.group(2)} tiene forma {formas.group(1)} y el "
+                      f"{formas.group(4)}, {formas.group(3)}" if formas else "")
+            raise ValueError(
+                f"conjunto: los ejemplos no tienen todos la misma forma{cuales}. El DataLoader apila los x de "
+                f"cada lote en un solo tensor, y eso pide formas iguales. Recórtalos o rellénalos a una misma "
+                f"forma en el __getitem__ del conjunto, o usa tamano_lote=1 (PyTorch dice: "
+                f"{str(error).strip().splitlines()[-1][:200]})") from None
         if "timed out" in str(error):
             raise RuntimeError(
                 f"Un proceso del DataLoader (num_workers={num_workers}) tardó más de {_ESPERA_MAXIMA} s en "

@@ -19,6 +19,7 @@ Qué puede correr cada dispositivo (PyTorch 2.13):
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Callable, ContextManager
 
 import torch
 
-from ..base import PRECISIONES_ENTRENAR, normalizar_precision
+from ..base import PRECISIONES_ENTRENAR, mostrar_valor, normalizar_precision
 from ..dispositivo import como_dispositivo
 
 __all__ = [
@@ -149,10 +150,14 @@ class SoporteBF16:
 
 def soporte_bf16_cpu(cpuinfo: str | Path = "/proc/cpuinfo") -> SoporteBF16:
     """¿Tiene esta CPU AVX-512-BF16 o AMX (o BF16 en ARM), las que aceleran bf16? Lección 06."""
+    if isinstance(cpuinfo, bool) or not isinstance(cpuinfo, (str, os.PathLike)):
+        raise ValueError(f"cpuinfo debe ser la ruta del archivo con las banderas de la CPU, como texto o Path "
+                         f"(por omisión, '/proc/cpuinfo'); recibí {mostrar_valor(cpuinfo)}. Llama a "
+                         "soporte_bf16_cpu() sin nada para leer el de esta máquina.")
     capacidad = torch.backends.cpu.get_cpu_capability()
     try:
         texto = Path(cpuinfo).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    except (OSError, ValueError):  # no existe, es una carpeta o tiene un carácter nulo: sin banderas que leer
         return SoporteBF16(capacidad, [], None)
     banderas = set()
     for linea in texto.splitlines():
