@@ -227,11 +227,16 @@ else:
 # Estas cuatro preguntas son las de siempre:
 
 # %%
+from curso_gpu.dispositivo import simulacion_activa
+
 print(f"CUDA disponible: {torch.cuda.is_available()}")
 print(f"Versión de CUDA: {torch.version.cuda}")
 if torch.cuda.is_available():
     print(f"GPU: {torch.cuda.get_device_name(0)}")
     print(f"Memoria: {torch.cuda.get_device_properties(0).total_memory / 1e9:.1f} GB")
+if simulacion_activa():  # CURSO_GPU_SIMULAR=T4: la GPU es simulada, el PyTorch es el tuyo
+    print("(T4 simulada: la versión de CUDA es la de tu PyTorch; con el PyTorch de CPU vale None. "
+          "En Colab verías la del PyTorch de Colab.)")
 
 # %% [markdown]
 # - `torch.cuda.is_available()` devuelve `True` si PyTorch puede usar una GPU por CUDA.

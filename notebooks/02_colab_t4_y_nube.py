@@ -69,12 +69,13 @@ print("Diez entrenamientos así: 80 horas (más de 3 días) en CPU, 100 minutos 
 # %%
 import torch
 
-from curso_gpu.dispositivo import en_colab
+from curso_gpu.dispositivo import en_colab, simulacion_activa
 
 if en_colab():
-    print("Estás en Google Colab: la opción 2.")
-elif torch.cuda.is_available():
-    print(f"Tienes una GPU local ({torch.cuda.get_device_name(0)}): la opción 1.")
+    print("Estás en Google Colab: la opción 2.")  # solo en una GPU real: en Colab
+elif torch.cuda.is_available():  # con CURSO_GPU_SIMULAR=T4, una T4 simulada en tu CPU
+    opcion = "simulada en tu CPU; en Colab sería la opción 2" if simulacion_activa() else "la opción 1"
+    print(f"Tienes una GPU local ({torch.cuda.get_device_name(0)}): {opcion}.")
 else:
     print("Aquí no hay GPU CUDA. Para este curso basta la CPU; para entrenar en serio, usa Colab (2) o la nube (3).")
 

@@ -64,15 +64,16 @@ import time
 
 import torch
 
-from curso_gpu.dispositivo import elegir_dispositivo
+from curso_gpu.dispositivo import elegir_dispositivo, simulacion_activa
 
 dispositivo = elegir_dispositivo()  # cuda (NVIDIA/AMD), mps (Mac), xpu (Intel) o cpu
 HAY_GPU = dispositivo.type != "cpu"
+GPU_DE_VERDAD = HAY_GPU and not simulacion_activa()  # con CURSO_GPU_SIMULAR=T4, la «GPU» calcula en la CPU
 print(f"Usando: {dispositivo}")
 print(f"Hilos de CPU que usa PyTorch: {torch.get_num_threads()}")
 
-# Tamaños de las matrices: grandes con GPU; pequeños sin ella, para que el notebook vaya rápido.
-N = 4096 if HAY_GPU else 512
+# Tamaños de las matrices: grandes con una GPU de verdad; pequeños sin ella, para que el notebook vaya rápido.
+N = 4096 if GPU_DE_VERDAD else 512
 print(f"Tamaño de las pruebas: {N}×{N}")
 
 # %% [markdown]
@@ -103,7 +104,8 @@ if torch.cuda.is_available():
     torch.cuda.synchronize()
     tiempo_gpu = time.time() - inicio
     print(f"GPU: {tiempo_gpu:.4f} s")
-    print(f"Aceleración: {tiempo_cpu / tiempo_gpu:.0f}x")
+    print(f"Aceleración: {tiempo_cpu / tiempo_gpu:.0f}x"
+          + (" (T4 simulada: los dos tiempos son de la CPU; no es una aceleración de GPU)" if simulacion_activa() else ""))
 
 # %% [markdown]
 # Tiene tres fallos:
@@ -136,7 +138,7 @@ def esperar(dispositivo):
     """Espera a que el dispositivo termine todo lo encargado (en la CPU, nada que esperar)."""
     if dispositivo.type == "cuda":
         torch.cuda.synchronize()
-    elif dispositivo.type == "mps":
+    elif dispositivo.type == "mps":  # solo en una GPU real: la de un Mac
         torch.mps.synchronize()
 
 
@@ -152,13 +154,11 @@ for _ in range(6):
     tiempos.append(time.perf_counter() - inicio)
 print("milisegundos:", [round(t * 1000, 2) for t in tiempos])
 primera, resto = tiempos[0], tiempos[1:]
-if primera > max(resto):
-    print(f"Esta vez la primera fue la más lenta: {primera / statistics.median(resto):.1f} veces la mediana "
-          "de las demás.")
-else:
-    print(f"Esta vez la primera ({primera * 1000:.2f} ms) no fue la más lenta: quedó dentro del rango de las "
-          f"demás ({min(resto) * 1000:.2f}–{max(resto) * 1000:.2f} ms). Una sola primera llamada es una sola "
-          "muestra: lo que cuesta de más se pierde en el ruido.")
+print(f"Esta vez la primera fue la más lenta: {primera / statistics.median(resto):.1f} veces la mediana de las demás."
+      if primera > max(resto) else
+      f"Esta vez la primera ({primera * 1000:.2f} ms) no fue la más lenta: quedó dentro del rango de las "
+      f"demás ({min(resto) * 1000:.2f}–{max(resto) * 1000:.2f} ms). Una sola primera llamada es una sola "
+      "muestra: lo que cuesta de más se pierde en el ruido.")
 
 # %% [markdown]
 # En una T4, la primera multiplicación de un proceso paga el arranque de cuBLAS: **cientos de
@@ -374,10 +374,11 @@ for gpu, modo in [("Tesla T4", "fp32"), ("Tesla T4", "fp16"), ("NVIDIA A100-SXM4
 # %%
 if comparacion.acelerador is not None:
     g = comparacion.acelerador
-    if g.porcentaje_pico is not None:
-        print(f"{g.nombre_dispositivo}: {g.gflops:.0f} GFLOP/s = {g.porcentaje_pico:.0f} % del pico {g.modo}")
-    else:
-        print(f"{g.nombre_dispositivo}: {g.gflops:.0f} GFLOP/s (no está en la tabla de picos)")
+    pico = (f" = {g.porcentaje_pico:.0f} % del pico {g.modo}" if g.porcentaje_pico is not None
+            else " (no está en la tabla de picos)")
+    print(f"{g.nombre_dispositivo}: {g.gflops:.0f} GFLOP/s{pico}")
+    for aviso in g.avisos:  # en la T4 simulada: ese % compara la CPU con el pico de una T4, no significa nada
+        print("¡Ojo!", aviso)
 else:
     print("Sin GPU no hay pico que comparar. En una T4 verías algo como: 4000 GFLOP/s = 49 % del pico fp32.")
 
@@ -421,7 +422,7 @@ print("conv., API antigua:  torch.backends.cudnn.allow_tf32 =", torch.backends.c
 # %%
 from curso_gpu.medicion import barrido
 
-tamanos = [64, 128, 256, 512, 1024, 2048, 4096] if HAY_GPU else [32, 64, 128, 256, 512]
+tamanos = [64, 128, 256, 512, 1024, 2048, 4096] if GPU_DE_VERDAD else [32, 64, 128, 256, 512]
 resultado = barrido(tamanos)  # la CPU con 1 hilo; cada tamaño se repite hasta gastar 0.3 s
 print(resultado)
 
@@ -460,14 +461,14 @@ from curso_gpu.medicion import MemoriaInsuficiente, medir_matmul
 if HAY_GPU:
     for modo in ["fp32", "tf32", "fp16", "bf16"]:
         try:
-            r = medir_matmul(N * 2, dispositivo, dtype=modo, repeticiones=5)
-        except (MemoriaInsuficiente, RuntimeError) as error:
+            r = medir_matmul(N * 2 if GPU_DE_VERDAD else N // 2, dispositivo, dtype=modo, repeticiones=5)
+        except (MemoriaInsuficiente, RuntimeError) as error:  # una GPU sin memoria o sin ese tipo de dato
             print(f"{modo}: no se pudo medir ({error})")
-            continue
-        pico = f" = {r.porcentaje_pico:.0f} % del pico {r.modo}" if r.porcentaje_pico is not None else ""
-        print(f"{modo:>5}: {r.segundos * 1000:8.2f} ms  {r.gflops:9.0f} GFLOP/s{pico}")
-        for aviso in r.avisos:
-            print("       ¡Ojo!", aviso)
+        else:
+            pico = f" = {r.porcentaje_pico:.0f} % del pico {r.modo}" if r.porcentaje_pico is not None else ""
+            print(f"{modo:>5}: {r.segundos * 1000:8.2f} ms  {r.gflops:9.0f} GFLOP/s{pico}")
+            for aviso in r.avisos:  # en la T4 simulada, uno dice que la medida es de la CPU
+                print("       ¡Ojo!", aviso)
 else:
     print("Sin GPU: esta comparación no se mide aquí. Mira abajo qué verías en una T4.")
 

@@ -486,30 +486,38 @@ print(f"bf16: estimado {memoria_pesos(gpt, torch.bfloat16) / 1e6:.1f} MB, exacto
 # salida de 1 024 × 50 257 puntuaciones ya ocupa unos 100 MB. En un modelo pequeño con un texto
 # largo las activaciones pesan más que el 20 %; en un modelo grande con lotes pequeños, menos.
 # Sin GPU, esta celda solo lo explica.
+#
+# Ojo: en un modelo, `.to()` mueve **el mismo** modelo (lección 01). Para dejar la GPU libre al
+# terminar hay que devolverlo a la CPU; borrar otro nombre que apunte a él no libera nada.
 
 # %%
+from curso_gpu.dispositivo import simulacion_activa
+
 if torch.cuda.is_available():
     gpu = torch.device("cuda")
-    gpt_gpu = gpt.to(gpu, torch.float16)                       # pesos en fp16, en la GPU
+    tokens = 16 if simulacion_activa() else 1024               # la T4 simulada calcula en la CPU: un texto corto
+    gpt = gpt.to(gpu, torch.float16)                           # pesos en fp16, en la GPU (el mismo modelo)
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
     pesos_medidos = torch.cuda.memory_allocated()
     with torch.no_grad():
-        salida = gpt_gpu(torch.randint(0, 50257, (1, 1024), device=gpu))
+        salida = gpt(torch.randint(0, 50257, (1, tokens), device=gpu))
     torch.cuda.synchronize()
     pico = torch.cuda.max_memory_allocated()
-    print(f"Pesos fp16: estimado {memoria_pesos(gpt_gpu, 'fp16') / 1e6:.0f} MB, medido {pesos_medidos / 1e6:.0f} MB")
-    print(f"Pico tras la pasada: {pico / 1e6:.0f} MB; estimación con +20 %: "
-          f"{memoria_inferencia(gpt_gpu, 'fp16') / 1e6:.0f} MB (el pico es {pico / pesos_medidos:.2f} × los pesos)")
-    del gpt_gpu, salida
+    print(f"Pesos fp16: estimado {memoria_pesos(gpt, 'fp16') / 1e6:.0f} MB, medido {pesos_medidos / 1e6:.0f} MB")
+    print(f"Pico tras la pasada de {tokens} tokens: {pico / 1e6:.0f} MB; estimación con +20 %: "
+          f"{memoria_inferencia(gpt, 'fp16') / 1e6:.0f} MB (el pico es {pico / pesos_medidos:.2f} × los pesos)")
+    if simulacion_activa():
+        print("(T4 simulada: cuenta los bytes de los tensores que viven en ella. Los pesos son los de una T4; "
+              "el pico de una T4 de verdad, con sus propios kernels, puede ser algo distinto.)")
+    del salida
+    gpt = gpt.cpu()                                            # devolverlo a la CPU libera la GPU
     torch.cuda.empty_cache()
-elif dispositivo.type == "mps":
-    gpt_mps = gpt.to(dispositivo, torch.float16)
+elif dispositivo.type == "mps":  # en un Mac: lo que ocupan los tensores en su GPU (sin pico que medir)
     with torch.no_grad():
-        gpt_mps(torch.randint(0, 50257, (1, 1024), device=dispositivo))
+        gpt.to(dispositivo, torch.float16)(torch.randint(0, 50257, (1, 1024), device=dispositivo))
     print(f"MPS: {torch.mps.current_allocated_memory() / 1e6:.0f} MB en tensores "
-          f"(estimación de los pesos: {memoria_pesos(gpt_mps, 'fp16') / 1e6:.0f} MB)")
-    del gpt_mps
+          f"(estimación de los pesos: {memoria_pesos(gpt, 'fp16') / 1e6:.0f} MB)")
 else:
     print("Sin GPU: en Colab con una T4 esta celda mide los pesos en fp16 y el pico tras una pasada de 1 024 tokens.")
 
@@ -584,4 +592,7 @@ except ValueError as error:
 assert pesos_bytes == 16 * 10**9 and round(inferencia_bytes / 1e9, 1) == 19.2  # 8B en fp16: 16 GB, +20 %: 19,2 GB
 assert [fila.cabe for fila in tabla.filas] == [False, False, False, True, True]  # en 16 GB: solo int8 e int4
 assert estimado == exacto  # 4 bytes por parámetro en fp32: la cuenta coincide con los tensores de verdad
+if torch.cuda.is_available():  # en la GPU: los pesos medidos son los estimados y el pico pasa de ellos
+    assert abs(pesos_medidos - memoria_pesos(gpt, "fp16")) <= 0.01 * pesos_medidos, (pesos_medidos, pico)
+    assert pico > pesos_medidos and torch.cuda.memory_allocated() < pesos_medidos  # y la GPU quedó libre
 print("Comprobado: 8B no cabe en una T4 en fp16 (sí en int8 e int4) y la cuenta de los pesos es exacta.")

@@ -208,3 +208,109 @@ def test_la_variable_la_enciende_al_importar_curso_gpu_y_se_anuncia_una_vez():
                          env={k: v for k, v in os.environ.items() if k != VARIABLE_SIMULAR},
                          capture_output=True, text=True, timeout=120)
     assert sin.stdout.strip() == "False"  # sin la variable, ni siquiera se importa torch
+
+
+# --- nvidia-smi simulado y lo que se mide en la GPU simulada (lecciones 01–04) ---------------------
+
+def test_nvidia_smi_simulado_responde_como_en_una_t4_de_colab(t4):
+    import shutil
+
+    from curso_gpu.dispositivo import consultar_capacidades, consultar_nvidia_smi
+
+    programa = shutil.which("nvidia-smi")
+    assert programa is not None
+    tabla = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30)  # como una celda de la 01
+    assert tabla.returncode == 0 and tabla.stderr == ""
+    assert "Driver Version: 550.54.15      CUDA Version: 12.4" in tabla.stdout
+    assert "Tesla T4" in tabla.stdout and "0MiB /  15360MiB" in tabla.stdout and "10W /   70W" in tabla.stdout
+    informe = consultar_nvidia_smi()
+    assert (informe.driver, informe.cuda_del_driver, informe.cuda_de_cabecera) == ("550.54.15", (12, 4), True)
+    gpu = informe.gpus[0]
+    # memory.free en reposo: lo que CUDA da a PyTorch (15095 MiB); el driver reserva el resto
+    assert (gpu.indice, gpu.nombre, gpu.memoria_total_mib, gpu.memoria_usada_mib, gpu.memoria_libre_mib) == (
+        0, "Tesla T4", 15360, 0, T4.memoria_total_bytes // 2**20)
+    assert consultar_capacidades() == [(7, 5)]
+    con_cabecera = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,compute_cap", "--format=csv"],
+                                  capture_output=True, text=True, timeout=30)
+    assert con_cabecera.stdout == "name, memory.total [MiB], compute_cap\nTesla T4, 15360 MiB, 7.5\n"
+
+
+def test_nvidia_smi_simulado_dice_lo_que_no_simula(t4):
+    for argumentos in (["--query-gpu=clocks.sm", "--format=csv"], ["-L"], ["--query-gpu=name"]):
+        salida = subprocess.run(["nvidia-smi", *argumentos], capture_output=True, text=True, timeout=30)
+        assert salida.returncode == 2 and salida.stdout == "", argumentos
+        assert salida.stderr.startswith("nvidia-smi simulado (curso_gpu): "), salida.stderr
+        assert "no está simulad" in salida.stderr or "hace falta --format=csv" in salida.stderr, salida.stderr
+
+
+def test_al_apagarla_nvidia_smi_desaparece_del_path():
+    import shutil
+
+    if torch.cuda.is_available():
+        pytest.skip("esta máquina tiene una GPU de verdad")
+    path_antes, antes = os.environ["PATH"], shutil.which("nvidia-smi")
+    with simular_gpu("T4"):
+        programa = shutil.which("nvidia-smi")
+        assert programa and programa != antes
+        carpeta = os.path.dirname(programa)
+        assert os.environ["PATH"].split(os.pathsep)[0] == carpeta
+    assert os.environ["PATH"] == path_antes and shutil.which("nvidia-smi") == antes
+    assert not os.path.exists(carpeta)
+
+
+def test_la_tabla_de_ejemplo_y_la_simulada_salen_de_la_misma_plantilla():
+    from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, tabla_nvidia_smi
+
+    assert SALIDA_EJEMPLO_T4 == tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360)
+    lineas = tabla_nvidia_smi("550.54.15", "12.4", "Tesla T4", 15360, temperatura_c=41, consumo_w=10).splitlines()
+    assert {len(linea) for linea in lineas if linea} == {91}  # todas las filas del mismo ancho, como la de verdad
+    assert lineas[1] == "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |"
+    assert lineas[8] == "| N/A   41C    P8             10W /   70W |       0MiB /  15360MiB |      0%      Default |"
+
+
+def test_describir_entorno_dice_que_la_gpu_es_simulada_y_no_receta_reinstalar(t4):
+    from curso_gpu.dispositivo import describir_entorno
+
+    informe = describir_entorno()
+    assert informe.gpu_simulada == "Tesla T4" and informe.cuda_disponible
+    assert informe.nvidia_smi.driver == "550.54.15"
+    filas = dict(informe.filas())
+    assert "todo se calcula en la CPU" in filas["GPU simulada"]
+    assert len(informe.avisos) == 1 and informe.avisos[0].startswith("GPU simulada: PyTorch responde como una Tesla T4")
+    assert not any("error clásico" in aviso or "Reinstala" in aviso for aviso in informe.avisos)
+
+
+def test_lo_medido_en_la_gpu_simulada_dice_que_salio_de_la_cpu(t4):
+    from curso_gpu.medicion import barrido, comparar_cpu_gpu, medir_sin_sincronizar
+
+    comparacion = comparar_cpu_gpu(64, "cuda", repeticiones=2)
+    gpu = comparacion.acelerador
+    assert gpu.simulada and not comparacion.cpu.simulada and gpu.porcentaje_pico is not None  # se calcula igual
+    assert any("simulada: se calculó en la CPU" in aviso for aviso in gpu.avisos)
+    texto = str(comparacion)
+    assert "no es la aceleración de una GPU" in texto and "sin contar la copia" not in texto
+    sincronizacion = medir_sin_sincronizar(64, "cuda", repeticiones=3)
+    assert sincronizacion.simulada and "La GPU simulada calcula en la CPU" in sincronizacion.explicacion
+    resultado = barrido([16, 32], silenciosa=True, segundos_por_tamano=None, repeticiones=1)
+    assert "es la GPU simulada" in resultado.conclusion
+
+
+def test_sin_simulacion_nada_dice_simulada():
+    from curso_gpu.medicion import medir_matmul
+
+    r = medir_matmul(32, "cpu", repeticiones=1)
+    assert not r.simulada and not any("simulada" in aviso for aviso in r.avisos)
+
+
+def test_un_hijo_hecho_con_fork_no_borra_el_nvidia_smi_de_su_padre(t4):
+    import shutil
+
+    programa = shutil.which("nvidia-smi")
+    hijo = os.fork()
+    if hijo == 0:  # el hijo apaga la simulación heredada y sale como un programa normal (con atexit)
+        try:
+            desactivar_simulacion()
+        finally:
+            os._exit(0)
+    os.waitpid(hijo, 0)
+    assert os.path.exists(programa) and shutil.which("nvidia-smi") == programa

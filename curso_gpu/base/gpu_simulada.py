@@ -9,7 +9,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["GPUS_SIMULABLES", "PerfilGPU"]
+__all__ = ["GPUS_SIMULABLES", "DriverSimulado", "PerfilGPU"]
+
+
+@dataclass(frozen=True)
+class DriverSimulado:
+    """Lo que dice ``nvidia-smi`` de la GPU simulada: driver, CUDA que admite, memoria en MiB y la fila."""
+
+    version: str
+    cuda: str  # la «CUDA Version» de la cabecera
+    memoria_mib: int  # memory.total: lo que ``nvidia-smi`` cuenta, con el ECC ya descontado
+    bus: str
+    temperatura_c: int
+    consumo_w: int
+    limite_w: int
+    fuente: str
 
 
 @dataclass(frozen=True)
@@ -23,6 +37,7 @@ class PerfilGPU:
     memoria_total_bytes: int
     cache_l2_bytes: int
     fuente: str
+    driver: DriverSimulado | None = None  # el ``nvidia-smi`` simulado (None: no hay)
 
 
 # Tesla T4 en Google Colab. Fuentes (leídas el 7-12-2026):
@@ -41,6 +56,19 @@ GPUS_SIMULABLES: dict[str, PerfilGPU] = {
         memoria_total_bytes=15095 * 2**20,
         cache_l2_bytes=4 * 2**20,
         fuente="torch.cuda.get_device_properties(0) y deviceQuery en una T4 de Google Colab",
+        # ``nvidia-smi`` en una T4 de Colab (leído el 7-12-2026): la salida del 1 de enero de 2026 en el
+        # notebook de vibeswithkk/ZENITH (Result_Notebook/Result_zenith_comprehensive_verification.md):
+        # «Driver Version: 550.54.15  CUDA Version: 12.4», «Tesla T4  Off | 00000000:00:04.0 Off»,
+        # «N/A 41C P8 10W / 70W | 0MiB / 15360MiB»; otra del 30 de enero de 2026 (/content, 38C,
+        # 9W / 70W) da las mismas cifras, y «name, driver_version, compute_cap: Tesla T4, 550.54.15,
+        # 7.5» en Colab. memory.free = total − reservada − usada (``nvidia-smi -q``: «Total 15360 MiB,
+        # Reserved 393 MiB, Used 31 MiB, Free 14935 MiB» en otra T4): la reservada del driver es lo
+        # que CUDA no da a PyTorch, 15360 − 15095 = 265 MiB, así que en reposo quedan 15095 MiB libres.
+        driver=DriverSimulado(
+            version="550.54.15", cuda="12.4", memoria_mib=15360, bus="00000000:00:04.0",
+            temperatura_c=41, consumo_w=10, limite_w=70,
+            fuente="nvidia-smi en una T4 de Google Colab (enero de 2026)",
+        ),
     ),
 }
 """Las GPU que se pueden simular, por la clave de ``CURSO_GPU_SIMULAR``."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..base import MENU_COLAB, informe_html, informe_texto
 from .entorno import en_colab
 from .primitivas import info_gpu
+from .simulacion import VARIABLE_SIMULAR, gpu_simulada
 
 __all__ = [
     "AVISO_INACTIVIDAD", "AVISO_LIMITES", "CARPETA_CURSO", "CARPETA_LOCAL", "ESPERA_DRIVE", "InformeColab",
@@ -190,6 +191,8 @@ def comprobar_entorno_colab(punto: str | os.PathLike = PUNTO_DRIVE) -> InformeCo
 
     if not colab:
         donde = f"Tu máquina tiene la GPU {nombre}." if nombre else "Tu máquina no tiene GPU CUDA: el curso funciona igual en CPU."
+        if nombre and gpu_simulada() is not None:
+            donde = f"Tu máquina simula la GPU {nombre} ({VARIABLE_SIMULAR}): todo se calcula en su CPU."
         informe.avisos = [
             "No estás en Google Colab: esta comprobación es para Colab. " + donde
             + " Para ver todo tu equipo usa describir_entorno() (lección 01).",

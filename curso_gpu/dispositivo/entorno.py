@@ -27,6 +27,7 @@ from .primitivas import (
     xpu_disponible,
 )
 from .nvidia_smi import InformeNvidiaSmi, consultar_capacidades, consultar_nvidia_smi_con_problema
+from .simulacion import gpu_simulada
 from ..base import informe_html, informe_texto
 
 __all__ = ["InformeEntorno", "avisos_del_entorno", "describir_entorno", "en_colab"]
@@ -61,6 +62,7 @@ class InformeEntorno:
     dispositivo: str = "cpu"  # el que elegiría elegir_dispositivo("auto")
     avisos: list[str] = field(default_factory=list)
     problema_nvidia_smi: str = ""  # p. ej. «nvidia-smi respondió algo que no se entiende»
+    gpu_simulada: str | None = None  # «Tesla T4» con CURSO_GPU_SIMULAR=T4: la GPU y nvidia-smi son simulados
 
     def filas(self) -> list[tuple[str, str]]:
         """El informe como pares (qué, valor), para presentarlo como tabla."""
@@ -97,6 +99,9 @@ class InformeEntorno:
                     usada = "?" if g.memoria_usada_mib is None else g.memoria_usada_mib
                     memoria = f"{usada} de {g.memoria_total_mib} MiB usados"
                 filas.append((f"nvidia-smi GPU {g.indice}", f"{g.nombre}: {memoria}"))
+        if self.gpu_simulada:
+            filas.append(("GPU simulada", f"{self.gpu_simulada}: torch.cuda y nvidia-smi responden como ella; "
+                                          "todo se calcula en la CPU"))
         filas.append(("Dispositivo elegido", self.dispositivo))
         return filas
 
@@ -149,7 +154,7 @@ def avisos_del_entorno(informe: InformeEntorno) -> list[str]:
         avisos.append(informe.problema_nvidia_smi + ("" if smi else (
             " No saco conclusiones de esa respuesta: ejecuta nvidia-smi en una terminal y mira si "
             "aparece tu GPU y la versión del driver.")))
-    if smi_ve_gpu and torch_sin_gpu:
+    if smi_ve_gpu and torch_sin_gpu and not informe.cuda_disponible:
         nombres = ", ".join(g.nombre for g in smi.gpus)
         cuda = ".".join(map(str, smi.cuda_del_driver)) if smi.cuda_del_driver else "desconocida"
         avisos.append(
@@ -191,7 +196,14 @@ def avisos_del_entorno(informe: InformeEntorno) -> list[str]:
         )
     if informe.xpu_disponible:
         avisos.append("Tienes una GPU de Intel: PyTorch la usa con el dispositivo 'xpu'.")
-    if informe.cuda_disponible and informe.gpus:
+    if informe.cuda_disponible and informe.gpus and informe.gpu_simulada:
+        gpu = informe.gpus[0]
+        avisos.append(
+            f"GPU simulada: PyTorch responde como una {gpu.nombre} ({gpu.memoria_total_bytes / 1e9:.1f} GB), "
+            "pero todo se calcula en la CPU de esta máquina. Para una GPU de verdad, abre el notebook en "
+            "Google Colab y elige " + MENU_COLAB + "."
+        )
+    elif informe.cuda_disponible and informe.gpus:
         gpu = informe.gpus[0]
         avisos.append(
             f"Todo listo: PyTorch usa la GPU {gpu.nombre} ({gpu.memoria_total_bytes / 1e9:.1f} GB)."
@@ -203,6 +215,11 @@ def avisos_del_entorno(informe: InformeEntorno) -> list[str]:
             "Colab y elige " + MENU_COLAB + "."
         )
     return avisos
+
+
+def _nombre_gpu_simulada() -> str | None:
+    perfil = gpu_simulada()
+    return perfil.nombre if perfil else None
 
 
 def _tupla(version: str) -> tuple[int, ...]:
@@ -240,6 +257,7 @@ def describir_entorno(consultar_smi: bool = True) -> InformeEntorno:
         nvidia_smi=smi,
         dispositivo=dispositivo,
         problema_nvidia_smi=problema_smi,
+        gpu_simulada=_nombre_gpu_simulada(),
     )
     informe.avisos = avisos_del_entorno(informe)
     if aviso_variable:

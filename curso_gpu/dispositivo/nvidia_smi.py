@@ -16,36 +16,51 @@ from ..base import cuda_maxima_del_driver
 
 __all__ = [
     "GPUNvidiaSmi", "InformeNvidiaSmi", "SALIDA_EJEMPLO_T4", "consultar_capacidades",
-    "consultar_nvidia_smi", "consultar_nvidia_smi_con_problema",
+    "consultar_nvidia_smi", "consultar_nvidia_smi_con_problema", "tabla_nvidia_smi",
 ]
 
 _CAMPOS = "index,name,driver_version,memory.total,memory.used,memory.free"
+
+
+def tabla_nvidia_smi(driver: str, cuda: str, nombre: str, memoria_total_mib: int, memoria_usada_mib: int = 0,
+                     bus: str = "00000000:00:04.0", temperatura_c: int = 38, consumo_w: int = 9,
+                     limite_w: int = 70) -> str:
+    """La tabla que imprime ``nvidia-smi`` (sin argumentos) con una GPU y ningún proceso. Lección 01.
+
+    Con el formato de los drivers de las ramas 550 a 580. La usan la salida de ejemplo de la
+    lección 01 y el ``nvidia-smi`` de la T4 simulada.
+    """
+    borde = "+" + "-" * 89 + "+"
+    return "\n".join([
+        borde,
+        f"| NVIDIA-SMI {driver:<23}Driver Version: {driver:<15}CUDA Version: {cuda:<9}|",
+        "|-----------------------------------------+------------------------+----------------------+",
+        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+        "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+        "|                                         |                        |               MIG M. |",
+        "|=========================================+========================+======================|",
+        f"|   0  {nombre:<30} Off |   {bus} Off |                    0 |",
+        f"| N/A   {temperatura_c:>2}C    P8  {consumo_w:>13}W / {limite_w:>4}W | {memoria_usada_mib:>7}MiB / "
+        f"{memoria_total_mib:>6}MiB |      0%      Default |",
+        "|                                         |                        |                  N/A |",
+        "+-----------------------------------------+------------------------+----------------------+",
+        "",
+        borde,
+        "| Processes:" + " " * 78 + "|",
+        "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |",
+        "|        ID   ID                                                               Usage      |",
+        "|" + "=" * 89 + "|",
+        "|  No running processes found" + " " * 61 + "|",
+        borde,
+        "",
+    ])
+
 
 # Lo que imprime ``nvidia-smi`` en una T4 recién abierta, con un driver de la rama 580 (lección 01
 # lo explica línea a línea cuando tu máquina no tiene nvidia-smi). Es un ejemplo, no el driver de
 # Colab: el de Colab cambia sin aviso (en septiembre de 2025 su T4 admitía CUDA 12.4,
 # googlecolab/colabtools#5578), así que las lecciones enseñan a leer la línea propia.
-SALIDA_EJEMPLO_T4 = """\
-+-----------------------------------------------------------------------------------------+
-| NVIDIA-SMI 580.82.07              Driver Version: 580.82.07      CUDA Version: 13.0     |
-|-----------------------------------------+------------------------+----------------------+
-| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
-| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
-|                                         |                        |               MIG M. |
-|=========================================+========================+======================|
-|   0  Tesla T4                       Off |   00000000:00:04.0 Off |                    0 |
-| N/A   38C    P8              9W /   70W |       0MiB /  15360MiB |      0%      Default |
-|                                         |                        |                  N/A |
-+-----------------------------------------+------------------------+----------------------+
-
-+-----------------------------------------------------------------------------------------+
-| Processes:                                                                              |
-|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |
-|        ID   ID                                                               Usage      |
-|=========================================================================================|
-|  No running processes found                                                             |
-+-----------------------------------------------------------------------------------------+
-"""
+SALIDA_EJEMPLO_T4 = tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360)
 
 
 @dataclass

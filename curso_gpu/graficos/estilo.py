@@ -75,11 +75,11 @@ def dar_estilo(ejes, titulo: str | None = None, eje_x: str | None = None, eje_y:
     ejes.spines[["top", "right"]].set_visible(False)
 
 
-def leyenda_fuera(ejes, handles=None, titulo: str | None = None, debajo: bool = False):
-    """La leyenda fuera de los ejes (a la derecha, o debajo): nunca tapa un dato."""
+def leyenda_fuera(ejes, handles=None, titulo: str | None = None, debajo: bool = False, columnas: int = 3):
+    """La leyenda fuera de los ejes (a la derecha, o debajo, en ``columnas``): nunca tapa un dato."""
     opciones = dict(frameon=False, fontsize=9, title=titulo)
     if handles is not None:
         opciones["handles"] = handles
     if debajo:
-        return ejes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, **opciones)
+        return ejes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=columnas, **opciones)
     return ejes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **opciones)

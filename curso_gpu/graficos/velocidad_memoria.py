@@ -73,20 +73,23 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
     para ver dónde se cruzarían. ``referencia=None`` la quita.
     """
     figura, ejes = nueva_figura()
-    hay_acelerador = False
+    hay_acelerador = hay_simulada = False
     for dispositivo, puntos in resultado.resultados.items():
         if not puntos:
             continue
-        hay_acelerador |= not dispositivo.startswith("cpu")
+        simulada = puntos[0].simulada  # la GPU simulada: medida en la CPU; la curva de referencia se dibuja igual
+        hay_acelerador |= not dispositivo.startswith("cpu") and not simulada
+        hay_simulada |= simulada
         color = COLORES["cpu"] if dispositivo.startswith("cpu") else COLORES["gpu"]
         hilos = puntos[0].hilos_cpu
-        etiqueta = f"{dispositivo} ({puntos[0].nombre_dispositivo}{f', {hilos} hilo' + ('s' if hilos != 1 else '') if hilos else ''}, medido)"
+        medido = "simulada: medido en la CPU" if simulada else "medido"
+        etiqueta = f"{dispositivo} ({puntos[0].nombre_dispositivo}{f', {hilos} hilo' + ('s' if hilos != 1 else '') if hilos else ''}, {medido})"
         ejes.plot([r.n for r in puntos], [r.gflops for r in puntos], marker="o", color=color, label=etiqueta)
         banda = resultado.banda(dispositivo)  # de la muestra más lenta a la más rápida
         ejes.fill_between([n for n, *_ in banda], [b for _, b, _, _ in banda], [a for *_, a in banda],
                           color=color, alpha=0.2, linewidth=0)
         pico = puntos[0].pico_tflops
-        if pico:
+        if pico and not simulada:  # la simulada ya tiene su curva de referencia, con su pico
             ejes.axhline(pico * 1000, linestyle=":", linewidth=1, color=color,
                          label=f"pico teórico {puntos[0].modo}: {pico:g} TFLOP/s")
     if referencia and not hay_acelerador:
@@ -103,7 +106,7 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
     ejes.set_yscale("log")
     _etiquetas_de_tamano(ejes, resultado.tamanos)
     dar_estilo(ejes, titulo, "tamaño n (matrices n×n)", "GFLOP/s (mediana)")
-    leyenda_fuera(ejes, debajo=True)
+    leyenda_fuera(ejes, debajo=True, columnas=1 if hay_simulada else 3)  # la simulada lleva tres entradas largas
     return figura
 
 

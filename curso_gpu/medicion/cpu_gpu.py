@@ -19,7 +19,7 @@ from .cronometro import (
     cronometrar_con_presupuesto,
     hilos_cpu,
 )
-from ..dispositivo import como_dispositivo, elegir_dispositivo, info_gpu, nombre_dispositivo
+from ..dispositivo import como_dispositivo, dispositivo_simulado, elegir_dispositivo, info_gpu, nombre_dispositivo
 from .memoria_libre import (
     MemoriaInsuficiente,
     comprobar_que_cabe,
@@ -74,6 +74,7 @@ class ResultadoMatmul:
     hilos_cpu: int | None = None
     pico_tflops: float | None = None
     avisos: list[str] = field(default_factory=list)
+    simulada: bool = False  # medida en la GPU simulada (CURSO_GPU_SIMULAR): en realidad, en la CPU
 
     @property
     def operaciones(self) -> int:
@@ -231,7 +232,10 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
     nombre = nombre_dispositivo(d)
     pico = pico_teorico(nombre, modo) if d.type in ("cuda", "mps") and modo != "fp64" else None
     resultado = ResultadoMatmul(n, normalizar_precision(tipo), modo, str(d), nombre, medicion, transferencia,
-                                precision, tf32_permitido, medicion.hilos_cpu, pico, avisos)
+                                precision, tf32_permitido, medicion.hilos_cpu, pico, avisos, dispositivo_simulado(d))
+    if resultado.simulada:
+        avisos.append(f"{nombre} simulada: se calculó en la CPU. El tiempo, los GFLOP/s y el % del pico "
+                      "no dicen nada de una GPU.")
     if resultado.supera_pico:
         avisos.append(f"{resultado.porcentaje_pico:.0f} % del pico teórico es imposible: la medida está "
                       "mal. Casi siempre falta sincronizar (torch.cuda.synchronize()) antes de parar el reloj.")
@@ -289,6 +293,9 @@ class ComparacionCpuGpu(ComoTabla):
         notas = [f"Aceleración: {self.aceleracion:.1f}x sin contar la copia; "
                  f"{self.aceleracion_con_transferencia:.1f}x contando la copia CPU → {g.dispositivo} "
                  f"({formatear_tiempo(g.segundos_transferencia)})."]
+        if g.simulada:  # las dos filas son de la CPU: ninguna aceleración de GPU que contar
+            notas = [f"Las dos filas se midieron en la CPU ({g.nombre_dispositivo} simulada): "
+                     f"{self.aceleracion:.1f}x no es la aceleración de una GPU."]
         return Tabla(titulo, columnas, filas, notas=notas + [f"¡Ojo! {a}" for a in g.avisos])
 
 
@@ -342,6 +349,9 @@ class ResultadoBarrido:
             gana = [n for n, bajo, _, _ in self.banda(disp) if n in por_n and bajo > por_n[n][1]]
             frases.append(f"{disp} superó a la CPU sin solaparse desde n={gana[0]}." if gana else
                           f"{disp} no superó a la CPU con claridad en ningún tamaño medido.")
+            if any(r.simulada for r in self.resultados[disp]):
+                frases.append(f"Pero {disp} es la GPU simulada: sus medidas también son de la CPU y no dicen "
+                              "nada de una GPU.")
         return " ".join(frases)
 
     def __str__(self) -> str:

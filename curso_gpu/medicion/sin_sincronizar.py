@@ -14,7 +14,7 @@ from typing import Callable
 import torch
 
 from ..base import ComoTabla, Tabla, formatear_tiempo, leer_numero
-from ..dispositivo import como_dispositivo, sincronizar
+from ..dispositivo import como_dispositivo, dispositivo_simulado, sincronizar
 from .comparar import Comparacion, comparar_muestras
 from .cronometro import Medicion
 from .memoria_libre import comprobar_que_cabe, tipo_de_dato
@@ -36,6 +36,7 @@ class ComparacionSincronizacion(ComoTabla):
     con_sincronizar: Medicion
     sin_sincronizar: Medicion
     comparacion: Comparacion  # el juicio de los pares: ¿se distinguen de verdad?
+    simulada: bool = False  # medida en la GPU simulada (CURSO_GPU_SIMULAR): en realidad, en la CPU
 
     @property
     def factor(self) -> float:
@@ -45,6 +46,10 @@ class ComparacionSincronizacion(ComoTabla):
     @property
     def explicacion(self) -> str:
         """Lo que dicen los datos (el veredicto) y por qué, según el dispositivo."""
+        if self.simulada:
+            return (f"{self.comparacion.veredicto} La GPU simulada calcula en la CPU, donde a @ b no vuelve "
+                    "hasta terminar: las dos formas miden lo mismo y lo esperado es «sin diferencia clara». En "
+                    "una T4 de verdad, sin sincronizar se mide solo lo que tarda Python en encargar el trabajo.")
         if self.dispositivo.startswith("cpu"):
             return (f"{self.comparacion.veredicto} En la CPU, a @ b no vuelve hasta terminar (es síncrona): "
                     "sincronizar no cambia nada y las dos formas miden lo mismo, así que lo esperado es «sin "
@@ -112,4 +117,5 @@ def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, 
     juicio = comparar_muestras(con, sin, nombres=("sincronizando", "sin sincronizar"), dispositivo=str(d),
                                descripcion=descripcion)
     return ComparacionSincronizacion(n, str(d), Medicion(con, None, str(d), calentamiento, True, hilos, descripcion),
-                                     Medicion(sin, None, str(d), calentamiento, False, hilos, descripcion), juicio)
+                                     Medicion(sin, None, str(d), calentamiento, False, hilos, descripcion), juicio,
+                                     dispositivo_simulado(d))
