@@ -11,6 +11,11 @@ Con ``CURSO_GPU_SIMULAR=T4`` en el entorno, ``import curso_gpu`` la enciende; en
 - ``torch.cuda.memory_allocated``, ``max_memory_allocated``, ``reset_peak_memory_stats`` y
   ``mem_get_info`` cuentan los bytes de los tensores que viven en la GPU simulada, también los
   gradientes y el estado del optimizador. No hay caché del asignador: reservada = asignada.
+- Lo que no cabe en los 15095 MiB (o en ``set_per_process_memory_fraction``) lanza
+  ``torch.OutOfMemoryError`` con el texto de CUDA: lo que se pide con ``device="cuda"`` o
+  ``.to("cuda")`` se mira antes de reservarlo en la CPU. ``memory_summary`` dice lo que cuenta.
+- No hay NCCL: ``torch.distributed.is_nccl_available()`` es False y DDP usa ``gloo``. Los hijos
+  de un ``fork`` (los procesos de un ``DataLoader``) no la heredan, como no heredan CUDA.
 - ``torch.compile`` usa el backend ``eager`` (no genera código) y Triton usa su intérprete.
 - ``torch.autocast("cuda", torch.float16)`` calcula en fp16 en la CPU; bf16 no existe en una T4.
 - Las descargas y ``bitsandbytes`` responden como sin red: ``HF_HUB_OFFLINE=1``.
