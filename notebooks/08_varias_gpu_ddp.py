@@ -172,9 +172,9 @@ from curso_gpu.entrenamiento import CNNPequena, generar_dataset
 
 tamano_lote, epocas, destino = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 
-# DDP 1: unirse al grupo. nccl si hay GPU (cada proceso en la suya), gloo en CPU.
+# DDP 1: unirse al grupo. nccl si hay GPU y PyTorch lo trae (cada proceso en su GPU), gloo si no.
 rango_local = int(os.environ["LOCAL_RANK"])
-if torch.cuda.is_available():
+if torch.cuda.is_available() and dist.is_nccl_available():
     backend, dispositivo = "nccl", torch.device("cuda", rango_local)
     torch.cuda.set_device(dispositivo)
 else:
