@@ -68,7 +68,8 @@ from curso_gpu.entrenamiento import CNNPequena
 print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
 CARPETA = Path(tempfile.mkdtemp(prefix="leccion08_"))  # aquí van el guion, los pesos y los checkpoints
-ENTORNO = {"OMP_NUM_THREADS": "1"}  # un hilo por proceso: si no, los procesos se pelean por los núcleos
+ENTORNO = {"OMP_NUM_THREADS": "1",  # un hilo por proceso: si no, los procesos se pelean por los núcleos
+           "CUDA_VISIBLE_DEVICES": ""}  # y en la CPU: con una sola GPU (la T4 de Colab), dos procesos no tendrían una cada uno
 torch.set_num_threads(1)  # y uno aquí: con modelos diminutos, más hilos solo se estorban
 
 # %% [markdown]
