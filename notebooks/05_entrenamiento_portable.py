@@ -54,7 +54,7 @@ from curso_gpu import graficos
 from curso_gpu.base import mensajes_torch
 from curso_gpu.guardado import cargar_pesos, carpeta_checkpoints, guardar_pesos
 from curso_gpu.entrenamiento import NOMBRES_CLASES, generar_dataset, generar_datos_tabulares, lineas_dibujadas
-from curso_gpu.dispositivo import elegir_dispositivo
+from curso_gpu.dispositivo import elegir_dispositivo, simulacion_activa
 from curso_gpu.entrenamiento import entrenar, evaluar, predecir
 from curso_gpu.entrenamiento import CNNPequena, MLPTabular, contar_parametros_entrenables
 from curso_gpu.base import formatear_numero
@@ -373,9 +373,12 @@ predecir(modelo, diagonal, dispositivo)
 # usamos el dispositivo `meta` de PyTorch, que es un dispositivo de verdad distinto de la
 # CPU (sus tensores tienen forma pero no datos). El error es del mismo tipo, pero PyTorch lo
 # escribe con otras palabras: debajo te enseñamos también el texto exacto que verías en una GPU.
+# En la T4 simulada (`CURSO_GPU_SIMULAR=T4`) también usamos `meta`: sus tensores de `cuda` viven
+# en la CPU, así que mezclarlos con los de la CPU no daría ningún error.
 
 # %%
-otro = torch.device("cuda") if torch.cuda.is_available() else torch.device("meta")
+gpu_de_verdad = torch.cuda.is_available() and not simulacion_activa()
+otro = torch.device("cuda") if gpu_de_verdad else torch.device("meta")
 print("Dispositivo «distinto de la CPU» para el laboratorio:", otro)
 
 
@@ -488,16 +491,19 @@ print("Parámetros del modelo ampliado:", formatear_numero(contar_parametros_ent
 donde = ["cpu"] + ([str(dispositivo)] if dispositivo.type != "cpu" else [])
 tiempos = {}
 for d in donde:
+    calcula_en_la_cpu = d == "cpu" or simulacion_activa()  # la T4 simulada también calcula en la CPU
     tiempos[("pequeño", d)] = segundos_por_epoca(CNNPequena, (X_ent, y_ent), (X_val, y_val), d, 30)
-    tiempos[("ampliado", d)] = segundos_por_epoca(ampliado, grande_ent, grande_val, d, 3 if d == "cpu" else 30)
+    tiempos[("ampliado", d)] = segundos_por_epoca(ampliado, grande_ent, grande_val, d, 3 if calcula_en_la_cpu else 30)
 for (nombre, d), s in tiempos.items():
     print(f"{nombre:<9} en {d:<7}: {1000 * s:8.2f} ms por época")
 graficos.grafico_tiempos_epoca(tiempos);
 
 # %%
 if len(donde) > 1:
+    # En la T4 simulada las dos columnas se midieron en esta CPU: ese cociente no es de ninguna GPU.
+    en = "en la T4 simulada (medida en esta CPU, no en una GPU)" if simulacion_activa() else f"en {donde[1]}"
     for nombre in ("pequeño", "ampliado"):
-        print(f"Aceleración del modelo {nombre}: {tiempos[(nombre, 'cpu')] / tiempos[(nombre, donde[1])]:.1f}x")
+        print(f"Aceleración del modelo {nombre} {en}: {tiempos[(nombre, 'cpu')] / tiempos[(nombre, donde[1])]:.1f}x")
 else:
     print("Sin GPU solo medimos la CPU. En una T4 de Colab, lo habitual es que el modelo pequeño\n"
           "vaya más o menos igual de rápido que en la CPU (o incluso más lento): casi todo el tiempo\n"

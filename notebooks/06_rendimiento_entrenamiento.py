@@ -60,7 +60,7 @@ from curso_gpu import graficos
 from curso_gpu.rendimiento import ImagenesSinteticas
 from curso_gpu.medicion import cronometrar
 from curso_gpu.entrenamiento import generar_dataset
-from curso_gpu.dispositivo import elegir_dispositivo, sincronizar
+from curso_gpu.dispositivo import elegir_dispositivo, simulacion_activa, sincronizar
 from curso_gpu.entrenamiento import entrenar
 from curso_gpu.entrenamiento import CNNPequena
 from curso_gpu.rendimiento import soporte_bf16_cpu
@@ -120,12 +120,15 @@ print("Pérdida tras una época:", paso(xb.to(dispositivo), yb.to(dispositivo)).
 #
 # `torch.profiler.profile` registra cada operación de PyTorch (y, en GPU, cada *kernel*).
 # `record_function("nombre")` marca un trozo del código para encontrarlo en el informe.
+# Qué puede ver lo dice `torch.profiler.supported_activities()`: en una GPU de NVIDIA, la CPU y
+# CUDA; en un PyTorch solo para CPU (o en la T4 simulada, que calcula en la CPU), solo la CPU.
 # Perfilamos cinco pasos:
 
 # %%
-actividades = [torch.profiler.ProfilerActivity.CPU]
-if dispositivo.type == "cuda":
-    actividades.append(torch.profiler.ProfilerActivity.CUDA)
+ve_la_gpu = (dispositivo.type == "cuda"
+             and torch.profiler.ProfilerActivity.CUDA in torch.profiler.supported_activities())
+actividades = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if ve_la_gpu else [])
+print("El perfilador mira:", ", ".join(a.name for a in actividades))
 
 with torch.profiler.profile(activities=actividades) as perfil:
     for i, (xb, yb) in enumerate(cargador):
@@ -135,7 +138,7 @@ with torch.profiler.profile(activities=actividades) as perfil:
             paso(xb.to(dispositivo, non_blocking=True), yb.to(dispositivo, non_blocking=True))
     sincronizar(dispositivo)  # que la GPU termine antes de cerrar el perfil
 
-orden = "cuda_time_total" if dispositivo.type == "cuda" else "cpu_time_total"
+orden = "cuda_time_total" if ve_la_gpu else "cpu_time_total"
 print(perfil.key_averages().table(sort_by=orden, row_limit=12))
 
 # %% [markdown]
@@ -147,6 +150,8 @@ print(perfil.key_averages().table(sort_by=orden, row_limit=12))
 #   microsegundos son el síntoma de los **lanzamientos**.
 # - En GPU aparecen además las columnas **CUDA total** (el tiempo de los *kernels*). Si la suma
 #   de CUDA es mucho menor que la duración del paso, la GPU pasa el resto del tiempo esperando.
+# - En la T4 simulada no hay columnas de CUDA (el perfilador solo ve la CPU) y aparecen filas
+#   `PythonDispatchMode`: son la simulación, que pasa cada operación por Python.
 #
 # La **traza** muestra lo mismo en una línea de tiempo. La guardamos en una carpeta temporal
 # (fuera del repositorio):
@@ -390,10 +395,17 @@ print("logits:", logits.dtype, "· pérdida:", perdida.dtype, "· pesos:", model
 #   funciona, emulado, y va varias veces más lento
 #   ([un caso medido: 1.29 s por lote en bf16 frente a 0.30 s en fp16](https://earino.github.io/applied-deep-learning/site/blog/05_bf16_on_t4.html)).
 #   bf16 acelera desde Ampere (A100, RTX 30xx, capacidad 8.0+). En una T4, usa fp16.
+# - Ojo: en una T4, `torch.cuda.is_bf16_supported()` dice `True`, pero solo porque cuenta la
+#   **emulación** (PyTorch prueba a crear un tensor bf16 y lo consigue). La pregunta que importa
+#   es `torch.cuda.is_bf16_supported(including_emulation=False)`: en una T4 (capacidad 7.5), `False`.
 # - Una **CPU** solo gana con bf16 si tiene AVX-512-BF16 o AMX (Xeon recientes); si no, convierte
-#   a fp32 por dentro y pierde. Veamos cuál es esta:
+#   a fp32 por dentro y pierde. Veamos cuál es esta (y la GPU, si hay):
 
 # %%
+if torch.cuda.is_available():  # fuente: is_bf16_supported en torch/cuda/__init__.py (torch 2.13.0)
+    print("GPU:", torch.cuda.get_device_name(), "· capacidad", torch.cuda.get_device_capability(),
+          "· ¿bf16, contando la emulación?", torch.cuda.is_bf16_supported(),
+          "· ¿bf16 nativo?", torch.cuda.is_bf16_supported(including_emulation=False))
 print(soporte_bf16_cpu())
 a = torch.randn(256, 256)
 a16 = a.to(torch.bfloat16)
@@ -447,8 +459,8 @@ for precision in ("fp32", "bf16", "fp16"):
 print("matmul en fp32:", torch.backends.cuda.matmul.fp32_precision,
       "· convoluciones en fp32:", torch.backends.cudnn.conv.fp32_precision)
 if dispositivo.type == "cuda" and torch.cuda.get_device_capability(dispositivo)[0] >= 8:
-    torch.backends.cuda.matmul.fp32_precision = "tf32"   # o "ieee" para volver a fp32 exacto
-    print("TF32 activado para las multiplicaciones de matrices.")
+    torch.backends.cuda.matmul.fp32_precision = "tf32"   # solo en una GPU real: TF32 pide capacidad 8.0+ (la T4 es 7.5); "ieee" vuelve a fp32
+    print("TF32 activado para las multiplicaciones de matrices.")  # solo en una GPU real: TF32 pide capacidad 8.0+
 else:
     print("Sin GPU Ampere o más nueva: TF32 no cambia nada aquí (las convoluciones ya lo usan por defecto donde existe).")
 
@@ -484,7 +496,8 @@ if EN_GPU:
     print(f"Compilar (primera llamada): {time.perf_counter() - inicio:.1f} s")
     normal = cronometrar(lambda: pasos_diminutos(x), dispositivo, repeticiones=10)
     rapida = cronometrar(lambda: compilada(x), dispositivo, repeticiones=10)
-    print(f"100 operaciones: {normal.mediana * 1e6:.0f} µs sin compilar · {rapida.mediana * 1e6:.0f} µs compiladas")
+    nota = " (T4 simulada: torch.compile con el backend eager, en la CPU, no fusiona nada)" if simulacion_activa() else ""
+    print(f"100 operaciones: {normal.mediana * 1e6:.0f} µs sin compilar · {rapida.mediana * 1e6:.0f} µs compiladas{nota}")
 else:
     print("Sin GPU no compilamos en esta lección. En una T4, compilar esta función de 100\n"
           "operaciones diminutas tarda unos segundos y después cada llamada es un solo kernel:\n"

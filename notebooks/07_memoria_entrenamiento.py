@@ -54,6 +54,7 @@ from torch import nn
 from curso_gpu import graficos
 from curso_gpu.memoria import lote_maximo, medir_memoria_entrenamiento
 from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
+from curso_gpu.dispositivo import simulacion_activa
 
 torch.manual_seed(0)
 torch.set_num_threads(1)  # un hilo: con estos modelos pequeños, más hilos se estorban en una CPU compartida
@@ -356,22 +357,26 @@ print("Lote máximo con 2 MB:", lote_maximo(modelo, (1, 8, 8), "cpu", memoria_by
 
 # %% [markdown]
 # En una GPU puedes provocar un error real limitando la memoria del proceso con
-# `torch.cuda.set_per_process_memory_fraction`. Sin GPU, esta celda solo lo explica:
+# `torch.cuda.set_per_process_memory_fraction`. La T4 simulada (`CURSO_GPU_SIMULAR=T4`) hace lo
+# mismo: mira cada reserva **antes** de hacerla y, si no cabe, lanza `torch.OutOfMemoryError` con
+# el texto de CUDA. Sin GPU, esta celda solo lo explica:
 
 # %%
 if torch.cuda.is_available():
     total = torch.cuda.get_device_properties(0).total_memory
     torch.cuda.set_per_process_memory_fraction(0.1)          # este proceso: solo el 10 %
-    grande = None
+    enorme = None
     try:
-        grande = torch.empty(int(0.2 * total), dtype=torch.uint8, device="cuda")
+        enorme = torch.empty(int(0.2 * total), dtype=torch.uint8, device="cuda")
     except torch.OutOfMemoryError as error:
         print(str(error)[:300], "…")
     finally:
-        del grande
+        del enorme
         torch.cuda.set_per_process_memory_fraction(1.0)
         torch.cuda.empty_cache()
-    print("En la GPU de verdad:", lote_maximo(modelo.to("cuda"), (1, 8, 8), "cuda"))
+    # La T4 simulada calcula cada lote en la CPU: allí probamos hasta 2 048 (en una GPU, hasta 65 536).
+    hasta, donde = (2048, "En la T4 simulada") if simulacion_activa() else (65_536, "En la GPU de verdad")
+    print(f"{donde}, probando hasta {hasta}:", lote_maximo(modelo.to("cuda"), (1, 8, 8), "cuda", maximo=hasta))
     modelo.to("cpu")
 else:
     print("Sin GPU: en una T4 verías el mensaje de arriba y el lote máximo probado de verdad.")
@@ -531,7 +536,9 @@ if torch.cuda.is_available():
     red = GPT2Pequeno(**GPT_REDUCIDO).to(gpu)
     adam = torch.optim.Adam(red.parameters())
     ids_gpu = ids.to(gpu)
-    torch.cuda.memory._record_memory_history(max_entries=100_000)
+    grabar = not simulacion_activa()  # la T4 simulada cuenta los bytes, pero no graba su historia
+    if grabar:
+        torch.cuda.memory._record_memory_history(max_entries=100_000)  # solo en una GPU real: la graba el asignador de CUDA
     torch.cuda.reset_peak_memory_stats()
     for _ in range(2):                            # el segundo paso ya tiene los estados de Adam
         red(ids_gpu).float().mean().backward()
@@ -540,10 +547,12 @@ if torch.cuda.is_available():
     torch.cuda.synchronize()
     print(f"Pico medido: {torch.cuda.max_memory_allocated() / 1e6:.1f} MB · "
           f"estimado: {medir_memoria_entrenamiento(red, ids_gpu).total / 1e6:.1f} MB")
-    torch.cuda.memory._dump_snapshot("foto_memoria.pickle")
-    torch.cuda.memory._record_memory_history(enabled=None)
+    if grabar:
+        torch.cuda.memory._dump_snapshot("foto_memoria.pickle")  # solo en una GPU real: la escribe el asignador de CUDA
+        torch.cuda.memory._record_memory_history(enabled=None)  # solo en una GPU real: deja de grabar
     print(torch.cuda.memory_summary(abbreviated=True)[:1500])
-    print("Arrastra foto_memoria.pickle a https://pytorch.org/memory_viz")
+    print("Arrastra foto_memoria.pickle a https://pytorch.org/memory_viz" if grabar else
+          "La T4 simulada no graba la historia de la memoria: en Colab, esta celda deja foto_memoria.pickle.")
 else:
     print("Sin GPU: en una T4 verías el pico de memoria, el informe del asignador y la foto para memory_viz.")
 

@@ -69,7 +69,8 @@ print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
 CARPETA_TEMPORAL = tempfile.TemporaryDirectory(prefix="leccion08_")  # se borra al final de la lección
 CARPETA = Path(CARPETA_TEMPORAL.name)  # aquí van el guion, los pesos, los checkpoints y los registros
-ENTORNO = {"OMP_NUM_THREADS": "1"}  # un hilo por proceso: si no, los procesos se pelean por los núcleos
+ENTORNO = {"OMP_NUM_THREADS": "1",  # un hilo por proceso: si no, los procesos se pelean por los núcleos
+           "CUDA_VISIBLE_DEVICES": ""}  # y en la CPU: con una sola GPU (la T4 de Colab), dos procesos no tendrían una cada uno
 torch.set_num_threads(1)  # y uno aquí: con modelos diminutos, más hilos solo se estorban
 
 # %% [markdown]
@@ -173,9 +174,9 @@ from curso_gpu.entrenamiento import CNNPequena, generar_dataset
 
 tamano_lote, epocas, destino = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 
-# DDP 1: unirse al grupo. nccl si hay GPU (cada proceso en la suya), gloo en CPU.
+# DDP 1: unirse al grupo. nccl si hay GPU y PyTorch lo trae (cada proceso en su GPU), gloo si no.
 rango_local = int(os.environ["LOCAL_RANK"])
-if torch.cuda.is_available():
+if torch.cuda.is_available() and dist.is_nccl_available():
     backend, dispositivo = "nccl", torch.device("cuda", rango_local)
     torch.cuda.set_device(dispositivo)
 else:

@@ -118,6 +118,7 @@ def test_nccl_sin_cuda_da_un_error_en_espanol(capsys):
 def test_mas_procesos_que_gpu_con_nccl(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)   # una máquina falsa con 1 GPU
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.distributed, "is_nccl_available", lambda: True)  # y un PyTorch con NCCL
     for variable, valor in {"RANK": "1", "LOCAL_RANK": "1", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2"}.items():
         monkeypatch.setenv(variable, valor)
     with pytest.raises(distribuido.ErrorDistribuido, match="2 procesos en esta máquina pero solo 1 GPU"):

@@ -188,7 +188,14 @@ def test_mensaje_de_cuda_sin_memoria_como_el_de_pytorch():
                                 asignada=int(14.5 * 2**30), reservada=int(14.6 * 2**30))
     assert texto.startswith("CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 14.75 GiB")
     assert "expandable_segments:True" in texto and "102.40 MiB is reserved by PyTorch but unallocated" in texto
-    assert "{" not in texto and MENSAJE_OOM_CUDA.count("{") == 7
+    assert "{" not in texto and MENSAJE_OOM_CUDA.count("{") == 8
+    assert "memory in use. Of the allocated memory" in texto  # sin límite por proceso, sin «allowed»
+
+
+def test_mensaje_sin_memoria_con_limite_por_proceso_dice_lo_permitido():
+    texto = mensaje_sin_memoria(pedido=3 * 2**30, total=15_835_660_288, libre=15_835_660_288,
+                                asignada=0, reservada=0, permitida=int(0.1 * 15_835_660_288))
+    assert "this process has 0 bytes memory in use. 1.47 GiB allowed; Of the allocated memory 0 bytes" in texto
     assert _formato_pytorch(512) == "512 bytes" and _formato_pytorch(1536) == "1.50 KiB"
 
 

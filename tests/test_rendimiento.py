@@ -258,3 +258,11 @@ def test_imagenes_sinteticas_son_deterministas_y_con_la_forma_pedida():
 def test_imagenes_sinteticas_rechazan_parametros_malos(kwargs):
     with pytest.raises(ValueError):
         ImagenesSinteticas(**kwargs)
+
+
+def test_el_perfilador_dice_que_dispositivos_puede_ver():
+    from curso_gpu.rendimiento import perfilador_ve
+
+    assert perfilador_ve("cpu")
+    assert perfilador_ve("cuda") == (torch.profiler.ProfilerActivity.CUDA in torch.profiler.supported_activities())
+    assert not perfilador_ve("nada")

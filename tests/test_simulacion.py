@@ -314,3 +314,89 @@ def test_un_hijo_hecho_con_fork_no_borra_el_nvidia_smi_de_su_padre(t4):
             os._exit(0)
     os.waitpid(hijo, 0)
     assert os.path.exists(programa) and shutil.which("nvidia-smi") == programa
+
+
+# --- Sin memoria, NCCL y el perfilador (lecciones 06, 07 y 08) ------------------------------------
+
+def test_un_pedido_que_no_cabe_da_el_oom_de_cuda_antes_de_reservar(t4):
+    with pytest.raises(torch.OutOfMemoryError, match=r"^CUDA out of memory\. Tried to allocate 20\.00 GiB\. GPU 0"):
+        torch.empty(20 * 2**30, dtype=torch.uint8, device="cuda")  # 20 GiB: si se reservara, la RAM lo notaría
+    assert torch.cuda.memory_allocated() == 0
+    pequeno = torch.zeros(1000, device="cuda")
+    assert torch.cuda.memory_allocated() == 4000 and pequeno.is_cuda
+
+
+def test_la_fraccion_por_proceso_limita_como_en_torch_y_lo_dice_el_mensaje(t4):
+    total = torch.cuda.get_device_properties(0).total_memory
+    torch.cuda.set_per_process_memory_fraction(0.1)
+    try:
+        assert torch.cuda.get_per_process_memory_fraction() == 0.1
+        with pytest.raises(torch.OutOfMemoryError) as error:
+            torch.empty(int(0.2 * total), dtype=torch.uint8, device="cuda")
+        assert "1.47 GiB allowed; Of the allocated memory 0 bytes is allocated by PyTorch" in str(error.value)
+        torch.cuda.set_per_process_memory_fraction(2 * MB / total)  # 2 MB
+        de_la_cpu = torch.ones(750_000)  # 3 MB en la CPU, que no tiene ese límite
+        with pytest.raises(torch.OutOfMemoryError, match="Tried to allocate 2.86 MiB"):
+            de_la_cpu.to("cuda")
+        medio = torch.zeros(MB // 4, device="cuda")  # 1 MB: cabe
+        with pytest.raises(torch.OutOfMemoryError):  # el resultado de una operación (2 MB más) no cabe
+            torch.cat([medio, medio])
+        assert torch.cuda.memory_allocated() == MB
+    finally:
+        torch.cuda.set_per_process_memory_fraction(1.0)
+    with pytest.raises(ValueError, match="Allowed range: 0~1"):
+        torch.cuda.set_per_process_memory_fraction(1.5)
+    with pytest.raises(TypeError, match="must be `float`"):
+        torch.cuda.set_per_process_memory_fraction(1)
+
+
+def test_memory_summary_dice_lo_que_cuenta_la_simulacion(t4):
+    x = torch.zeros(250_000, device="cuda")  # 1 MB
+    texto = torch.cuda.memory_summary(abbreviated=True)
+    assert "Tesla T4" in texto and "asignada 1.0 MB" in texto and "solo sale en una GPU real" in texto
+    assert torch.cuda.memory.memory_summary is torch.cuda.memory_summary
+    del x
+
+
+def test_sin_nccl_el_backend_es_gloo(t4):
+    import torch.distributed as dist
+
+    from curso_gpu.distribuido import ErrorDistribuido, elegir_backend
+
+    assert not dist.is_nccl_available()
+    assert elegir_backend() == "gloo"
+    with pytest.raises(ErrorDistribuido, match="no trae NCCL"):
+        elegir_backend("nccl")
+
+
+def test_el_perfilador_solo_ve_la_cpu_y_diagnosticar_no_escribe_en_stderr(t4, capfd):
+    from curso_gpu.rendimiento import diagnosticar, perfilador_ve
+
+    assert not perfilador_ve("cuda")
+    A = torch.randn(64, 64, device="cuda")
+    d = diagnosticar(lambda xb, yb: A @ A, [(torch.zeros(2), torch.zeros(2))] * 4, "cuda", pasos=2)
+    assert d.dispositivo.startswith("cuda") and abs(d.fraccion_datos + d.fraccion_lanzamientos + d.fraccion_calculo - 1) < 1e-6
+    assert "CUDA used in profiler" not in capfd.readouterr().err
+
+
+class _QueVeElHijo(torch.utils.data.Dataset):
+    """Cada ejemplo dice si el proceso que lo preparó veía la GPU simulada."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, indice):
+        return torch.tensor([float(simulacion_activa()), float(os.getpid())])
+
+
+def test_los_procesos_del_dataloader_preparan_en_la_cpu_sin_la_simulacion(t4):
+    from torch.utils.data import DataLoader
+
+    from curso_gpu.rendimiento import ImagenesSinteticas, comparar_cargadores
+
+    lotes = list(DataLoader(_QueVeElHijo(), batch_size=2, num_workers=2, pin_memory=True, timeout=60))
+    assert all(not lote[:, 0].any() for lote in lotes)  # los hijos (fork) no heredan la simulación
+    assert all((lote[:, 1] != os.getpid()).all() for lote in lotes)
+    assert simulacion_activa() and torch.cat(lotes).to("cuda").is_cuda  # el padre sigue con ella
+    c = comparar_cargadores(ImagenesSinteticas(n=16, lado=8, recorte=8), 8, num_workers=0, lotes=1)
+    assert c.dispositivo.startswith("cuda") and [m.pin_memory for m in c.mediciones] == [False]  # nada que fijar

@@ -81,10 +81,12 @@ def coincide(real: str, esperado: str) -> bool:
 # de torch/lib/libc10_cuda.so de la rueda torch 2.14.1+cu130 (``strings libc10_cuda.so``), que
 # salen de c10/cuda/CUDACachingAllocator.cpp. El PyTorch para CPU no trae ese archivo: su
 # mensaje es el de libc10.so, más abajo. Los huecos {…} los rellena ``mensaje_sin_memoria``.
+# {permitida} solo se llena tras ``torch.cuda.set_per_process_memory_fraction``: «14.74 GiB allowed; »
+# (``allowed_info`` en c10/cuda/CUDACachingAllocator.cpp, entre ``proc_info`` y «Of the allocated memory»).
 MENSAJE_OOM_CUDA = (
     "CUDA out of memory. Tried to allocate {pedido}. GPU {gpu} has a total capacity of {total} "
     "of which {libre} is free. Including non-PyTorch memory, this process has {proceso} memory in use. "
-    "Of the allocated memory {asignada} is allocated by PyTorch, and {reservada_libre} is reserved by "
+    "{permitida}Of the allocated memory {asignada} is allocated by PyTorch, and {reservada_libre} is reserved by "
     "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
     "Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html"
@@ -105,16 +107,18 @@ def _formato_pytorch(n_bytes: int) -> str:
 
 
 def mensaje_sin_memoria(pedido: int, total: int, libre: int, asignada: int, reservada: int,
-                        gpu: int = 0) -> str:
+                        gpu: int = 0, permitida: int | None = None) -> str:
     """El texto de «CUDA out of memory» con estos números (en bytes). Lección 07.
 
     ``asignada`` es lo que ocupan los tensores (``memory_allocated``); ``reservada``, lo que el
     asignador de PyTorch tiene pedido a CUDA (``memory_reserved``), siempre ≥ ``asignada``.
+    ``permitida``: el límite de ``set_per_process_memory_fraction``, si se puso.
     """
     return MENSAJE_OOM_CUDA.format(
         pedido=_formato_pytorch(pedido), gpu=gpu, total=_formato_pytorch(total), libre=_formato_pytorch(libre),
         proceso=_formato_pytorch(total - libre), asignada=_formato_pytorch(asignada),
-        reservada_libre=_formato_pytorch(reservada - asignada))
+        reservada_libre=_formato_pytorch(reservada - asignada),
+        permitida="" if permitida is None else f"{_formato_pytorch(permitida)} allowed; ")
 
 
 # --- Precisión mixta con LoRA (lección 09) ------------------------------------------------------

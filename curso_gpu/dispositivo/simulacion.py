@@ -11,6 +11,11 @@ Con ``CURSO_GPU_SIMULAR=T4`` en el entorno, ``import curso_gpu`` la enciende; en
 - ``torch.cuda.memory_allocated``, ``max_memory_allocated``, ``reset_peak_memory_stats`` y
   ``mem_get_info`` cuentan los bytes de los tensores que viven en la GPU simulada, también los
   gradientes y el estado del optimizador. No hay caché del asignador: reservada = asignada.
+- Lo que no cabe en los 15095 MiB (o en ``set_per_process_memory_fraction``) lanza
+  ``torch.OutOfMemoryError`` con el texto de CUDA: lo que se pide con ``device="cuda"`` o
+  ``.to("cuda")`` se mira antes de reservarlo en la CPU. ``memory_summary`` dice lo que cuenta.
+- No hay NCCL: ``torch.distributed.is_nccl_available()`` es False y DDP usa ``gloo``. Los hijos
+  de un ``fork`` (los procesos de un ``DataLoader``) no la heredan, como no heredan CUDA.
 - ``torch.compile`` usa el backend ``eager`` (no genera código) y Triton usa su intérprete.
 - ``torch.autocast("cuda", torch.float16)`` calcula en fp16 en la CPU; bf16 no existe en una T4.
 - Las descargas y ``bitsandbytes`` responden como sin red: ``HF_HUB_OFFLINE=1``.
@@ -38,7 +43,7 @@ from torch.multiprocessing.reductions import StorageWeakRef
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ..base import GPUS_SIMULABLES
+from ..base import GPUS_SIMULABLES, formatear_bytes, mensaje_sin_memoria
 
 __all__ = [
     "AVISO_SIMULACION", "VARIABLE_SIMULAR", "activar_simulacion", "desactivar_simulacion",
@@ -62,10 +67,12 @@ AVISO_SIMULACION = (
 class _Memoria:
     """Cuenta los bytes de los almacenamientos de la GPU simulada, como ``memory_allocated``."""
 
-    def __init__(self) -> None:
+    def __init__(self, limite: int) -> None:
         self.vivos: dict[int, tuple[StorageWeakRef, int]] = {}  # _cdata → (referencia débil, bytes)
         self.cota = 0   # suma de lo anotado, vivo o ya liberado: una cota superior de lo asignado
         self.pico = 0
+        self.limite = limite  # la memoria total, o la fracción de set_per_process_memory_fraction
+        self.sin_memoria = None  # (pedido) → lanza torch.OutOfMemoryError; lo pone el simulador
 
     def contiene(self, tensor: torch.Tensor) -> bool:
         try:
@@ -87,8 +94,17 @@ class _Memoria:
         bytes_ = almacen.nbytes()
         self.vivos[clave] = (StorageWeakRef(almacen), bytes_)
         self.cota += bytes_
+        if self.cota > self.limite and self.asignada() > self.limite and self.sin_memoria is not None:
+            # El resultado de una operación no cabe: como en la GPU, la reserva falla (aquí, después de
+            # calcularlo en la CPU; lo que se pide con device="cuda" o .to("cuda") se mira antes).
+            self.olvidar(tensor)
+            self.sin_memoria(bytes_)
         if self.cota > self.pico:  # solo puede haber un pico nuevo si la cota lo supera
             self.pico = max(self.pico, self.asignada())
+
+    def cabe(self, pedido: int) -> bool:
+        """¿Caben ``pedido`` bytes más sin pasar del límite? (sin recorrer los vivos si la cota basta)."""
+        return self.cota + pedido <= self.limite or self.asignada() + pedido <= self.limite
 
     def olvidar(self, tensor: torch.Tensor) -> None:
         try:
@@ -116,6 +132,26 @@ def _es_cuda(dispositivo) -> bool:
     if isinstance(dispositivo, str):
         return dispositivo.strip().lower().split(":")[0] == "cuda"
     return False
+
+
+_FABRICAS = ("empty", "zeros", "ones", "rand", "randn", "full")
+
+
+def _bytes_de_fabrica(nombre: str, args, kwargs) -> int | None:
+    """Los bytes que pide ``torch.empty/zeros/ones/rand/randn/full(forma, ...)``, o None si no lo sé."""
+    if nombre not in _FABRICAS:
+        return None
+    forma = kwargs.get("size")
+    if forma is None and args:
+        forma = args[0] if nombre == "full" or not isinstance(args[0], int) else args
+    try:
+        elementos = 1
+        for lado in forma:
+            elementos *= int(lado)
+        tipo = kwargs.get("dtype") or torch.get_default_dtype()
+        return elementos * tipo.itemsize
+    except (TypeError, ValueError, AttributeError):
+        return None
 
 
 def _tensores(valor):
@@ -150,6 +186,9 @@ class _ModoDispositivo(TorchFunctionMode):
         if "device" in kwargs and _es_cuda(kwargs["device"]):
             kwargs["device"] = "cpu"
             a_la_gpu = True
+            pedido = _bytes_de_fabrica(nombre, args, kwargs)
+            if pedido is not None:  # se mira ANTES de reservar: un pedido de 20 GB no toca la RAM
+                self.simulador.reservar(pedido)
         if nombre == "to" and args and isinstance(args[0], torch.Tensor):
             return self.simulador.mover(args[0], args[1:], kwargs, a_la_gpu)
         if nombre in ("cuda",) and args and isinstance(args[0], torch.Tensor):
@@ -430,17 +469,54 @@ class _NvidiaSmiSimulado:
 class _Simulador:
     def __init__(self, clave: str) -> None:
         self.perfil = GPUS_SIMULABLES[clave]
-        self.memoria = _Memoria()
+        self.memoria = _Memoria(self.perfil.memoria_total_bytes)
+        self.memoria.sin_memoria = self.sin_memoria
+        self.fraccion: float | None = None  # la de set_per_process_memory_fraction, si se puso
         self.copiando = False
         self.originales: list[tuple[object, str, object]] = []
         self.modos: list = []
         self.entorno: dict[str, str | None] = {}
         self.nvidia_smi = _NvidiaSmiSimulado()
 
+    # --- la memoria que cabe ----------------------------------------------------------------
+    def reservar(self, pedido: int) -> None:
+        """Si ``pedido`` bytes no caben, ``torch.OutOfMemoryError`` con el texto de CUDA."""
+        if not self.memoria.cabe(pedido):
+            self.sin_memoria(pedido)
+
+    def sin_memoria(self, pedido: int) -> None:
+        total, asignada = self.perfil.memoria_total_bytes, self.memoria.asignada()
+        raise torch.OutOfMemoryError(mensaje_sin_memoria(
+            pedido=pedido, total=total, libre=total - asignada, asignada=asignada, reservada=asignada,
+            permitida=self.memoria.limite if self.fraccion is not None else None))
+
+    def poner_fraccion(self, fraction, device=None) -> None:
+        """``torch.cuda.set_per_process_memory_fraction``: el límite de este proceso (como en torch)."""
+        _comprobar_indice(device)
+        if not isinstance(fraction, float):
+            raise TypeError("Invalid type for fraction argument, must be `float`")
+        if fraction < 0 or fraction > 1:
+            raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+        self.fraccion = fraction
+        self.memoria.limite = int(fraction * self.perfil.memoria_total_bytes)
+
+    def resumen(self, device=None, abbreviated: bool = False) -> str:
+        """``torch.cuda.memory_summary`` en la GPU simulada: solo lo que cuenta (no hay asignador de CUDA)."""
+        _comprobar_indice(device)
+        asignada = self.memoria.asignada()
+        return (f"Memoria de la GPU simulada ({self.perfil.nombre}): asignada {formatear_bytes(asignada)}, "
+                f"pico {formatear_bytes(max(self.memoria.pico, asignada))}, reservada = asignada (no hay caché "
+                "del asignador). El informe del asignador de CUDA (segmentos, fragmentación) solo sale en una GPU real.")
+
     # --- mover tensores -------------------------------------------------------------------
     def a_la_gpu(self, tensor: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
         if self.memoria.contiene(tensor):
             return tensor
+        try:
+            pedido = tensor.untyped_storage().nbytes()
+        except Exception:  # tensores sin almacenamiento (dispersos, meta...)
+            pedido = 0
+        self.reservar(pedido)  # antes de copiar, como cudaMalloc
         with self.sin_anotar():
             copia = torch.Tensor.clone(tensor)
         self.memoria.anotar(copia)
@@ -535,6 +611,9 @@ class _Simulador:
             "reset_peak_memory_stats": con_indice(memoria.reiniciar_pico),
             "reset_max_memory_allocated": con_indice(memoria.reiniciar_pico),
             "reset_accumulated_memory_stats": con_indice(None),
+            "set_per_process_memory_fraction": self.poner_fraccion,
+            "get_per_process_memory_fraction": con_indice(lambda: 1.0 if self.fraccion is None else self.fraccion),
+            "memory_summary": self.resumen,
             "empty_cache": lambda: None,
             "mem_get_info": con_indice(lambda: (perfil.memoria_total_bytes - memoria.asignada(),
                                                 perfil.memoria_total_bytes)),
@@ -563,6 +642,13 @@ class _Simulador:
         }
         for nombre, valor in respuestas.items():
             self.poner(cuda, nombre, valor)
+        for nombre in ("set_per_process_memory_fraction", "get_per_process_memory_fraction", "memory_summary"):
+            if hasattr(cuda.memory, nombre):  # también en torch.cuda.memory, de donde los importa torch.cuda
+                self.poner(cuda.memory, nombre, respuestas[nombre])
+        # Sin NCCL: la GPU simulada no comunica con otras; torch.distributed usa gloo (lección 08).
+        distribuido = getattr(torch, "distributed", None)
+        if distribuido is not None and hasattr(distribuido, "is_nccl_available"):
+            self.poner(distribuido, "is_nccl_available", lambda: False)
         # torch.accelerator (lo usa el DataLoader con pin_memory=True) ve la misma GPU
         acelerador = getattr(torch, "accelerator", None)
         if acelerador is not None:
@@ -707,6 +793,23 @@ def _hay_gpu_de_verdad() -> bool:
         return bool(torch.cuda.is_available())
     except Exception:
         return False
+
+
+def _apagar_en_el_hijo() -> None:
+    """Tras un ``fork`` (los procesos de un ``DataLoader`` con ``num_workers``), el hijo sin GPU simulada.
+
+    En CUDA un proceso hijo de un ``fork`` tampoco puede usar la GPU («Cannot re-initialize CUDA
+    in forked subprocess»): prepara lotes en la CPU y el padre los copia. Así el hijo calcula a la
+    velocidad de la CPU, sin pasar cada operación por los modos de la simulación.
+    """
+    global _ACTIVO
+    if _ACTIVO is not None:
+        simulador, _ACTIVO = _ACTIVO, None
+        simulador.apagar()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_apagar_en_el_hijo)
 
 
 def activar_simulacion(clave: str = "T4", anunciar: bool = True) -> bool:

@@ -121,18 +121,23 @@ _DE_LA_REUNION = ("RANK", "MASTER_ADDR", "MASTER_PORT")  # quién es y dónde se
 
 
 def elegir_backend(backend: str | None = None) -> str:
-    """``nccl`` si el dispositivo de ``elegir_dispositivo()`` es una GPU CUDA, ``gloo`` si no.
+    """``nccl`` si el dispositivo de ``elegir_dispositivo()`` es una GPU CUDA y PyTorch trae NCCL, ``gloo`` si no.
 
-    Respeta ``CURSO_GPU_DISPOSITIVO`` (``cpu``: gloo aunque haya GPU). Comprueba uno pedido a mano.
+    Respeta ``CURSO_GPU_DISPOSITIVO`` (``cpu``: gloo aunque haya GPU). Sin NCCL (PyTorch en
+    Windows, o la T4 simulada, que calcula en la CPU) es gloo. Comprueba uno pedido a mano.
     """
     if backend in (None, "auto"):
-        return "nccl" if elegir_dispositivo("auto").type == "cuda" else "gloo"
+        return "nccl" if elegir_dispositivo("auto").type == "cuda" and dist.is_nccl_available() else "gloo"
     if backend not in _BACKENDS:
         raise ErrorDistribuido(f"Backend desconocido {backend!r}; usa uno de: {', '.join(_BACKENDS)} (o 'auto').")
     if backend == "nccl" and not cuda_disponible():
         raise ErrorDistribuido(
             "Pediste el backend nccl, pero aquí no hay ninguna GPU con CUDA: nccl solo comunica GPU "
             "NVIDIA (o AMD con ROCm). En CPU usa gloo (--backend gloo, o 'auto', que lo elige solo).")
+    if backend == "nccl" and not dist.is_nccl_available():
+        raise ErrorDistribuido(
+            "Pediste el backend nccl, pero este PyTorch no trae NCCL (pasa en Windows y en la T4 simulada, "
+            "que calcula en la CPU). Usa gloo (--backend gloo, o 'auto', que lo elige solo).")
     return backend
 
 

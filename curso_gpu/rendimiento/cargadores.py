@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..dispositivo import como_dispositivo, sincronizar
+from ..dispositivo import como_dispositivo, simulacion_activa, sincronizar
 from ..base import PILA_DE_FORMAS_DISTINTAS, ComoTabla, Tabla, formatear_numero, leer_numero
 
 __all__ = [
@@ -147,7 +147,7 @@ def comparar_cargadores(conjunto, tamano_lote: int, num_workers=(0, 1, 2), pin_m
     ``dispositivo`` (por defecto, el que elige ``elegir_dispositivo()``).
 
     ``pin_memory=None`` prueba ``False`` y ``True`` si hay CUDA (sin CUDA no sirve de nada) y
-    solo ``False`` si no. Los procesos se cierran siempre, y un proceso que no da un lote en
+    solo ``False`` si no, ni en la T4 simulada (allí no hay memoria que fijar: todo vive en la CPU). Los procesos se cierran siempre, y un proceso que no da un lote en
     60 s es un error, no una espera eterna. Dibújalo con ``graficos.grafico_cargadores``.
     """
     try:
@@ -167,7 +167,7 @@ def comparar_cargadores(conjunto, tamano_lote: int, num_workers=(0, 1, 2), pin_m
                                                                                       ejemplo="num_workers=(0, 1, 2)"))
     dispositivo = como_dispositivo(dispositivo)
     if pin_memory is None:
-        pin_memory = (False, True) if dispositivo.type == "cuda" else (False,)
+        pin_memory = (False, True) if dispositivo.type == "cuda" and not simulacion_activa() else (False,)
 
     def como_bool(v):
         if not isinstance(v, bool):

@@ -24,7 +24,7 @@ from .cargadores import cerrar_iterador, separar_lote
 from ..dispositivo import como_dispositivo, sincronizar
 from ..base import ComoTabla, Tabla, formatear_numero, leer_numero
 
-__all__ = ["Diagnostico", "PasoFallido", "diagnosticar"]
+__all__ = ["Diagnostico", "PasoFallido", "diagnosticar", "perfilador_ve"]
 
 _CUELLOS = ("datos", "lanzamientos", "calculo")
 _TIPOS_DISPOSITIVO = ("CUDA", "XPU", "PrivateUse1")  # eventos del perfilador que ocurren en la GPU
@@ -135,13 +135,25 @@ def _llamar(paso, xb, yb, numero: int, que: str):
             f"{error}. Pruébalo a mano con un lote, paso(xb, yb), antes de diagnosticar.") from error
 
 
+def perfilador_ve(tipo: str) -> bool:
+    """¿Puede ``torch.profiler`` medir los kernels de ``tipo`` (``"cuda"``, ``"xpu"``) aquí? Lección 06.
+
+    Lo dice ``torch.profiler.supported_activities()``: un PyTorch solo para CPU (o la T4
+    simulada, que calcula en la CPU) solo ve ``ProfilerActivity.CPU``.
+    """
+    actividad = getattr(torch.profiler.ProfilerActivity, str(tipo).upper(), None)
+    return actividad is not None and actividad in torch.profiler.supported_activities()
+
+
 def _perfilar(funcion, dispositivo: torch.device):
     """Ejecuta ``funcion()`` con el perfilador de autograd y devuelve sus eventos.
 
     Se usa ``torch.autograd.profiler.profile`` (el motor de ``torch.profiler``): arranca en
-    milisegundos y da lo mismo que hace falta aquí. En CUDA/XPU registra también los kernels.
+    milisegundos y da lo mismo que hace falta aquí. En CUDA/XPU registra también los kernels,
+    si este PyTorch puede verlos (``torch.profiler.supported_activities()``): uno sin CUPTI, o
+    la T4 simulada, solo ve la CPU, y pedirle la GPU llenaría stderr de avisos.
     """
-    en_gpu = dispositivo.type in ("cuda", "xpu")
+    en_gpu = dispositivo.type in ("cuda", "xpu") and perfilador_ve(dispositivo.type)
     opciones = {"use_device": dispositivo.type, "use_kineto": True} if en_gpu else {}
     with torch.autograd.profiler.profile(**opciones) as perfil:
         funcion()
