@@ -400,3 +400,13 @@ def test_los_procesos_del_dataloader_preparan_en_la_cpu_sin_la_simulacion(t4):
     assert simulacion_activa() and torch.cat(lotes).to("cuda").is_cuda  # el padre sigue con ella
     c = comparar_cargadores(ImagenesSinteticas(n=16, lado=8, recorte=8), 8, num_workers=0, lotes=1)
     assert c.dispositivo.startswith("cuda") and [m.pin_memory for m in c.mediciones] == [False]  # nada que fijar
+
+
+def test_cuda_visible_devices_vacia_esconde_la_gpu_simulada(monkeypatch):
+    if torch.cuda.is_available():
+        pytest.skip("esta máquina tiene una GPU de verdad")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert activar_simulacion("T4") is False and not simulacion_activa() and not torch.cuda.is_available()
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    with simular_gpu("T4"):
+        assert torch.cuda.is_available()

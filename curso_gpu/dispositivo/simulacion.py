@@ -788,6 +788,16 @@ def _anotar_todo(valor, memoria: _Memoria) -> None:
 _ACTIVO: _Simulador | None = None
 
 
+def _gpu_visible() -> bool:
+    """¿Deja ``CUDA_VISIBLE_DEVICES`` ver la GPU 0? Vacía (o ``-1``) la esconde, como a una de verdad:
+    así corren en la CPU los procesos de torchrun de la lección 08."""
+    visibles = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visibles is None:
+        return True
+    primera = visibles.split(",")[0].strip()
+    return primera == "0" or primera.startswith("GPU-")
+
+
 def _hay_gpu_de_verdad() -> bool:
     try:
         return bool(torch.cuda.is_available())
@@ -829,6 +839,8 @@ def activar_simulacion(clave: str = "T4", anunciar: bool = True) -> bool:
     if _hay_gpu_de_verdad():
         if anunciar:
             print(f"{VARIABLE_SIMULAR}={texto}: esta máquina tiene una GPU de verdad; no se simula nada.")
+        return False
+    if not _gpu_visible():  # como una GPU de verdad escondida: torch.cuda no la ve
         return False
     simulador = _Simulador(texto)
     simulador.encender()
