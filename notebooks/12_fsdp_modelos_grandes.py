@@ -282,8 +282,7 @@ EPOCAS = 1
 orden = orden_torchrun([str(GUION), "16", str(EPOCAS), str(CARPETA)], procesos=2)
 (a_mano,) = ejecutar(orden, timeout_s=180, entorno=ENTORNO)
 print(f"Código de salida {a_mano.codigo} · {a_mano.segundos:.1f} s (arrancar Python y torch en 3 procesos incluido)")
-if not a_mano.bien:
-    print(a_mano.salida[-3000:], a_mano.explicacion(), sep="\n")
+print("Los dos procesos terminaron bien." if a_mano.bien else f"{a_mano.salida[-3000:]}\n{a_mano.explicacion()}")
 rangos = [json.loads((CARPETA / f"rango_{r}.json").read_text()) for r in range(2)]
 
 # %% [markdown]
@@ -549,7 +548,7 @@ for r in rangos:
         print(f"rango {r['rango']}: en {r['dispositivo']} no hay memoria de GPU que leer; los trozos ocupan "
               f"{formatear_bytes(r['medido'])}")
     else:
-        print(f"rango {r['rango']} en {r['dispositivo']}: pico de {formatear_bytes(r['memoria_gpu'])}; los trozos "
+        print(f"rango {r['rango']} en {r['dispositivo']}: pico de {formatear_bytes(r['memoria_gpu'])}; los trozos "  # solo en una GPU real: la memoria de cada GPU
               f"ocupan {formatear_bytes(r['medido'])}")
 
 # %% [markdown]
