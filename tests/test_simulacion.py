@@ -153,6 +153,13 @@ def test_torch_compile_corre_con_el_backend_eager(t4):
     assert torch.allclose(compilada(x), torch.sin(x) + 1)
 
 
+def test_torch_compile_con_fullgraph_tambien_corre(t4):
+    # medir_barrido (lección 10) compila el forward del modelo con fullgraph=True y mode="reduce-overhead"
+    compilada = torch.compile(lambda a: torch.cos(a) * 2, mode="reduce-overhead", fullgraph=True)
+    x = torch.randn(5, device="cuda")
+    assert torch.allclose(compilada(x), torch.cos(x) * 2)
+
+
 def test_un_dataloader_con_pin_memory_no_avisa(t4, recwarn):
     datos = torch.utils.data.TensorDataset(torch.randn(8, 3))
     for (lote,) in torch.utils.data.DataLoader(datos, batch_size=4, pin_memory=True):

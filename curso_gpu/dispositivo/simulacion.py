@@ -692,6 +692,9 @@ class _Simulador:
         def compile_eager(model=None, *args, **kwargs):
             kwargs.pop("mode", None)
             kwargs.pop("options", None)
+            # Con el modo de despacho de la memoria activo, dynamo no compila ningún marco («non-infra torch
+            # dispatch mode present») y fullgraph=True fallaría siempre: sin él, el código corre tal cual.
+            kwargs.pop("fullgraph", None)
             kwargs["backend"] = "eager"  # inductor pide a torch.cuda cosas que solo tiene una GPU
             return compilar(model, *args, **kwargs)
 
