@@ -40,6 +40,7 @@ def test_en_la_t4_simulada_los_kernels_dan_lo_de_pytorch_sin_avisos_de_numpy():
         assert torch.equal(sumados, a + a)
 
 
+@pytest.mark.lento  # un Python nuevo con torch y triton
 def test_con_triton_ya_compilado_la_t4_simulada_dice_como_arreglarlo():
     codigo = ("import triton, os\n"
               "os.environ['CURSO_GPU_SIMULAR'] = 'T4'\n"

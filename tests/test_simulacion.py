@@ -4,6 +4,7 @@ los tensores de «cuda» viven en la CPU y la memoria cuenta lo que vive en la G
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -158,6 +159,27 @@ def test_torch_compile_con_fullgraph_tambien_corre(t4):
     compilada = torch.compile(lambda a: torch.cos(a) * 2, mode="reduce-overhead", fullgraph=True)
     x = torch.randn(5, device="cuda")
     assert torch.allclose(compilada(x), torch.cos(x) * 2)
+
+
+@pytest.mark.lento  # un Python nuevo con torch
+def test_compilar_una_funcion_de_muchas_operaciones_no_avisa_en_stderr():
+    # En un Python nuevo: dynamo cuenta sus recompilaciones por proceso. Antes compilaba el modo de
+    # memoria una vez por operación y, a la novena, escribía «hit config.recompile_limit» en stderr.
+    codigo = (
+        "import torch\n"
+        "from curso_gpu.dispositivo import activar_simulacion\n"
+        "activar_simulacion(anunciar=False)\n"
+        "def f(x):\n"
+        "    return (torch.sigmoid(torch.tanh(torch.exp(torch.cos(torch.sin(x))))) * 2 - 1).relu().neg().abs().sqrt().log1p()\n"
+        "g = torch.compile(f, fullgraph=True)\n"
+        "x = torch.randn(5, device='cuda')\n"
+        "assert all(torch.allclose(g(x), f(x)) for _ in range(3))\n"
+        "print('igual')\n")
+    entorno = {k: v for k, v in os.environ.items() if k != VARIABLE_SIMULAR}
+    entorno["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
+                                                          entorno.get("PYTHONPATH")]))
+    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, env=entorno, timeout=300)
+    assert (salida.returncode, salida.stdout.strip(), salida.stderr) == (0, "igual", "")
 
 
 def test_un_dataloader_con_pin_memory_no_avisa(t4, recwarn):

@@ -696,6 +696,12 @@ class _Simulador:
             # dispatch mode present») y fullgraph=True fallaría siempre: sin él, el código corre tal cual.
             kwargs.pop("fullgraph", None)
             kwargs["backend"] = "eager"  # inductor pide a torch.cuda cosas que solo tiene una GPU
+            # Quien compila ya importa torch._dynamo: el modo de memoria, invisible para dynamo sin la
+            # envoltura de _sin_importar_dynamo (dynamo la compilaba una vez por operación, hasta su
+            # límite de 8, y lo avisaba en stderr).
+            import torch._dynamo
+
+            _ModoMemoria.__torch_dispatch__ = torch._dynamo.disable(_anotar_resultados, recursive=True)
             return compilar(model, *args, **kwargs)
 
         self.poner(torch, "compile", compile_eager)
