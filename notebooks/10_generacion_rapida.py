@@ -356,29 +356,14 @@ leyenda_fuera(ejes, debajo=True);
 # La lección 09 entrenó un adaptador LoRA para **este mismo** modelo diminuto y lo guardó en
 # `checkpoints/lora_diminuto/adaptador` (`ADAPTADOR_DIMINUTO`, junto al notebook). Se carga sobre el
 # modelo base con `PeftModel.from_pretrained` (`cargar_adaptador` es esa llamada, sin un aviso entre
-# `peft` y `transformers` que no depende de ti). Si no ejecutaste la lección 09 (o guardaste en
-# Drive), la celda entrena aquí uno igual, con el mismo `ajustar` (unos segundos):
+# `peft` y `transformers` que no depende de ti). `adaptador_diminuto` hace eso: busca la carpeta y la
+# carga con `cargar_adaptador`. Si no ejecutaste la lección 09 (o guardaste en Drive), entrena aquí uno
+# igual, con el mismo `ajustar` (unos segundos), y lo dice:
 
 # %%
-from curso_gpu.ajuste import ajustar, aplicar_lora
-from curso_gpu.generacion import cargar_adaptador
+from curso_gpu.generacion import adaptador_diminuto
 
-base_09, _ = modelo_diminuto(semilla=0)
-ruta_adaptador = buscar_adaptador(ADAPTADOR_DIMINUTO)
-ajustado = None
-if ruta_adaptador is not None:
-    try:
-        ajustado = cargar_adaptador(base_09, ruta_adaptador)
-        print(f"Cargué el adaptador de la lección 09 ({ruta_adaptador}).")
-    except (OSError, ValueError, RuntimeError) as error:  # a medias (la lección 09 lo está escribiendo) o de otro modelo
-        print(f"No pude cargar {ruta_adaptador} ({type(error).__name__}).")
-        base_09, _ = modelo_diminuto(semilla=0)
-if ajustado is None:
-    torch.manual_seed(0)
-    ajustado = aplicar_lora(base_09, r=8, alpha=16)
-    entrenado = ajustar(ajustado, tokenizador, epocas=10, avisar=lambda *a: None)
-    print(f"No encontré el adaptador de la lección 09 en {ADAPTADOR_DIMINUTO}: entrené uno igual aquí "
-          f"(pérdida {entrenado.perdidas[0]:.2f} → {entrenado.perdidas[-1]:.2f}).")
+ajustado = adaptador_diminuto(tokenizador)  # el de la lección 09 con cargar_adaptador; si no está, uno igual
 ajustado.eval()  # ajustar deja el modelo en train(): sin eval(), el dropout seguiría encendido (si lo hubiera)
 
 INICIO_09 = tokenizador("La GPU", return_tensors="pt")

@@ -182,6 +182,17 @@ def test_compilar_una_funcion_de_muchas_operaciones_no_avisa_en_stderr():
     assert (salida.returncode, salida.stdout.strip(), salida.stderr) == (0, "igual", "")
 
 
+def test_safetensors_carga_en_la_gpu_simulada(t4, tmp_path):
+    # peft carga así un adaptador (lección 10) cuando hay CUDA: torch.empty(..., pin_memory=True) y .to("cuda")
+    from safetensors.torch import load_file, save_file
+
+    save_file({"a": torch.arange(6.0).reshape(2, 3)}, tmp_path / "pesos.safetensors")
+    assert torch.empty(3, pin_memory=True).shape == (3,)
+    cargados = load_file(tmp_path / "pesos.safetensors", device="cuda")
+    assert cargados["a"].device == torch.device("cuda", 0)
+    assert torch.equal(cargados["a"].cpu(), torch.arange(6.0).reshape(2, 3))
+
+
 def test_un_dataloader_con_pin_memory_no_avisa(t4, recwarn):
     datos = torch.utils.data.TensorDataset(torch.randn(8, 3))
     for (lote,) in torch.utils.data.DataLoader(datos, batch_size=4, pin_memory=True):

@@ -189,6 +189,8 @@ class _ModoDispositivo(TorchFunctionMode):
             pedido = _bytes_de_fabrica(nombre, args, kwargs)
             if pedido is not None:  # se mira ANTES de reservar: un pedido de 20 GB no toca la RAM
                 self.simulador.reservar(pedido)
+        if kwargs.get("pin_memory"):  # memoria fijada para copiar a la GPU (safetensors con device="cuda"): sin GPU no hay
+            kwargs["pin_memory"] = False
         if nombre == "to" and args and isinstance(args[0], torch.Tensor):
             return self.simulador.mover(args[0], args[1:], kwargs, a_la_gpu)
         if nombre in ("cuda",) and args and isinstance(args[0], torch.Tensor):
