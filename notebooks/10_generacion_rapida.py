@@ -423,7 +423,9 @@ if torch.cuda.is_available():
     medida = dict(lotes=(1, 4, 16), max_tokens_nuevos=64, repeticiones=3, nombre_gpu=nombre_gpu)
     try:
         qwen_gpu, tokenizador_qwen = cargar_para_generar("Qwen/Qwen2.5-0.5B", "cuda", adaptador=adaptador_qwen)
-        print(f"Qwen2.5-0.5B en fp16 en tu {nombre_gpu}", f"con el adaptador de la lección 09 ({adaptador_qwen}), fusionado." if adaptador_qwen else "(sin adaptador: no encontré el de la lección 09).")  # solo en una GPU real: descarga Qwen2.5-0.5B
+        print(f"Qwen2.5-0.5B en fp16 en tu {nombre_gpu}",  # solo en una GPU real: descarga Qwen2.5-0.5B (~1 GB)
+              f"con el adaptador de la lección 09 ({adaptador_qwen}), fusionado." if adaptador_qwen else
+              "(sin adaptador: no encontré el de la lección 09).")
     except OSError as error:  # sin red (o con HF_HUB_OFFLINE=1, como en la T4 simulada) y sin una copia guardada
         print(f"No pude cargar Qwen2.5-0.5B ({type(error).__name__}): no hay conexión con huggingface.co, o "
               "HF_HUB_OFFLINE=1 no deja descargar (la T4 simulada lo pone), y no hay una copia guardada.\n"

@@ -182,6 +182,17 @@ def test_compilar_una_funcion_de_muchas_operaciones_no_avisa_en_stderr():
     assert (salida.returncode, salida.stdout.strip(), salida.stderr) == (0, "igual", "")
 
 
+def test_copiar_de_la_gpu_a_un_tensor_de_la_cpu_lo_deja_en_la_cpu(t4):
+    # load_state_dict (peft al cargar un adaptador) copia así pesos de la GPU en un modelo de la CPU
+    en_gpu = torch.ones(1000, device="cuda")
+    en_cpu = torch.zeros(1000)
+    antes = torch.cuda.memory_allocated()
+    en_cpu.copy_(en_gpu)
+    assert en_cpu.device == torch.device("cpu") and torch.equal(en_cpu, torch.ones(1000))
+    assert torch.cuda.memory_allocated() == antes == 4000
+    assert (en_gpu + en_cpu.cuda()).device == torch.device("cuda", 0)
+
+
 def test_safetensors_carga_en_la_gpu_simulada(t4, tmp_path):
     # peft carga así un adaptador (lección 10) cuando hay CUDA: torch.empty(..., pin_memory=True) y .to("cuda")
     from safetensors.torch import load_file, save_file

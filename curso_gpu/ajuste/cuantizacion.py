@@ -20,7 +20,7 @@ from ..rendimiento import comprobar_precision
 __all__ = ["CuantizacionNoDisponible", "bitsandbytes_instalado", "cargar_en_4_bits", "comprobar_4_bits",
            "config_4_bits", "motivo_sin_qlora"]
 
-SERVIDOR_HUB = ("huggingface.co", 443)
+_SERVIDOR_HUB = ("huggingface.co", 443)
 """Adónde se conecta ``from_pretrained`` para descargar un modelo del Hub de Hugging Face."""
 
 _VERDADERO = ("1", "on", "yes", "true")  # lo que huggingface_hub toma como «sí» en HF_HUB_OFFLINE
@@ -78,7 +78,7 @@ def config_4_bits(precision: str = "fp16"):
                               bnb_4bit_compute_dtype=tipo)
 
 
-def motivo_sin_qlora(servidor: tuple[str, int] = SERVIDOR_HUB, segundos: float = 3.0) -> str | None:
+def motivo_sin_qlora(servidor: tuple[str, int] = _SERVIDOR_HUB, segundos: float = 3.0) -> str | None:
     """Por qué aquí no se puede cargar un modelo del Hub en 4 bits, en español; None si se puede. Lección 09.
 
     Hace falta todo lo de ``comprobar_4_bits`` (una GPU CUDA de verdad y bitsandbytes) y poder

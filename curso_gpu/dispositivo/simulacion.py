@@ -216,9 +216,21 @@ def _anotar_resultados(modo: "_ModoMemoria", func, types, args=(), kwargs=None):
         en_gpu = any(memoria.contiene(t) for v in args for t in _tensores(v)) or any(
             memoria.contiene(t) for v in kwargs.values() for t in _tensores(v))
         if en_gpu:
+            # Una operación que escribe en su entrada (cpu.copy_(gpu), lo que hace load_state_dict) deja el
+            # destino donde estaba, como en una GPU: no se anota lo que comparte memoria con una entrada de la CPU.
+            en_cpu = {_almacen(t) for v in args for t in _tensores(v) if not memoria.contiene(t)}
             for tensor in _tensores(resultado):
-                memoria.anotar(tensor)
+                if _almacen(tensor) not in en_cpu:
+                    memoria.anotar(tensor)
     return resultado
+
+
+def _almacen(tensor: torch.Tensor):
+    """El almacenamiento (``_cdata``) de ``tensor``, o None si no tiene (dispersos, meta...)."""
+    try:
+        return tensor.untyped_storage()._cdata
+    except Exception:
+        return None
 
 
 def _sin_importar_dynamo(funcion):
