@@ -24,16 +24,18 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
 
 # %%
-# Las bibliotecas de modelos de lenguaje: solo en Colab, y solo las que falten. Colab ya trae
-# transformers, peft y accelerate; bitsandbytes (los 4 bits) solo se instala si hay GPU (el curso
-# solo usa los 4 bits en una GPU CUDA).
-if "google.colab" in sys.modules:
-    import torch
-    faltan = [p for p in ("transformers", "peft", "accelerate") if importlib.util.find_spec(p) is None]
-    if torch.cuda.is_available() and importlib.util.find_spec("bitsandbytes") is None:
-        faltan.append("bitsandbytes")
-    if faltan:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", *faltan], check=True)
+# Las bibliotecas de modelos de lenguaje: en Colab se instalan las que falten; en tu computadora,
+# esta celda te dice cuáles. Colab ya trae transformers, peft y accelerate; bitsandbytes (los 4 bits)
+# solo hace falta con GPU (el curso solo usa los 4 bits en una GPU CUDA).
+import torch
+
+paquetes = ("transformers", "peft", "accelerate") + (("bitsandbytes",) if torch.cuda.is_available() else ())
+faltan = [p for p in paquetes if importlib.util.find_spec(p) is None]
+if faltan and "google.colab" in sys.modules:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *faltan], check=True)  # solo en una GPU real: instala en Colab
+elif faltan:
+    print("Faltan:", ", ".join(faltan), "→ pip install", " ".join(faltan),
+          "(bitsandbytes solo lo usa la celda de QLoRA, al final)" if faltan == ["bitsandbytes"] else "")
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -453,49 +455,46 @@ print(f"Qwen2.5-0.5B en fp16 ocupa ~{2 * 494_032_768 / 1e9:.1f} GB; Qwen2.5-7B, 
 # - **Activation checkpointing** (`prepare_model_for_kbit_training` lo activa): recalcula las
 #   activaciones en la pasada hacia atrás. Es lo que hace caber textos largos (lección 07).
 #
-# La celda siguiente carga **Qwen2.5-0.5B de verdad** en 4 bits y da unos pasos de QLoRA. Solo se
-# ejecuta con una GPU CUDA y conexión a internet (descarga ~1 GB); si no, lo dice.
+# La celda siguiente carga **Qwen2.5-0.5B de verdad** en 4 bits y da unos pasos de QLoRA en fp16.
+# Necesita una GPU CUDA, bitsandbytes y conexión a internet (descarga ~1 GB): `cargar_en_4_bits` es
+# el `from_pretrained` de arriba. Si tienes GPU pero falta lo demás (o la GPU es la T4 simulada del
+# curso, `CURSO_GPU_SIMULAR=T4`), dice qué falta y hace los mismos pasos con el modelo diminuto en
+# fp16, sin cuantizar. Sin GPU, lo dice y no hace nada.
 
 # %%
-def hay_red(servidor="huggingface.co", puerto=443, segundos=3.0) -> bool:
-    import socket
-    try:
-        with socket.create_connection((servidor, puerto), timeout=segundos):
-            return True
-    except OSError:
-        return False
+from peft import prepare_model_for_kbit_training
 
+from curso_gpu.ajuste import cargar_en_4_bits, motivo_sin_qlora
+from curso_gpu.generacion import ADAPTADOR_QWEN
 
-if torch.cuda.is_available() and hay_red():
-    import transformers
-    from peft import prepare_model_for_kbit_training
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from curso_gpu.ajuste import config_4_bits
-
-    nombre = "Qwen/Qwen2.5-0.5B"
-    tipo = {"dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype": torch.float16}
-    torch.cuda.reset_peak_memory_stats()
-    modelo_q = AutoModelForCausalLM.from_pretrained(nombre, quantization_config=config_4_bits("fp16"),
-                                                    device_map={"": 0}, **tipo)
-    print(f"Tras cargar en 4 bits: {torch.cuda.memory_allocated() / 1e6:.0f} MB en la GPU")
-    modelo_q = prepare_model_for_kbit_training(modelo_q)  # lo no cuantizado (embeddings, normas) pasa a fp32
-    print(f"Tras prepare_model_for_kbit_training: {torch.cuda.memory_allocated() / 1e6:.0f} MB en la GPU")
-    modelo_q = aplicar_lora(modelo_q, r=16, alpha=32)
-    tokenizador_q = AutoTokenizer.from_pretrained(nombre)
-    resultado_q = ajustar(modelo_q, tokenizador_q, epocas=3, tamano_lote=2, secuencia=32, lr=2e-4, precision="fp16")
-    print(resultado_q)
-    print(f"Pico de memoria: {torch.cuda.max_memory_allocated() / 1e6:.0f} MB · "
-          f"{resultado_q.segundos / max(resultado_q.pasos, 1):.2f} s por paso")
-    print(memoria_ajuste("Qwen2.5-0.5B", "qlora", "fp16", lote=2, secuencia=32, r=16))
-    from curso_gpu.generacion import ADAPTADOR_QWEN
-    guardar_adaptador(modelo_q, ADAPTADOR_QWEN)  # la lección 10 genera con él
-    print("Adaptador de Qwen2.5-0.5B guardado en", ADAPTADOR_QWEN)
-else:
-    print("Sin GPU CUDA o sin conexión: no cargo Qwen2.5-0.5B (necesita las dos cosas). En una T4 de Colab, "
+if not torch.cuda.is_available():
+    print("Sin GPU CUDA: no cargo Qwen2.5-0.5B en 4 bits (bitsandbytes necesita una GPU). En una T4 de Colab, "
           "esta celda imprime la memoria tras cargar en 4 bits, la pérdida de cada época, el pico de "
           "memoria y los segundos por paso, y la estimación de memoria_ajuste para comparar; y guarda el "
           "adaptador, que la lección 10 usa para generar.")
+else:
+    falta = motivo_sin_qlora()  # None: GPU de verdad, bitsandbytes y conexión con huggingface.co
+    torch.cuda.reset_peak_memory_stats()
+    if falta is None:
+        modelo_q, tokenizador_q = cargar_en_4_bits("Qwen/Qwen2.5-0.5B", "fp16")  # solo en una GPU real: bitsandbytes y ~1 GB del Hub
+    else:
+        print(f"No cargo Qwen2.5-0.5B en 4 bits: {falta}\nHago los mismos pasos con el modelo diminuto, "
+              "en fp16 y sin cuantizar: la memoria y los tiempos son los suyos, no los de Qwen.\n")
+        modelo_q, tokenizador_q = modelo_diminuto(semilla=0)
+        modelo_q.to("cuda", torch.float16)  # como from_pretrained(..., dtype=torch.float16)
+    config_q = "Qwen2.5-0.5B" if falta is None else modelo_q.config
+    print(f"Tras cargar: {torch.cuda.memory_allocated() / 1e6:.2f} MB en la GPU")
+    modelo_q = prepare_model_for_kbit_training(modelo_q)  # lo no cuantizado (embeddings, normas) pasa a fp32
+    print(f"Tras prepare_model_for_kbit_training: {torch.cuda.memory_allocated() / 1e6:.2f} MB en la GPU")
+    modelo_q = aplicar_lora(modelo_q, r=16, alpha=32)
+    resultado_q = ajustar(modelo_q, tokenizador_q, epocas=3, tamano_lote=2, secuencia=32, lr=2e-4, precision="fp16")
+    print(resultado_q)
+    print(f"Pico de memoria: {torch.cuda.max_memory_allocated() / 1e6:.2f} MB · "
+          f"{resultado_q.segundos / max(resultado_q.pasos, 1):.2f} s por paso")
+    print(memoria_ajuste(config_q, "qlora" if falta is None else "lora", "fp16", lote=2, secuencia=32, r=16))
+    destino_q = ADAPTADOR_QWEN if falta is None else carpeta.local / "adaptador_fp16"  # la lección 10 genera con el de Qwen
+    guardar_adaptador(modelo_q, destino_q)
+    print("Adaptador guardado en", destino_q)
 
 # %% [markdown]
 # **Lo que verás en una T4**: primero la memoria tras cargar (los pesos en 4 bits), luego la que queda

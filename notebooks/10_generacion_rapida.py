@@ -70,10 +70,14 @@ from curso_gpu.generacion import (
 )
 from curso_gpu.medicion import comparar_tiempos
 from curso_gpu.base import formatear_numero
+from curso_gpu.dispositivo import simulacion_activa
 
 torch.set_num_threads(1)  # con un modelo diminuto, más hilos solo se estorban
 torch.manual_seed(0)
 INICIO = time.perf_counter()
+# En la T4 simulada (CURSO_GPU_SIMULAR=T4) cada operación pasa por el simulador: menos repeticiones
+# en las medidas, que de todos modos no dicen nada de una GPU.
+RONDAS = 3 if simulacion_activa() else None
 print("PyTorch", torch.__version__)
 
 # %% [markdown]
@@ -244,7 +248,7 @@ print("¿El mismo texto con y sin caché?", torch.equal(con_cache(), sin_cache()
 # frena la máquina, las frene a las dos; el veredicto sale de los datos, con su intervalo:
 
 # %%
-comparacion = comparar_tiempos(con_cache, sin_cache, nombres=("con caché", "sin caché"), repeticiones=9,
+comparacion = comparar_tiempos(con_cache, sin_cache, nombres=("con caché", "sin caché"), repeticiones=RONDAS or 9,
                                presupuesto_s=None, descripcion="200 tokens de entrada + 60 nuevos")
 print(comparacion.veredicto)
 comparacion
@@ -311,7 +315,7 @@ medir_generacion(modelo, tokenizador, FRASES[:4], max_tokens_nuevos=32, disposit
 # %%
 ancho_cpu = medir_ancho_de_banda("cpu", megabytes=64)
 print(f"Ancho de banda medido en esta CPU (1 hilo): {ancho_cpu:.1f} GB/s")
-barrido = medir_barrido(modelo, tokenizador, FRASES, lotes=(1, 4, 16), max_tokens_nuevos=32, repeticiones=5,
+barrido = medir_barrido(modelo, tokenizador, FRASES, lotes=(1, 4, 16), max_tokens_nuevos=32, repeticiones=RONDAS or 5,
                         dispositivo="cpu", ancho_de_banda_gb_s=ancho_cpu)
 print(*barrido.frases(), sep="\n")
 barrido
@@ -352,29 +356,14 @@ leyenda_fuera(ejes, debajo=True);
 # La lección 09 entrenó un adaptador LoRA para **este mismo** modelo diminuto y lo guardó en
 # `checkpoints/lora_diminuto/adaptador` (`ADAPTADOR_DIMINUTO`, junto al notebook). Se carga sobre el
 # modelo base con `PeftModel.from_pretrained` (`cargar_adaptador` es esa llamada, sin un aviso entre
-# `peft` y `transformers` que no depende de ti). Si no ejecutaste la lección 09 (o guardaste en
-# Drive), la celda entrena aquí uno igual, con el mismo `ajustar` (unos segundos):
+# `peft` y `transformers` que no depende de ti). `adaptador_diminuto` hace eso: busca la carpeta y la
+# carga con `cargar_adaptador`. Si no ejecutaste la lección 09 (o guardaste en Drive), entrena aquí uno
+# igual, con el mismo `ajustar` (unos segundos), y lo dice:
 
 # %%
-from curso_gpu.ajuste import ajustar, aplicar_lora
-from curso_gpu.generacion import cargar_adaptador
+from curso_gpu.generacion import adaptador_diminuto
 
-base_09, _ = modelo_diminuto(semilla=0)
-ruta_adaptador = buscar_adaptador(ADAPTADOR_DIMINUTO)
-ajustado = None
-if ruta_adaptador is not None:
-    try:
-        ajustado = cargar_adaptador(base_09, ruta_adaptador)
-        print(f"Cargué el adaptador de la lección 09 ({ruta_adaptador}).")
-    except (OSError, ValueError, RuntimeError) as error:  # a medias (la lección 09 lo está escribiendo) o de otro modelo
-        print(f"No pude cargar {ruta_adaptador} ({type(error).__name__}).")
-        base_09, _ = modelo_diminuto(semilla=0)
-if ajustado is None:
-    torch.manual_seed(0)
-    ajustado = aplicar_lora(base_09, r=8, alpha=16)
-    entrenado = ajustar(ajustado, tokenizador, epocas=10, avisar=lambda *a: None)
-    print(f"No encontré el adaptador de la lección 09 en {ADAPTADOR_DIMINUTO}: entrené uno igual aquí "
-          f"(pérdida {entrenado.perdidas[0]:.2f} → {entrenado.perdidas[-1]:.2f}).")
+ajustado = adaptador_diminuto(tokenizador)  # el de la lección 09 con cargar_adaptador; si no está, uno igual
 ajustado.eval()  # ajustar deja el modelo en train(): sin eval(), el dropout seguiría encendido (si lo hubiera)
 
 INICIO_09 = tokenizador("La GPU", return_tensors="pt")
@@ -406,7 +395,7 @@ def con_fusionado():
 with torch.inference_mode():
     print("¿El mismo texto?", torch.equal(con_adaptador(), con_fusionado()))
     comparacion_fusion = comparar_tiempos(con_fusionado, con_adaptador, nombres=("fusionado", "con adaptador"),
-                                          repeticiones=7, presupuesto_s=None,
+                                          repeticiones=RONDAS or 7, presupuesto_s=None,
                                           descripcion="200 tokens de entrada + 60 nuevos")
 print(comparacion_fusion.veredicto)
 
@@ -422,6 +411,8 @@ print(comparacion_fusion.veredicto)
 # (con el adaptador de QLoRA de la celda de la T4 de la lección 09, fusionado, si lo guardaste) y
 # mide tokens/s con lotes de 1, 4 y 16, con caché, sin caché y con la caché estática compilada,
 # frente al techo de **tu** GPU. Si tu GPU no está en la tabla del curso, lo dice y da la medida sola.
+# Si no puede descargarlo (sin red, o en la T4 simulada del curso, `CURSO_GPU_SIMULAR=T4`, que no
+# descarga nada), lo dice y mide lo mismo con el modelo diminuto en fp16, con lotes y textos cortos.
 
 # %%
 if torch.cuda.is_available():
@@ -429,19 +420,23 @@ if torch.cuda.is_available():
 
     nombre_gpu = torch.cuda.get_device_name(0)
     adaptador_qwen = buscar_adaptador(ADAPTADOR_QWEN)
+    medida = dict(lotes=(1, 4, 16), max_tokens_nuevos=64, repeticiones=3, nombre_gpu=nombre_gpu)
     try:
         qwen_gpu, tokenizador_qwen = cargar_para_generar("Qwen/Qwen2.5-0.5B", "cuda", adaptador=adaptador_qwen)
-    except OSError as error:  # sin red y sin una copia guardada del modelo
-        qwen_gpu = None
-        print(f"No pude cargar Qwen2.5-0.5B: {error}")
-    if qwen_gpu is not None:
-        print(f"Qwen2.5-0.5B en fp16 en tu {nombre_gpu}",
+        print(f"Qwen2.5-0.5B en fp16 en tu {nombre_gpu}",  # solo en una GPU real: descarga Qwen2.5-0.5B (~1 GB)
               f"con el adaptador de la lección 09 ({adaptador_qwen}), fusionado." if adaptador_qwen else
               "(sin adaptador: no encontré el de la lección 09).")
-        barrido_gpu = medir_barrido(qwen_gpu, tokenizador_qwen, FRASES, lotes=(1, 4, 16), variantes=VARIANTES,
-                                    max_tokens_nuevos=64, repeticiones=3, nombre_gpu=nombre_gpu)
-        print(*barrido_gpu.frases(), sep="\n")
-        display(barrido_gpu)
+    except OSError as error:  # sin red (o con HF_HUB_OFFLINE=1, como en la T4 simulada) y sin una copia guardada
+        print(f"No pude cargar Qwen2.5-0.5B ({type(error).__name__}): no hay conexión con huggingface.co, o "
+              "HF_HUB_OFFLINE=1 no deja descargar (la T4 simulada lo pone), y no hay una copia guardada.\n"
+              "Mido lo mismo con el modelo diminuto en fp16 en la GPU, con lotes de 1 y 4 y 8 tokens:")
+        qwen_gpu, tokenizador_qwen = modelo_diminuto(semilla=0)[0].to("cuda", torch.float16), tokenizador
+        medida.update(lotes=(1, 4), max_tokens_nuevos=8, repeticiones=1)
+        if simulacion_activa():  # todo corre en la CPU: su ancho de banda, no el de una T4
+            medida.update(nombre_gpu=None, ancho_de_banda_gb_s=ancho_cpu)
+    barrido_gpu = medir_barrido(qwen_gpu, tokenizador_qwen, FRASES, variantes=VARIANTES, **medida)
+    print(*barrido_gpu.frases(), sep="\n")
+    display(barrido_gpu)
 else:
     print("Sin GPU CUDA: no cargo Qwen2.5-0.5B (no se descargan modelos sin GPU). En una T4 de Colab, esta "
           "celda imprime los tokens/s con lotes de 1, 4 y 16, con y sin caché y con la caché estática compilada, "

@@ -209,6 +209,77 @@ def test_bf16_en_una_a100_vale(monkeypatch):
     assert config_4_bits("bf16").bnb_4bit_compute_dtype == torch.bfloat16
 
 
+def test_la_t4_simulada_no_carga_en_4_bits_aunque_haya_bitsandbytes(monkeypatch):
+    from curso_gpu.dispositivo import simular_gpu
+
+    monkeypatch.setattr(cuantizacion, "bitsandbytes_instalado", lambda: True)
+    with simular_gpu("T4"):
+        with pytest.raises(CuantizacionNoDisponible, match="Tesla T4 es simulada .*GPU NVIDIA de verdad"):
+            config_4_bits("fp16")
+        assert "simulada" in cuantizacion.motivo_sin_qlora()
+
+
+def test_bf16_en_una_t4_se_rechaza_antes_de_pedir_bitsandbytes(monkeypatch):
+    from curso_gpu.dispositivo import simular_gpu
+
+    monkeypatch.setattr(cuantizacion, "bitsandbytes_instalado", lambda: False)
+    with simular_gpu("T4"), pytest.raises(PrecisionNoDisponible, match=r"Tesla T4 \(capacidad 7.5\).*precision='fp16'"):
+        config_4_bits("bf16")
+
+
+class _Conexion:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_motivo_sin_qlora_dice_que_falta_gpu_descargas_o_red(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert "necesita una GPU NVIDIA con CUDA" in cuantizacion.motivo_sin_qlora()
+    _gpu_falsa(monkeypatch, (7, 5), "Tesla T4")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert cuantizacion.motivo_sin_qlora().startswith("HF_HUB_OFFLINE=1")
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    pedidas = []
+
+    def sin_red(direccion, timeout):
+        pedidas.append((direccion, timeout))
+        raise OSError("Name or service not known")
+
+    monkeypatch.setattr(cuantizacion.socket, "create_connection", sin_red)
+    motivo = cuantizacion.motivo_sin_qlora(segundos=0.5)
+    assert motivo.startswith("no hay conexión con huggingface.co") and "Name or service not known" in motivo
+    assert pedidas == [(("huggingface.co", 443), 0.5)]
+    monkeypatch.setattr(cuantizacion.socket, "create_connection", lambda direccion, timeout: _Conexion())
+    assert cuantizacion.motivo_sin_qlora() is None  # GPU, bitsandbytes y red: se puede
+
+
+def test_cargar_en_4_bits_pide_nf4_directo_a_la_gpu_en_fp16(monkeypatch):
+    import transformers
+
+    _gpu_falsa(monkeypatch, (7, 5), "Tesla T4")
+    llamadas = {}
+
+    def modelo_falso(nombre, **opciones):
+        llamadas["modelo"] = (nombre, opciones)
+        return "modelo"
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", modelo_falso)
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", lambda nombre: f"tokenizador de {nombre}")
+    assert cuantizacion.cargar_en_4_bits("Qwen/Qwen2.5-0.5B") == ("modelo", "tokenizador de Qwen/Qwen2.5-0.5B")
+    nombre, opciones = llamadas["modelo"]
+    assert nombre == "Qwen/Qwen2.5-0.5B" and opciones["device_map"] == {"": 0}
+    assert opciones["quantization_config"].load_in_4bit and opciones["quantization_config"].bnb_4bit_use_double_quant
+    assert opciones["dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype"] == torch.float16
+    with pytest.raises(PrecisionNoDisponible):  # una T4 no calcula en bf16: nada se descarga
+        cuantizacion.cargar_en_4_bits("Qwen/Qwen2.5-0.5B", "bf16")
+    with pytest.raises(ValueError, match="nombre debe ser el nombre de un modelo del Hub"):
+        cuantizacion.cargar_en_4_bits("  ")
+    assert list(llamadas) == ["modelo"]
+
+
 def test_el_error_de_unscale_con_un_adaptador_en_fp16_es_el_de_torch():
     capa = torch.nn.Linear(4, 4).half()  # el adaptador en fp16: el error de la lección
     optimizador = torch.optim.SGD(capa.parameters(), lr=0.1)

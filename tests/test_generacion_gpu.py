@@ -12,6 +12,7 @@ from curso_gpu.generacion import (
     VARIANTES,
     BarridoGeneracion,
     FilaBarrido,
+    adaptador_diminuto,
     buscar_adaptador,
     cargar_para_generar,
     medir_barrido,
@@ -160,6 +161,27 @@ def test_un_adaptador_a_medias_no_se_encuentra(tmp_path):
     (tmp_path / "adapter_model.safetensors").write_bytes(b"")
     assert buscar_adaptador(tmp_path) == tmp_path
     assert ADAPTADOR_DIMINUTO.parts == ("checkpoints", "lora_diminuto", "adaptador")  # donde lo deja la 09
+
+
+def test_adaptador_diminuto_carga_el_de_la_09_o_entrena_uno_igual(tmp_path, diminuto):
+    _, tokenizador = diminuto
+    dichos = []
+    entrenado = adaptador_diminuto(tokenizador, tmp_path / "no_esta", epocas=1, avisar=dichos.append)
+    assert dichos[-1].startswith("Sin el adaptador de la lección 09") and not entrenado.training
+    assert any("lora_A" in nombre for nombre, _ in entrenado.named_parameters())
+    guardar_adaptador(entrenado, tmp_path / "adaptador")
+    cargado = adaptador_diminuto(tokenizador, tmp_path / "adaptador", avisar=dichos.append)
+    assert dichos[-1] == f"Cargué el adaptador de la lección 09 ({tmp_path / 'adaptador'})."
+    ids = tokenizador(["La GPU"], return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        assert torch.equal(cargado(input_ids=ids).logits, entrenado(input_ids=ids).logits)
+    (tmp_path / "adaptador" / "adapter_model.safetensors").write_bytes(b"a medias")  # la 09 lo está escribiendo
+    torch.manual_seed(123)  # otra semilla: el adaptador inicial sale siempre de la semilla 0
+    otra_vez = adaptador_diminuto(tokenizador, tmp_path / "adaptador", epocas=1, avisar=dichos.append)
+    assert dichos[-2].startswith(f"No pude cargar el adaptador de {tmp_path / 'adaptador'} (SafetensorError")
+    assert dichos[-1].startswith("Sin el adaptador de la lección 09")
+    with torch.no_grad():  # el mismo adaptador que la primera vez
+        assert torch.equal(otra_vez(input_ids=ids).logits, entrenado(input_ids=ids).logits)
 
 
 def test_cargar_para_generar_pide_fp16_y_fusiona_el_adaptador_de_la_09(tmp_path, monkeypatch):

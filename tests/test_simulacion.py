@@ -4,6 +4,7 @@ los tensores de «cuda» viven en la CPU y la memoria cuenta lo que vive en la G
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -151,6 +152,56 @@ def test_torch_compile_corre_con_el_backend_eager(t4):
     compilada = torch.compile(lambda a: torch.sin(a) + 1, mode="max-autotune")
     x = torch.randn(5, device="cuda")
     assert torch.allclose(compilada(x), torch.sin(x) + 1)
+
+
+def test_torch_compile_con_fullgraph_tambien_corre(t4):
+    # medir_barrido (lección 10) compila el forward del modelo con fullgraph=True y mode="reduce-overhead"
+    compilada = torch.compile(lambda a: torch.cos(a) * 2, mode="reduce-overhead", fullgraph=True)
+    x = torch.randn(5, device="cuda")
+    assert torch.allclose(compilada(x), torch.cos(x) * 2)
+
+
+@pytest.mark.lento  # un Python nuevo con torch
+def test_compilar_una_funcion_de_muchas_operaciones_no_avisa_en_stderr():
+    # En un Python nuevo: dynamo cuenta sus recompilaciones por proceso. Antes compilaba el modo de
+    # memoria una vez por operación y, a la novena, escribía «hit config.recompile_limit» en stderr.
+    codigo = (
+        "import torch\n"
+        "from curso_gpu.dispositivo import activar_simulacion\n"
+        "activar_simulacion(anunciar=False)\n"
+        "def f(x):\n"
+        "    return (torch.sigmoid(torch.tanh(torch.exp(torch.cos(torch.sin(x))))) * 2 - 1).relu().neg().abs().sqrt().log1p()\n"
+        "g = torch.compile(f, fullgraph=True)\n"
+        "x = torch.randn(5, device='cuda')\n"
+        "assert all(torch.allclose(g(x), f(x)) for _ in range(3))\n"
+        "print('igual')\n")
+    entorno = {k: v for k, v in os.environ.items() if k != VARIABLE_SIMULAR}
+    entorno["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
+                                                          entorno.get("PYTHONPATH")]))
+    salida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, env=entorno, timeout=300)
+    assert (salida.returncode, salida.stdout.strip(), salida.stderr) == (0, "igual", "")
+
+
+def test_copiar_de_la_gpu_a_un_tensor_de_la_cpu_lo_deja_en_la_cpu(t4):
+    # load_state_dict (peft al cargar un adaptador) copia así pesos de la GPU en un modelo de la CPU
+    en_gpu = torch.ones(1000, device="cuda")
+    en_cpu = torch.zeros(1000)
+    antes = torch.cuda.memory_allocated()
+    en_cpu.copy_(en_gpu)
+    assert en_cpu.device == torch.device("cpu") and torch.equal(en_cpu, torch.ones(1000))
+    assert torch.cuda.memory_allocated() == antes == 4000
+    assert (en_gpu + en_cpu.cuda()).device == torch.device("cuda", 0)
+
+
+def test_safetensors_carga_en_la_gpu_simulada(t4, tmp_path):
+    # peft carga así un adaptador (lección 10) cuando hay CUDA: torch.empty(..., pin_memory=True) y .to("cuda")
+    from safetensors.torch import load_file, save_file
+
+    save_file({"a": torch.arange(6.0).reshape(2, 3)}, tmp_path / "pesos.safetensors")
+    assert torch.empty(3, pin_memory=True).shape == (3,)
+    cargados = load_file(tmp_path / "pesos.safetensors", device="cuda")
+    assert cargados["a"].device == torch.device("cuda", 0)
+    assert torch.equal(cargados["a"].cpu(), torch.arange(6.0).reshape(2, 3))
 
 
 def test_un_dataloader_con_pin_memory_no_avisa(t4, recwarn):

@@ -189,6 +189,8 @@ class _ModoDispositivo(TorchFunctionMode):
             pedido = _bytes_de_fabrica(nombre, args, kwargs)
             if pedido is not None:  # se mira ANTES de reservar: un pedido de 20 GB no toca la RAM
                 self.simulador.reservar(pedido)
+        if kwargs.get("pin_memory"):  # memoria fijada para copiar a la GPU (safetensors con device="cuda"): sin GPU no hay
+            kwargs["pin_memory"] = False
         if nombre == "to" and args and isinstance(args[0], torch.Tensor):
             return self.simulador.mover(args[0], args[1:], kwargs, a_la_gpu)
         if nombre in ("cuda",) and args and isinstance(args[0], torch.Tensor):
@@ -214,9 +216,21 @@ def _anotar_resultados(modo: "_ModoMemoria", func, types, args=(), kwargs=None):
         en_gpu = any(memoria.contiene(t) for v in args for t in _tensores(v)) or any(
             memoria.contiene(t) for v in kwargs.values() for t in _tensores(v))
         if en_gpu:
+            # Una operación que escribe en su entrada (cpu.copy_(gpu), lo que hace load_state_dict) deja el
+            # destino donde estaba, como en una GPU: no se anota lo que comparte memoria con una entrada de la CPU.
+            en_cpu = {_almacen(t) for v in args for t in _tensores(v) if not memoria.contiene(t)}
             for tensor in _tensores(resultado):
-                memoria.anotar(tensor)
+                if _almacen(tensor) not in en_cpu:
+                    memoria.anotar(tensor)
     return resultado
+
+
+def _almacen(tensor: torch.Tensor):
+    """El almacenamiento (``_cdata``) de ``tensor``, o None si no tiene (dispersos, meta...)."""
+    try:
+        return tensor.untyped_storage()._cdata
+    except Exception:
+        return None
 
 
 def _sin_importar_dynamo(funcion):
@@ -692,7 +706,16 @@ class _Simulador:
         def compile_eager(model=None, *args, **kwargs):
             kwargs.pop("mode", None)
             kwargs.pop("options", None)
+            # Con el modo de despacho de la memoria activo, dynamo no compila ningún marco («non-infra torch
+            # dispatch mode present») y fullgraph=True fallaría siempre: sin él, el código corre tal cual.
+            kwargs.pop("fullgraph", None)
             kwargs["backend"] = "eager"  # inductor pide a torch.cuda cosas que solo tiene una GPU
+            # Quien compila ya importa torch._dynamo: el modo de memoria, invisible para dynamo sin la
+            # envoltura de _sin_importar_dynamo (dynamo la compilaba una vez por operación, hasta su
+            # límite de 8, y lo avisaba en stderr).
+            import torch._dynamo
+
+            _ModoMemoria.__torch_dispatch__ = torch._dynamo.disable(_anotar_resultados, recursive=True)
             return compilar(model, *args, **kwargs)
 
         self.poner(torch, "compile", compile_eager)

@@ -7,6 +7,8 @@
 - ``buscar_adaptador(carpeta)``: la carpeta si tiene un adaptador completo de ``peft``; si no, None.
 - ``cargar_adaptador(modelo_base, carpeta)``: ``PeftModel.from_pretrained``, sin el aviso entre
   ``peft`` y ``transformers`` que no depende de ti.
+- ``adaptador_diminuto(tokenizador)``: el modelo diminuto con el adaptador de la lección 09, o con
+  uno igual entrenado en el momento si no está (o no se puede cargar).
 - ``cargar_para_generar(nombre, dispositivo, adaptador)``: un modelo de ``transformers`` en fp16
   listo para generar, con el adaptador ya fusionado si lo hay (igual de rápido que el base).
 """
@@ -22,7 +24,8 @@ import torch
 from ..base import mostrar_valor
 from ..dispositivo import como_dispositivo
 
-__all__ = ["ADAPTADOR_DIMINUTO", "ADAPTADOR_QWEN", "buscar_adaptador", "cargar_adaptador", "cargar_para_generar"]
+__all__ = ["ADAPTADOR_DIMINUTO", "ADAPTADOR_QWEN", "adaptador_diminuto", "buscar_adaptador", "cargar_adaptador",
+           "cargar_para_generar"]
 
 ADAPTADOR_DIMINUTO = Path("checkpoints") / "lora_diminuto" / "adaptador"
 ADAPTADOR_QWEN = Path("checkpoints") / "qlora_qwen" / "adaptador"
@@ -63,6 +66,37 @@ def cargar_adaptador(modelo_base, carpeta: str | os.PathLike):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"`is_gradient_checkpointing` is deprecated", category=FutureWarning)
         return PeftModel.from_pretrained(modelo_base, str(carpeta))
+
+
+def adaptador_diminuto(tokenizador, carpeta: str | os.PathLike = ADAPTADOR_DIMINUTO, *, epocas: int = 10,
+                       avisar=print):
+    """El modelo diminuto con el adaptador de la lección 09, listo para generar. Lección 10.
+
+    Si ``carpeta`` tiene el adaptador, lo carga con ``cargar_adaptador`` sobre un ``modelo_diminuto(semilla=0)``
+    nuevo. Si no está (no ejecutaste la 09, o guardaste en Drive) o no se puede cargar (a medias
+    porque la 09 lo está escribiendo, o de otro modelo), entrena uno igual que el de la 09:
+    ``aplicar_lora(r=8, alpha=16)`` con semilla 0 y ``ajustar`` durante ``epocas`` épocas, con
+    ``tokenizador``. Dice con ``avisar`` qué hizo. El modelo queda en modo evaluación.
+    """
+    from safetensors import SafetensorError  # un archivo a medias: «Error while deserializing header»
+
+    from ..ajuste import ajustar, aplicar_lora, modelo_diminuto
+
+    ruta = buscar_adaptador(carpeta)
+    if ruta is not None:
+        try:
+            modelo = cargar_adaptador(modelo_diminuto(semilla=0)[0], ruta)
+            avisar(f"Cargué el adaptador de la lección 09 ({ruta}).")
+            return modelo.eval()
+        except (OSError, ValueError, RuntimeError, SafetensorError) as error:
+            avisar(f"No pude cargar el adaptador de {ruta} ({type(error).__name__}: {str(error).splitlines()[0][:120]}).")
+    with torch.random.fork_rng(devices=[]):  # el mismo adaptador inicial que la lección 09, sin tocar tu semilla
+        torch.manual_seed(0)
+        modelo = aplicar_lora(modelo_diminuto(semilla=0)[0], r=8, alpha=16)
+    entrenado = ajustar(modelo, tokenizador, epocas=epocas, avisar=lambda *a: None)
+    avisar(f"Sin el adaptador de la lección 09 en {carpeta}: entrené uno igual aquí "
+           f"(pérdida {entrenado.perdidas[0]:.2f} → {entrenado.perdidas[-1]:.2f}).")
+    return modelo.eval()
 
 
 def cargar_para_generar(nombre: str = "Qwen/Qwen2.5-0.5B", dispositivo="cuda", adaptador=None,

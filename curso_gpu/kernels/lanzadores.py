@@ -13,6 +13,7 @@ import contextlib
 import torch
 
 from ..base import leer_numero
+from ..dispositivo import VARIABLE_SIMULAR, simulacion_activa
 from .carga import COMPILADO, INTERPRETE, TRITON_MINIMO, cargar_programas, modo_triton, version_suficiente
 
 __all__ = [
@@ -181,6 +182,12 @@ def _potencia_de_dos(valor, nombre: str, minimo: int, maximo: int, ejemplo: str 
 def _programas(tensor: torch.Tensor):
     """El módulo de kernels, y un error claro si el modo de Triton no sirve para ``tensor``."""
     programas = cargar_programas()
+    if simulacion_activa() and modo_triton() == COMPILADO:
+        raise RuntimeError(
+            f"La GPU es simulada ({VARIABLE_SIMULAR}): tus tensores viven en la CPU, pero Triton ya estaba importado "
+            "sin su intérprete (lo importaste tú, o torch.compile, antes de encender la simulación), así que sus "
+            f"kernels solo correrían en una GPU de verdad. Reinicia el kernel y pon {VARIABLE_SIMULAR}=T4 antes de "
+            "importar nada: la simulación enciende el intérprete (TRITON_INTERPRET=1) si triton aún no está importado.")
     if tensor.device.type == "cpu" and modo_triton() == COMPILADO:
         if torch.cuda.is_available():
             raise RuntimeError(
