@@ -79,14 +79,20 @@ HAY_TRITON = triton_instalado()
 # ¿Corren los kernels en el intérprete (NumPy en la CPU)? Sin GPU, sí; también en la T4 simulada del
 # curso (CURSO_GPU_SIMULAR=T4), aunque torch.cuda diga que hay GPU. Lo sabe curso_gpu.kernels.
 INTERPRETADO = HAY_TRITON and modo_triton() == INTERPRETE
-if HAY_TRITON:
+
+
+def si_hay_triton(lo_que_verias: str) -> bool:
+    """¿Hay Triton? Si no, la celda dice lo que verías con él y se salta su código."""
+    if not HAY_TRITON:
+        print(f"Sin Triton: {lo_que_verias}")
+    return HAY_TRITON
+
+
+if si_hay_triton(f"{COMO_INSTALAR}\nSigue leyendo: las celdas que necesitan Triton lo dicen y no hacen nada."):
     import triton
     import triton.language as tl
     print(f"Triton {triton.__version__} con PyTorch {torch.__version__} en {DISPOSITIVO}",
           "(intérprete: correcto pero lento)" if INTERPRETADO else "(compilado)")
-else:
-    print(COMO_INSTALAR)
-    print("Sigue leyendo: las celdas que necesitan Triton lo dicen y no hacen nada.")
 torch.manual_seed(0)
 
 # %% [markdown]
@@ -153,14 +159,12 @@ if HAY_TRITON:
 # %%
 from curso_gpu.base import formatear_numero
 
-if HAY_TRITON:
+if si_hay_triton("aquí verías la suma comprobada contra x + y con n = 1, 1023, 1025 y 10 007."):
     for n in [1, 1023, 1025, 10_007]:
         x = torch.randn(n, device=DISPOSITIVO)
         y = torch.randn(n, device=DISPOSITIVO)
         iguales = torch.equal(suma_triton(x, y), x + y)
         print(f"n = {formatear_numero(n):>6}: {triton.cdiv(n, 1024):>2} programas → igual que x + y: {iguales}")
-else:
-    print("Sin Triton: aquí verías la suma comprobada contra x + y con n = 1, 1023, 1025 y 10 007.")
 
 # %% [markdown]
 # **Depurar con `print`.** En el intérprete, el kernel es Python que corre en la CPU: un `print`
@@ -293,7 +297,8 @@ casos = {
     "una columna": torch.randn(4, 1),
     "100 columnas, bloque de 16": torch.randn(3, 100) * 4,
 }
-if HAY_TRITON:
+sin_kernel = torch.softmax(casos["toda la fila a -inf"], dim=1)[0, :3].tolist()
+if si_hay_triton(f"no hay kernel que probar; torch.softmax de una fila toda -inf da: {sin_kernel}"):
     for nombre, x in casos.items():
         bloque = 16 if "bloque" in nombre else None
         nuestro = softmax_filas(x.to(DISPOSITIVO), bloque=bloque).cpu()
@@ -301,9 +306,6 @@ if HAY_TRITON:
         igual = torch.allclose(nuestro, esperado, equal_nan=True)
         print(f"{nombre:<28} igual que torch.softmax: {igual}   primera fila: "
               f"{[round(v, 3) for v in nuestro[0, :4].tolist()]}")
-else:
-    print("Sin Triton no hay kernel que probar; torch.softmax de una fila toda -inf da:",
-          torch.softmax(casos["toda la fila a -inf"], dim=1)[0, :3].tolist())
 
 # %% [markdown]
 # Una fila toda `-inf` da NaN, igual que PyTorch: no hay ninguna posición que tenga probabilidad.
@@ -349,7 +351,7 @@ print("los elementos de esa tesela:", torch.arange(20.0)[direcciones].tolist())
 dos_mil = torch.tensor(2048.0, dtype=torch.float16)
 print("En fp16, 2048 + 1 =", (dos_mil + 1).item())
 
-if HAY_TRITON:
+if si_hay_triton("aquí verías 97×89 @ 89×83 igual que a @ b, y el error de acumular en fp16 frente a fp32."):
     @triton.jit
     def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, paso_am, paso_ak, paso_bk, paso_bn, paso_cm, paso_cn,
                       BLOQUE_M: tl.constexpr, BLOQUE_N: tl.constexpr, BLOQUE_K: tl.constexpr):
@@ -385,8 +387,6 @@ if HAY_TRITON:
     print(f"fp16 con K = 4096: error acumulando en fp16 {(en_fp16.double() - exacto).abs().max():.2f}; "
           f"acumulando en fp32 (el kernel) {(nuestro.double() - exacto).abs().max():.2f} "
           "(cerca de 1000, fp16 va de 1 en 1: solo queda el redondeo final, como mucho 0.5)")
-else:
-    print("Sin Triton: aquí verías 97×89 @ 89×83 igual que a @ b, y el error de acumular en fp16 frente a fp32.")
 
 # %% [markdown]
 # En la CPU la diferencia con `a @ b` es de millonésimas: las sumas se hacen en otro orden. En una
@@ -407,10 +407,9 @@ if INTERPRETADO:
                                    repeticiones=5, presupuesto_s=None, descripcion="100 000 elementos en la CPU")
     print(comparacion.veredicto)
     print("Ese número no dice nada de la GPU: allí el kernel va compilado, y la suma espera a la memoria, no a Python.")
-elif HAY_TRITON:
-    print("En esta GPU el kernel está compilado: las medidas de abajo sí significan algo.")
 else:
-    print("Sin Triton no hay kernel que medir (y en la CPU, con el intérprete, la medida no diría nada).")
+    print("En esta GPU el kernel está compilado: las medidas de abajo sí significan algo." if HAY_TRITON else
+          "Sin Triton no hay kernel que medir (y en la CPU, con el intérprete, la medida no diría nada).")
 
 # %% [markdown]
 # ### 5. Lo que genera `torch.compile`
@@ -457,10 +456,9 @@ if puede_compilar:
     else:  # el backend «eager» (el de la T4 simulada del curso) ejecuta sin generar código
         print(f"torch.compile corrió en {segundos:.1f} s sin escribir código: aquí usa un backend que no genera "
               "kernels (el «eager» de la T4 simulada). En una T4 de verdad verías aquí un kernel de Triton.")
-elif HAY_GPU:
-    print("Sin Triton, torch.compile no puede escribir kernels para la GPU.", COMO_INSTALAR)
 else:
-    print("No hay compilador de C: torch.compile no funcionaría en esta CPU. En una GPU escribiría Triton.")
+    print(f"Sin Triton, torch.compile no puede escribir kernels para la GPU. {COMO_INSTALAR}" if HAY_GPU else
+          "No hay compilador de C: torch.compile no funcionaría en esta CPU. En una GPU escribiría Triton.")
 
 # %% [markdown]
 # Fíjate en el nombre del kernel: lleva `fused` y las operaciones que juntó (`max`, `sub`, `exp`,
@@ -526,8 +524,8 @@ if HAY_GPU and HAY_TRITON:
             print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton interpretado {ritmo_t:.3g} {unidad}; "
                   f"PyTorch {ritmo_p:.3g} {unidad}. Son tiempos de la CPU: no dicen nada de una GPU.")
         else:
-            fraccion = f" = {ritmo_t / techo:.2f} del techo ({techo:g} {unidad})" if techo else ""
-            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton {ritmo_t:.1f} {unidad}{fraccion}; "
+            fraccion = f" = {ritmo_t / techo:.2f} del techo ({techo:g} {unidad})" if techo else ""  # solo en una GPU real: Triton compilado
+            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton {ritmo_t:.1f} {unidad}{fraccion}; "  # solo en una GPU real: Triton compilado
                   f"PyTorch {ritmo_p:.1f} {unidad}.\n  {c.veredicto}")
 else:
     t4 = picos_de("Tesla T4")  # la ficha de la T4 en el catálogo del curso, con su fuente
@@ -639,10 +637,10 @@ for llamada in [lambda: softmax_filas(torch.ones(4, 3).T),
 # Lo que enseña la lección, comprobado: si algo de esto cambia, la lección falla aquí.
 assert round(paso_a_paso.total / fusionado.total, 2) == 4.0            # fusionar: 4 veces menos bytes
 assert torch.isnan(fila.exp() / fila.exp().sum()).any() and not torch.isnan(estable).any()  # restar el máximo
+# En Linux el curso instala triton (requirements.txt): si falta, la instalación está incompleta.
+assert HAY_TRITON or not triton_declarado(), f"Falta triton, y en Linux el curso lo necesita. {COMO_INSTALAR}"
 if HAY_TRITON:
     assert (nuestro.double() - exacto).abs().max() <= 0.5 < (en_fp16.double() - exacto).abs().max()  # fp32
     if HAY_GPU:
         assert all(iguales_en_gpu.values()), iguales_en_gpu  # los kernels medidos dan lo mismo que PyTorch
-else:  # en Linux el curso instala triton (requirements.txt): si falta, la instalación está incompleta
-    assert not triton_declarado(), f"Falta triton, y en Linux el curso lo necesita. {COMO_INSTALAR}"
 print(f"Lección ejecutada en {time.perf_counter() - INICIO:.0f} s")

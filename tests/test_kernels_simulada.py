@@ -33,7 +33,8 @@ def test_en_la_t4_simulada_los_kernels_dan_lo_de_pytorch_sin_avisos_de_numpy():
             producto = matmul_teselas(a, b)
             sumados = suma(a, a)
         assert modo_triton() == INTERPRETE
-        assert [str(a.message) for a in avisos] == []  # NumPy no escribe «invalid value» en stderr
+        numpy_avisa = [str(a.message) for a in avisos if issubclass(a.category, RuntimeWarning)]
+        assert numpy_avisa == []  # NumPy no escribe «invalid value» en stderr (otros avisos, de otras pruebas, no cuentan)
         assert nan.device == torch.device("cuda", 0) and torch.isnan(nan).all()
         torch.testing.assert_close(grandes, torch.softmax(enormes, dim=1))
         torch.testing.assert_close(producto, a @ b)
