@@ -63,7 +63,7 @@ from torch import nn
 
 from curso_gpu import distribuido
 from curso_gpu.ajuste import memoria_ajuste, modelo_en_meta
-from curso_gpu.base import CAPACIDAD_BF16, COMUNICACION_POR_PASO, KAGGLE_T4X2, SALIDAS_T4, formatear_bytes
+from curso_gpu.base import CAPACIDAD_BF16, COMUNICACION_POR_PASO, KAGGLE_T4X2, SALIDAS_T4, formatear_bytes, formatear_numero
 from curso_gpu.distribuido import descendientes, ejecutar, orden_torchrun, sigue_vivo
 from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
 from curso_gpu.guardado import CheckpointDanado, cargar_pesos, como_carpeta, leer_indice
@@ -331,7 +331,8 @@ print("gradiente de la capa 0 tras backward:", rangos[0]["gradiente"])
 c = rangos[0]["comunicacion"]
 psi = 4 * total  # los bytes del gradiente en fp32
 ddp = distribuido.tiempo_allreduce(total, 2, "PCIe 3.0 x16").bytes_por_gpu
-print("FSDP, primer paso:", c["llamadas"], "· bytes de cada tipo:", c["bytes"])
+print("FSDP, primer paso:", c["llamadas"], "· bytes de cada tipo:",
+      ", ".join(f"{tipo} {formatear_bytes(b)}" for tipo, b in c["bytes"].items()))
 print(f"Envía cada rango: FSDP {c['enviados']:_.0f} bytes; DDP {ddp:_.0f} bytes → {c['enviados'] / ddp:.2f} veces".replace("_", " "))
 
 # %% [markdown]
@@ -379,7 +380,7 @@ print(f"Máxima diferencia entre FSDP 2×16 y 1×32: {diferencia:.1e} (redondeo 
 
 # %%
 for r in rangos:
-    print(f"rango {r['rango']}: {r['precision_mixta']} · escala {r['escala']:g} · pérdida {r['perdida_mixta']:.4f}")
+    print(f"rango {r['rango']}: {r['precision_mixta']} · escala {formatear_numero(r['escala'])} · pérdida {r['perdida_mixta']:.4f}")
 
 # %% [markdown]
 # **¿Y bf16?** No existe en una T4: llega con la capacidad de cómputo 8.0 (A100, L4, H100). Con bf16
@@ -539,7 +540,8 @@ except CheckpointDanado as error:
 # asignador de CUDA; la comparación con un modelo grande está en `benchmarks/fsdp_benchmark.py`):
 
 # %%
-print("Kaggle da:", KAGGLE_T4X2)
+print(f"Kaggle da: {KAGGLE_T4X2['gpus']} × {KAGGLE_T4X2['nombre']} de {formatear_numero(KAGGLE_T4X2['memoria_mib'])} MiB "
+      f"({KAGGLE_T4X2['enlace']}); menú {KAGGLE_T4X2['menu']}")
 calculada = memoria_por_gpu(medir_memoria_entrenamiento(mlp(), X[:16], "adam"), 2, "fsdp",
                             unidad_parametros=128 * 128 + 128, bytes_unidad=4)
 print(f"La calculadora, por GPU: {formatear_bytes(calculada.total)}")

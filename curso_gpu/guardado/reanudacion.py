@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ..base import leer_numero
+from ..base import formatear_numero, leer_numero
 from .carpeta import CarpetaCheckpoints
 from .escritura_segura import AvisoCheckpoint
 from .formato import CLAVE_DE_PESOS, ENTRENADORES, formas_distintas, quien_lo_escribio
@@ -55,7 +55,14 @@ def _cambio(clave: str, antes, ahora) -> str:
     if clave == "dispositivo":
         return (f"dispositivo {antes} → {ahora} (sigo en {ahora}; el resultado ya no será idéntico bit a bit "
                 "al de un entrenamiento sin cortes)")
-    return f"{clave} {antes!r} → {ahora!r} (uso {ahora!r})"
+    return f"{clave} {_valor(antes)} → {_valor(ahora)} (uso {_valor(ahora)})"
+
+
+def _valor(valor) -> str:
+    """Un valor de la configuración como lo lee una persona: los enteros con el formato del curso (100 000)."""
+    if isinstance(valor, int) and not isinstance(valor, bool):
+        return formatear_numero(valor)
+    return repr(valor)
 
 
 def _comprobar_entradas(carpeta, configuracion, entrenador, avisar, modelo, datos) -> None:
