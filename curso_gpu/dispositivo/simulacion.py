@@ -75,11 +75,7 @@ class _Memoria:
         self.sin_memoria = None  # (pedido) → lanza torch.OutOfMemoryError; lo pone el simulador
 
     def contiene(self, tensor: torch.Tensor) -> bool:
-        try:
-            almacen = tensor.untyped_storage()
-        except Exception:  # tensores sin almacenamiento (dispersos, meta...)
-            return False
-        entrada = self.vivos.get(almacen._cdata)
+        entrada = self.vivos.get(_almacen(tensor))  # sin almacenamiento (dispersos, meta...): None, no está
         return entrada is not None and not entrada[0].expired()
 
     def anotar(self, tensor: torch.Tensor) -> None:
@@ -107,11 +103,7 @@ class _Memoria:
         return self.cota + pedido <= self.limite or self.asignada() + pedido <= self.limite
 
     def olvidar(self, tensor: torch.Tensor) -> None:
-        try:
-            clave = tensor.untyped_storage()._cdata
-        except Exception:
-            return
-        entrada = self.vivos.pop(clave, None)
+        entrada = self.vivos.pop(_almacen(tensor), None)
         if entrada is not None:
             self.cota -= entrada[1]
 
