@@ -124,6 +124,27 @@ def ejecutar_notebook(ruta: str | Path, tiempo_celda_s: int = TIEMPO_CELDA_S, si
     finally:  # nbclient no apaga un kernel que no creó él
         if km.has_kernel:
             km.shutdown_kernel(now=True)
+    return unir_flujos_seguidos(cuaderno)
+
+
+def unir_flujos_seguidos(cuaderno):
+    """Une en una las salidas ``stream`` seguidas del mismo nombre de cada celda, como las muestra Jupyter.
+
+    El kernel envía lo impreso a trozos cuando vacía su búfer: con la máquina ocupada,
+    ``print("igual:", True)`` puede llegar como ``"igual:"`` y ``" True\n"``. Unidas, una línea
+    impresa es una línea del texto, y las pruebas la encuentran entera.
+    """
+    for celda in cuaderno.cells:
+        unidas = []
+        for salida in celda.get("outputs", []):
+            anterior = unidas[-1] if unidas else None
+            if (anterior is not None and salida.get("output_type") == "stream" == anterior.get("output_type")
+                    and salida.get("name") == anterior.get("name")):
+                anterior["text"] += salida.get("text", "")
+            else:
+                unidas.append(salida)
+        if celda.get("cell_type") == "code":
+            celda["outputs"] = unidas
     return cuaderno
 
 

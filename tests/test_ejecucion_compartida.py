@@ -30,11 +30,11 @@ def _notebook(ruta: Path, celdas: list[str], etiquetas: list[list[str]] | None =
 def test_una_celda_que_escribe_en_stderr_desde_c_se_detecta_y_la_etiquetada_no(tmp_path):
     ruta = _notebook(tmp_path / "01_leccion.ipynb", [
         "import os\nos.write(2, b'USDT: ruido de C\\n')",   # como el perfilador de torch 2.13
-        "print('hola')",
+        "import sys\nsys.stdout.write('igual: '); sys.stdout.flush()\nprint(True)",  # dos mensajes del kernel
         "import sys\nprint('aviso que se enseña', file=sys.stderr)",
     ], [[], [], ["stderr-esperado"]])
     cuaderno = ejecutar_notebook(ruta)
-    assert cuaderno.cells[1].outputs[0]["text"] == "hola\n"
+    assert cuaderno.cells[1].outputs == [{"output_type": "stream", "name": "stdout", "text": "igual: True\n"}]
     assert salidas_en_stderr(cuaderno) == [(0, "USDT: ruido de C\n")]
     with pytest.raises(LeccionFallida, match="(?s)celda de código 0.*USDT: ruido de C"):
         comprobar_sin_stderr(cuaderno, ruta.name)
