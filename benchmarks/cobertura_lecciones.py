@@ -1,7 +1,7 @@
 """¿Qué líneas de cada lección no se ejecutan nunca? La cobertura de sus dos ejecuciones.
 
 Ejecuta cada lección dos veces, como la orden de pruebas del README: en la CPU y en la T4 simulada
-(``CURSO_GPU_SIMULAR=T4``), con coverage.py midiendo dentro del kernel las líneas de cada celda
+(``CURSO_GPU_SIMULAR=T4``), con el kernel anotando las líneas que ejecuta de cada celda
 (``tests/cobertura_kernel.py``). Por lección imprime cuántas líneas de código ejecutó al menos una de
 las dos, cuántas se marcaron ``# solo en una GPU real: <motivo>`` y cuáles no ejecutó ninguna.
 

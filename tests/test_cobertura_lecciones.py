@@ -38,3 +38,73 @@ def test_una_linea_que_nadie_ejecuta_cuenta_como_no_ejecutada(tmp_path):
     resultado = cobertura_de(ruta, leer_registros([tmp_path / "c.json", tmp_path / "no_existe.json"]))
     assert (resultado.total, resultado.ejecutadas, resultado.marcadas) == (3, 2, 1)
     assert [(c, n) for c, n, _ in resultado.sin_ejecutar] == [(0, 3)] and not resultado.cumple
+
+
+CELDA_QUE_LO_EJECUTA_TODO = '''"""docstring de la celda"""
+import functools
+@functools.lru_cache
+@functools.wraps(print)
+def f(x,
+      y):
+    """docstring"""
+    return (x +
+            y)
+class A:
+    """docstring"""
+    z = f(1, 2)
+if A.z == 3:
+    pass
+elif A.z:
+    pass
+for i in range(2):
+    if i == 0:
+        continue
+    else:
+        [j for j in
+         range(i)]
+while False:
+    pass
+try:
+    raise ValueError("a")
+except KeyError:
+    pass
+except ValueError as error:
+    mensaje = str(error)
+finally:
+    hecho = True
+with open(__file__ if False else "/dev/null") as archivo:
+    leido = archivo.read()
+match mensaje:
+    case "b":
+        pass
+    case "a":
+        pass
+g = lambda: (
+    1)
+'''
+
+
+def test_las_marcas_del_kernel_cuentan_las_mismas_sentencias_que_coverage():
+    """Lo que anota ``cobertura_kernel`` (marcas en el árbol de sintaxis) frente a lo que coverage.py
+    cuenta como sentencias: las ejecutadas son sentencias, y lo que no se ejecutó, no se anota."""
+    import ast
+    import builtins
+
+    from cobertura_kernel import MARCA, Marcador
+    from coverage.parser import PythonParser
+
+    analizador = PythonParser(text=CELDA_QUE_LO_EJECUTA_TODO)
+    analizador.parse_source()
+    anotadas: set[int] = set()
+    setattr(builtins, MARCA, lambda celda, linea: anotadas.add(linea))
+    try:
+        arbol = ast.fix_missing_locations(Marcador(0).visit(ast.parse(CELDA_QUE_LO_EJECUTA_TODO)))
+        exec(compile(arbol, "<celda>", "exec"), {"__file__": "<celda>"})
+    finally:
+        delattr(builtins, MARCA)
+    lineas = CELDA_QUE_LO_EJECUTA_TODO.splitlines()
+    assert anotadas <= analizador.statements, sorted(anotadas - analizador.statements)
+    # Sin ejecutar, y por tanto sin anotar: la rama elif y su pass, el except KeyError (coverage lo
+    # contaría al comparar el tipo; la marca, solo al entrar) y su pass, y el case "b" y su pass.
+    no_tomadas = [lineas.index(texto) + 1 for texto in ("elif A.z:", "except KeyError:", '    case "b":')]
+    assert analizador.statements - anotadas == {n + d for n in no_tomadas for d in (0, 1)}
