@@ -64,6 +64,9 @@ AVISO_SIMULACION = (
 # La memoria de la GPU simulada: los almacenamientos (storages) que viven en ella
 # ---------------------------------------------------------------------------
 
+_expirado = torch.UntypedStorage._expired  # = StorageWeakRef.expired, sin sus dos llamadas en Python
+
+
 class _Memoria:
     """Cuenta los bytes de los almacenamientos de la GPU simulada, como ``memory_allocated``."""
 
@@ -76,7 +79,7 @@ class _Memoria:
 
     def contiene(self, tensor: torch.Tensor) -> bool:
         entrada = self.vivos.get(_almacen(tensor))  # sin almacenamiento (dispersos, meta...): None, no está
-        return entrada is not None and not entrada[0].expired()
+        return entrada is not None and not _expirado(entrada[0].cdata)
 
     def anotar(self, tensor: torch.Tensor) -> None:
         try:
@@ -85,7 +88,7 @@ class _Memoria:
             return
         clave = almacen._cdata
         entrada = self.vivos.get(clave)
-        if entrada is not None and not entrada[0].expired():
+        if entrada is not None and not _expirado(entrada[0].cdata):
             return
         bytes_ = almacen.nbytes()
         self.vivos[clave] = (StorageWeakRef(almacen), bytes_)
@@ -109,7 +112,7 @@ class _Memoria:
 
     def asignada(self) -> int:
         """Los bytes vivos ahora (y limpia los ya liberados)."""
-        muertos = [c for c, (ref, _) in self.vivos.items() if ref.expired()]
+        muertos = [c for c, (ref, _) in self.vivos.items() if _expirado(ref.cdata)]
         for clave in muertos:
             self.cota -= self.vivos.pop(clave)[1]
         return self.cota
@@ -171,9 +174,11 @@ class _ModoDispositivo(TorchFunctionMode):
         self.simulador = simulador
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        nombre = getattr(func, "__name__", "")
+        if nombre not in _ESPECIALES and not (kwargs and ("device" in kwargs or kwargs.get("pin_memory"))):
+            return func(*args, **(kwargs or {}))  # casi todas: nada que cambiar (y es cada llamada a torch)
         kwargs = dict(kwargs or {})
         memoria = self.simulador.memoria
-        nombre = getattr(func, "__name__", "")
         a_la_gpu = False
         if "device" in kwargs and _es_cuda(kwargs["device"]):
             kwargs["device"] = "cpu"
@@ -185,13 +190,13 @@ class _ModoDispositivo(TorchFunctionMode):
             kwargs["pin_memory"] = False
         if nombre == "to" and args and isinstance(args[0], torch.Tensor):
             return self.simulador.mover(args[0], args[1:], kwargs, a_la_gpu)
-        if nombre in ("cuda",) and args and isinstance(args[0], torch.Tensor):
+        if nombre == "cuda" and args and isinstance(args[0], torch.Tensor):
             return self.simulador.a_la_gpu(args[0], kwargs.get("non_blocking", False))
         if nombre == "cpu" and args and isinstance(args[0], torch.Tensor):
             return self.simulador.a_la_cpu(args[0])
-        if nombre in ("pin_memory",):
+        if nombre == "pin_memory":
             return args[0]
-        if nombre in ("record_stream",):
+        if nombre == "record_stream":
             return None
         resultado = func(*args, **kwargs)
         if a_la_gpu:
@@ -200,21 +205,37 @@ class _ModoDispositivo(TorchFunctionMode):
         return resultado
 
 
+_ESPECIALES = frozenset({"to", "cuda", "cpu", "pin_memory", "record_stream"})  # las que __torch_function__ cambia
+
+
 def _anotar_resultados(modo: "_ModoMemoria", func, types, args=(), kwargs=None):
-    kwargs = kwargs or {}
-    resultado = func(*args, **kwargs)
+    resultado = func(*args, **kwargs) if kwargs else func(*args)
     memoria = modo.simulador.memoria
-    if memoria.vivos and not modo.simulador.copiando:
-        en_gpu = any(memoria.contiene(t) for v in args for t in _tensores(v)) or any(
-            memoria.contiene(t) for v in kwargs.values() for t in _tensores(v))
-        if en_gpu:
-            # Una operación que escribe en su entrada (cpu.copy_(gpu), lo que hace load_state_dict) deja el
-            # destino donde estaba, como en una GPU: no se anota lo que comparte memoria con una entrada de la CPU.
-            en_cpu = {_almacen(t) for v in args for t in _tensores(v) if not memoria.contiene(t)}
-            for tensor in _tensores(resultado):
-                if _almacen(tensor) not in en_cpu:
-                    memoria.anotar(tensor)
+    if not memoria.vivos or modo.simulador.copiando:
+        return resultado
+    entradas = _tensores_de(args)
+    if kwargs:
+        entradas += _tensores_de(kwargs.values())
+    en_gpu = [memoria.contiene(t) for t in entradas]
+    if any(en_gpu):
+        # Una operación que escribe en su entrada (cpu.copy_(gpu), lo que hace load_state_dict) deja el
+        # destino donde estaba, como en una GPU: no se anota lo que comparte memoria con una entrada de la CPU.
+        en_cpu = {_almacen(t) for t, gpu in zip(entradas, en_gpu) if not gpu}
+        for tensor in _tensores(resultado):
+            if _almacen(tensor) not in en_cpu:
+                memoria.anotar(tensor)
     return resultado
+
+
+def _tensores_de(valores) -> list:
+    """Los tensores de ``valores`` (los argumentos de una operación), también dentro de listas y tuplas."""
+    encontrados = []
+    for valor in valores:
+        if isinstance(valor, torch.Tensor):
+            encontrados.append(valor)
+        elif isinstance(valor, (list, tuple)):
+            encontrados.extend(v for v in valor if isinstance(v, torch.Tensor))
+    return encontrados
 
 
 def _almacen(tensor: torch.Tensor):
@@ -223,23 +244,6 @@ def _almacen(tensor: torch.Tensor):
         return tensor.untyped_storage()._cdata
     except Exception:
         return None
-
-
-def _sin_importar_dynamo(funcion):
-    """``funcion`` invisible para torch.compile, sin importar ``torch._dynamo`` mientras nadie compile.
-
-    torch envuelve el ``__torch_dispatch__`` de cada modo con ``torch._disable_dynamo``, que importa
-    ``torch._dynamo`` en la primera operación (3–6 s de CPU en una lección que no compila nada).
-    """
-    @functools.wraps(funcion)
-    def envoltura(*args, **kwargs):
-        if "torch._dynamo" not in sys.modules:
-            return funcion(*args, **kwargs)
-        desactivada = getattr(envoltura, "desactivada", None)
-        if desactivada is None:
-            desactivada = envoltura.desactivada = sys.modules["torch._dynamo"].disable(funcion, recursive=True)
-        return desactivada(*args, **kwargs)
-    return envoltura
 
 
 class _ModoMemoria(TorchDispatchMode):
@@ -252,7 +256,11 @@ class _ModoMemoria(TorchDispatchMode):
     __torch_dispatch__ = _anotar_resultados
 
 
-_ModoMemoria.__torch_dispatch__ = _sin_importar_dynamo(_anotar_resultados)  # tras __init_subclass__
+# torch envuelve el ``__torch_dispatch__`` de cada modo con ``torch._disable_dynamo``: importaría
+# ``torch._dynamo`` en la primera operación (3–6 s de CPU en una lección que no compila nada) y
+# pasaría cada operación por su envoltura. Se quita tras ``__init_subclass__``; quien compila
+# (``compile_eager``) pone la versión invisible para dynamo.
+_ModoMemoria.__torch_dispatch__ = _anotar_resultados
 
 
 # ---------------------------------------------------------------------------
@@ -702,9 +710,8 @@ class _Simulador:
             # dispatch mode present») y fullgraph=True fallaría siempre: sin él, el código corre tal cual.
             kwargs.pop("fullgraph", None)
             kwargs["backend"] = "eager"  # inductor pide a torch.cuda cosas que solo tiene una GPU
-            # Quien compila ya importa torch._dynamo: el modo de memoria, invisible para dynamo sin la
-            # envoltura de _sin_importar_dynamo (dynamo la compilaba una vez por operación, hasta su
-            # límite de 8, y lo avisaba en stderr).
+            # Quien compila ya importa torch._dynamo: desde ahora el modo de memoria es invisible para
+            # dynamo (si no, la compilaba una vez por operación, hasta su límite de 8, y lo avisaba en stderr).
             import torch._dynamo
 
             _ModoMemoria.__torch_dispatch__ = torch._dynamo.disable(_anotar_resultados, recursive=True)
