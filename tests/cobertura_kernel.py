@@ -87,14 +87,20 @@ class Marcador(ast.NodeTransformer):
 
 
 class _Transformador:
-    """El ``ast_transformer`` de IPython: marca la celda que se está ejecutando ahora."""
+    """El ``ast_transformer`` de IPython: marca la celda que se está ejecutando ahora.
+
+    Solo el primer árbol tras cada ``pre_run_cell`` es la celda; los que pasan después por aquí
+    (el código de ``%time`` o ``%timeit`` dentro de ella) tienen otras líneas y no se marcan.
+    """
 
     def __init__(self, celdas: list):
         self.celdas = celdas
+        self.pendiente = False  # lo pone ``antes`` para la celda que va a compilarse
 
     def visit(self, arbol):
-        if not self.celdas:  # la línea de arranque del kernel, antes de la primera celda
+        if not self.pendiente:
             return arbol
+        self.pendiente = False
         return ast.fix_missing_locations(Marcador(len(self.celdas) - 1).visit(arbol))
 
 
@@ -128,11 +134,13 @@ def iniciar() -> None:
         celdas[celda]["ejecutadas"].add(linea)
 
     archivos: dict[str, int] = {}  # el archivo con el que IPython compila cada celda → su número
+    transformador = _Transformador(celdas)
 
     def antes(info) -> None:
         fuente = shell.transform_cell(info.raw_cell)
         archivos[shell.compile.get_code_name(info.raw_cell, fuente, shell.execution_count)] = len(celdas)
         celdas.append({"fuente": fuente, "ejecutadas": set()})
+        transformador.pendiente = True
         _marcar_kernels_de_triton(archivos)
 
     def guardar(*_args) -> None:
@@ -145,4 +153,4 @@ def iniciar() -> None:
     setattr(builtins, MARCA, marca)
     shell.events.register("pre_run_cell", antes)
     shell.events.register("post_run_cell", guardar)
-    shell.ast_transformers.append(_Transformador(celdas))
+    shell.ast_transformers.append(transformador)

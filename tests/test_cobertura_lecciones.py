@@ -108,3 +108,25 @@ def test_las_marcas_del_kernel_cuentan_las_mismas_sentencias_que_coverage():
     # contaría al comparar el tipo; la marca, solo al entrar) y su pass, y el case "b" y su pass.
     no_tomadas = [lineas.index(texto) + 1 for texto in ("elif A.z:", "except KeyError:", '    case "b":')]
     assert analizador.statements - anotadas == {n + d for n in no_tomadas for d in (0, 1)}
+
+
+@pytest.mark.lento  # arranca un kernel de Jupyter
+def test_el_kernel_anota_cada_celda_con_sus_lineas_aunque_se_ejecuten_desde_otra(tmp_path):
+    """Una función de la celda 0 que se ejecuta en la celda 1 cuenta para la celda 0; una rama no
+    tomada no cuenta; una línea con ``%time`` (IPython transforma también su código) cuenta como
+    una sentencia; y la lección ve los mismos nombres que sin medir."""
+    import nbformat
+    from ejecucion_compartida import ejecutar_notebook
+
+    celdas = ["def f(x):\n    if x:\n        return 1\n    return 2",
+              "import builtins\nnuevos = [n for n in dir() if not n.startswith('_')]\nf(0)\n%time y = 1\nz = 2",
+              "print(sorted(nuevos))"]
+    ruta = tmp_path / "99_cobertura.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in celdas]), ruta)
+    destino = tmp_path / "cobertura.json"
+    medida, sin_medir = ejecutar_notebook(ruta, cobertura=destino), ejecutar_notebook(ruta)
+    nombres = [c.cells[2].outputs[0]["text"] for c in (medida, sin_medir)]
+    assert nombres[0] == nombres[1] and "'f'" in nombres[0], nombres
+    resultado = cobertura_de(ruta, leer_registros([destino]))
+    assert resultado.total == 4 + 5 + 1
+    assert [(c, n) for c, n, _ in resultado.sin_ejecutar] == [(0, 3)]  # «return 1»: f(0) no entra en el if
