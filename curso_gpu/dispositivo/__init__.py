@@ -5,6 +5,7 @@
 - ``entorno``: ``describir_entorno()``, sus avisos en español y ``en_colab()``.
 - ``colab``: Google Colab: montar Google Drive y comprobar el entorno (lección 02).
 - ``simulacion``: la T4 simulada (``CURSO_GPU_SIMULAR=T4``): las ramas de GPU, en una máquina sin GPU.
+- ``nvidia_smi_simulado``: el ``nvidia-smi`` de la T4 simulada, al principio del PATH mientras está encendida.
 """
 
 from typing import TYPE_CHECKING
@@ -19,5 +20,6 @@ if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar
     from .colab import *  # noqa: F403
     from .entorno import *  # noqa: F403
     from .nvidia_smi import *  # noqa: F403
+    from .nvidia_smi_simulado import *  # noqa: F403
     from .primitivas import *  # noqa: F403
     from .simulacion import *  # noqa: F403

@@ -44,6 +44,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..base import GPUS_SIMULABLES, formatear_bytes, mensaje_sin_memoria
+from .nvidia_smi_simulado import NvidiaSmiSimulado
 
 __all__ = [
     "AVISO_SIMULACION", "VARIABLE_SIMULAR", "activar_simulacion", "desactivar_simulacion",
@@ -360,123 +361,6 @@ def _comprobar_indice(dispositivo=None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# El nvidia-smi de la GPU simulada: un programa en una carpeta propia, al principio del PATH
-# ---------------------------------------------------------------------------
-
-_UNIDADES_SMI = {"memory.total": "MiB", "memory.used": "MiB", "memory.free": "MiB", "memory.reserved": "MiB",
-                 "power.limit": "W"}
-
-
-def _campos_nvidia_smi(perfil) -> dict[str, str]:
-    """Los campos de ``nvidia-smi --query-gpu`` que responde la GPU simulada, con su valor (sin unidad)."""
-    driver = perfil.driver
-    libre = perfil.memoria_total_bytes // 2**20  # lo que CUDA da a PyTorch: el resto lo reserva el driver
-    mayor, menor = perfil.capacidad_computo
-    return {
-        "index": "0", "count": "1", "name": perfil.nombre, "driver_version": driver.version,
-        "memory.total": str(driver.memoria_mib), "memory.used": "0", "memory.free": str(libre),
-        "memory.reserved": str(driver.memoria_mib - libre), "compute_cap": f"{mayor}.{menor}",
-        "pci.bus_id": driver.bus, "power.limit": f"{driver.limite_w:.2f}",
-    }
-
-
-def _guion_nvidia_smi(perfil) -> str:
-    """El programa (``sh``) que responde como ``nvidia-smi`` en la GPU simulada ``perfil``.
-
-    Sin argumentos imprime la tabla (con «Driver Version» y «CUDA Version»); con
-    ``--query-gpu=CAMPOS --format=csv[,noheader][,nounits]``, los campos pedidos, como el de verdad.
-    Lo que no simula (otro campo, otra opción) lo dice en español y sale con el código 2.
-    """
-    from shlex import quote
-
-    from .nvidia_smi import tabla_nvidia_smi
-
-    driver = perfil.driver
-    tabla = tabla_nvidia_smi(driver.version, driver.cuda, perfil.nombre, driver.memoria_mib, 0, driver.bus,
-                             driver.temperatura_c, driver.consumo_w, driver.limite_w)
-    campos = _campos_nvidia_smi(perfil)
-    valores = "\n".join(f"    {campo}) v={quote(valor)}; u={quote(_UNIDADES_SMI.get(campo, ''))} ;;"
-                        for campo, valor in campos.items())
-    simulados = ",".join(campos)
-    return f"""#!/bin/sh
-# nvidia-smi de la GPU simulada de curso_gpu ({VARIABLE_SIMULAR}={perfil.clave}): responde como el de una
-# {perfil.nombre} de Google Colab ({driver.fuente}). Nada de lo que dice sale de una GPU.
-set -f
-campos=""; formato=""; otra=""
-for argumento in "$@"; do
-  case "$argumento" in
-    --query-gpu=*) campos="${{argumento#--query-gpu=}}" ;;
-    --format=*) formato="${{argumento#--format=}}" ;;
-    *) otra="$argumento" ;;
-  esac
-done
-if [ -n "$otra" ] || {{ [ -n "$formato" ] && [ -z "$campos" ]; }}; then
-  echo "nvidia-smi simulado (curso_gpu): la opción «$otra$formato» no está simulada. Usa «nvidia-smi» o «nvidia-smi --query-gpu=name,memory.total --format=csv»." >&2
-  exit 2
-fi
-if [ -z "$campos" ]; then
-  date '+%a %b %e %H:%M:%S %Y       '
-  cat <<'FIN_DE_LA_TABLA'
-{tabla}FIN_DE_LA_TABLA
-  exit 0
-fi
-case ",$formato," in
-  *,csv,*) ;;
-  *) echo "nvidia-smi simulado (curso_gpu): con --query-gpu hace falta --format=csv (como en el de verdad)." >&2; exit 2 ;;
-esac
-cabecera=""; linea=""; separador=""
-IFS=,
-for campo in $campos; do
-  case "$campo" in
-{valores}
-    *) echo "nvidia-smi simulado (curso_gpu): el campo «$campo» no está simulado; los simulados son: {simulados}." >&2; exit 2 ;;
-  esac
-  nombre="$campo"; [ -n "$u" ] && nombre="$campo [$u]"
-  case ",$formato," in *,nounits,*) ;; *) [ -n "$u" ] && v="$v $u" ;; esac
-  cabecera="$cabecera$separador$nombre"; linea="$linea$separador$v"; separador=", "
-done
-case ",$formato," in *,noheader,*) ;; *) echo "$cabecera" ;; esac
-echo "$linea"
-"""
-
-
-class _NvidiaSmiSimulado:
-    """Pone el ``nvidia-smi`` simulado en una carpeta temporal propia, al principio del PATH.
-
-    Así lo ven ``shutil.which("nvidia-smi")``, ``subprocess.run(["nvidia-smi"])`` en una celda y
-    ``!nvidia-smi``. Al apagarse quita su carpeta del PATH y la borra. En Windows no se pone.
-    """
-
-    def __init__(self) -> None:
-        self.carpeta: str | None = None
-        self.proceso = os.getpid()  # un hijo hecho con fork no borra la carpeta de su padre al salir
-
-    def poner(self, perfil) -> None:
-        if perfil.driver is None or os.name == "nt":
-            return
-        import atexit
-        import tempfile
-
-        carpeta = tempfile.mkdtemp(prefix="curso_gpu_nvidia_smi_")
-        programa = os.path.join(carpeta, "nvidia-smi")
-        with open(programa, "w", encoding="utf-8") as archivo:
-            archivo.write(_guion_nvidia_smi(perfil))
-        os.chmod(programa, 0o755)
-        self.carpeta, self.proceso = carpeta, os.getpid()
-        os.environ["PATH"] = carpeta + os.pathsep + os.environ.get("PATH", "")
-        atexit.register(self.quitar)  # también si el kernel termina sin apagar la simulación
-
-    def quitar(self) -> None:
-        if self.carpeta is None or os.getpid() != self.proceso:
-            return
-        import shutil
-
-        carpeta, self.carpeta = self.carpeta, None
-        os.environ["PATH"] = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != carpeta)
-        shutil.rmtree(carpeta, ignore_errors=True)
-
-
-# ---------------------------------------------------------------------------
 # El simulador: guarda lo que cambia en torch y lo devuelve al apagarse
 # ---------------------------------------------------------------------------
 
@@ -490,7 +374,7 @@ class _Simulador:
         self.originales: list[tuple[object, str, object]] = []
         self.modos: list = []
         self.entorno: dict[str, str | None] = {}
-        self.nvidia_smi = _NvidiaSmiSimulado()
+        self.nvidia_smi = NvidiaSmiSimulado()
 
     # --- la memoria que cabe ----------------------------------------------------------------
     def reservar(self, pedido: int) -> None:
@@ -756,7 +640,7 @@ class _Simulador:
         if "triton" not in sys.modules and "TRITON_INTERPRET" not in os.environ:
             self.entorno["TRITON_INTERPRET"] = None
             os.environ["TRITON_INTERPRET"] = "1"  # sin GPU, los kernels solo corren en el intérprete
-        self.nvidia_smi.poner(self.perfil)
+        self.nvidia_smi.poner(self.perfil, origen=f"{VARIABLE_SIMULAR}={self.perfil.clave}")
 
         self.modos = [_ModoDispositivo(simulador), _ModoMemoria(simulador)]
         for modo in self.modos:
