@@ -340,9 +340,9 @@ leyenda_fuera(ejes, debajo=True);
 # Lo que dice la figura:
 #
 # - Los tokens/s **suben con el lote**: un paso con 16 textos cuesta poco más que uno con 1, y
-#   mucho menos que 16 veces (entre 0.8 y 4 veces en nuestras ejecuciones: por debajo de 1 es el
-#   ruido de medir con la máquina ocupada; la frase de arriba dice cuánto en la tuya), porque lo
-#   caro es el coste fijo del paso, no los cálculos.
+#   mucho menos que 16 veces: menos de 8. En nuestras ejecuciones, de 0.6 a 4 veces, según lo
+#   ocupada que estuviera la máquina (por debajo de 1 es ruido; la frase de arriba dice cuánto en
+#   la tuya). Lo caro es el coste fijo del paso, no los cálculos.
 # - El modelo diminuto queda **muy lejos** de su techo. Sus pesos (unos cientos de KiB) caben en la
 #   memoria caché del procesador (sus niveles L2 y L3: otra caché, nada que ver con la caché KV).
 #   Aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar decenas de

@@ -141,6 +141,8 @@ def test_las_frases_salen_de_los_datos():
     assert frases[1] == "Con lote 1, la caché dio 2.44 veces los tokens/s de sin caché."
     igual = _barrido({("con caché", 1): 1.0, ("con caché", 16): 15.5, ("sin caché", 1): 1.01}).frases()
     assert "aquí el lote no ayudó" in igual[0] and "no hay una diferencia clara" in igual[1]
+    ruido = _barrido({("con caché", 1): 1.0, ("con caché", 16): 0.64}).frases()  # lo que midió una CI ocupada
+    assert ruido[0].endswith("costó 0.64 veces lo que uno con 1 (menos: con la máquina ocupada, el ruido pesa más que el lote).")
     assert not any("se movieron mucho" in f for f in frases)  # una sola muestra: nada que decir
     movido = _barrido({("con caché", 1): 1.0, ("con caché", 16): 1.75})
     movido.filas[1].segundos = [1.0, 1.75, 2.5]

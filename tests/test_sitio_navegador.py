@@ -84,12 +84,20 @@ class Servidor(SimpleHTTPRequestHandler):
         super().send_error(code, message, explain)
 
 
+class ServidorSilencioso(ThreadingHTTPServer):
+    """Un navegador que cambia de página corta las descargas a medias: eso no es un error que contar."""
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 @pytest.fixture(scope="module")
 def web(sitio_construido):
     """La dirección del sitio servido en 127.0.0.1 (como lo vería quien lo publica)."""
     Servidor.rotas = []
-    servidor = ThreadingHTTPServer(("127.0.0.1", 0),
-                                   functools.partial(Servidor, directory=str(sitio_construido)))
+    servidor = ServidorSilencioso(("127.0.0.1", 0),
+                                  functools.partial(Servidor, directory=str(sitio_construido)))
     hilo = threading.Thread(target=servidor.serve_forever, daemon=True)
     hilo.start()
     try:

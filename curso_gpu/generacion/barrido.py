@@ -96,7 +96,8 @@ class BarridoGeneracion(ComoTabla):
             frases.append(
                 f"Con lote {grande.lote}, {formatear_numero(veces, 1)} veces los tokens/s del lote {uno.lote}: "
                 f"un paso con {grande.lote} textos costó {formatear_numero(paso, 2)} veces lo que uno con "
-                f"{uno.lote} " + ("(casi lo mismo)." if paso < 1.2 else
+                f"{uno.lote} " + ("(menos: con la máquina ocupada, el ruido pesa más que el lote)." if paso < 0.9 else
+                                  "(casi lo mismo)." if paso < 1.2 else
                                   f"(no {grande.lote / uno.lote:.0f} veces: cada lectura de los pesos sirve a todo el lote)."
                                   if paso < 0.8 * grande.lote / uno.lote else
                                   f"(casi {grande.lote / uno.lote:.0f} veces: aquí el lote no ayudó)."))
