@@ -252,7 +252,7 @@ if simulacion_activa():  # CURSO_GPU_SIMULAR=T4: la GPU es simulada, el PyTorch 
 #
 # ```
 # CUDA disponible: True
-# Versión de CUDA: 12.8
+# Versión de CUDA: 12.6
 # GPU: Tesla T4
 # Memoria: 15.8 GB
 # ```

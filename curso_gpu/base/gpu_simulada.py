@@ -47,6 +47,12 @@ class PerfilGPU:
 # - deviceQuery en Colab (README de sylvia-ymlin/cuda-kernels-from-scratch): «Global Memory 15095 MBytes»,
 #   «Multiprocessors 40», «CUDA Capability 7.5», «L2 Cache Size 4194304 bytes».
 # La ficha dice 16 GB; con ECC activado (Colab), el driver reserva una parte (ver ``catalogo``).
+# El PyTorch de Colab con esa T4 (la salida de ejemplo de la lección 01): 2.9.0+cu126, así que
+# ``torch.version.cuda`` da «12.6» (leído el 7-12-2026: la tabla de entorno de una tesis en Colab con
+# «Tesla T4 · PyTorch 2.9.0+cu126 · Python 3.12.12», y un ``pip freeze`` de Colab con
+# «google-colab @ file:///colabtools/...» y «torch==2.9.0+cu126»). En googlecolab/colabtools #5661
+# (enero de 2026) PyTorch pregunta por 2.9; de 2.11 a 2.14 (#5925, #5982, #6053, #6093) el paso a
+# CUDA 13 sigue abierto. La simulación no cambia ``torch.version.cuda``: da la del torch instalado.
 GPUS_SIMULABLES: dict[str, PerfilGPU] = {
     "T4": PerfilGPU(
         clave="T4",
