@@ -150,16 +150,6 @@ def _bytes_de_fabrica(nombre: str, args, kwargs) -> int | None:
         return None
 
 
-def _tensores(valor):
-    """Los tensores de ``valor`` (un tensor, o una lista o tupla de ellos), sin recorrer más hondo."""
-    if isinstance(valor, torch.Tensor):
-        yield valor
-    elif isinstance(valor, (list, tuple)):
-        for v in valor:
-            if isinstance(v, torch.Tensor):
-                yield v
-
-
 # ---------------------------------------------------------------------------
 # Los dos modos de torch: el de funciones (dispositivos) y el de despacho (memoria)
 # ---------------------------------------------------------------------------
@@ -201,7 +191,7 @@ class _ModoDispositivo(TorchFunctionMode):
             return None
         resultado = func(*args, **kwargs)
         if a_la_gpu:
-            for tensor in _tensores(resultado):
+            for tensor in _tensores_de((resultado,)):
                 memoria.anotar(tensor)
         return resultado
 
@@ -222,7 +212,7 @@ def _anotar_resultados(modo: "_ModoMemoria", func, types, args=(), kwargs=None):
         # Una operación que escribe en su entrada (cpu.copy_(gpu), lo que hace load_state_dict) deja el
         # destino donde estaba, como en una GPU: no se anota lo que comparte memoria con una entrada de la CPU.
         en_cpu = {_almacen(t) for t, gpu in zip(entradas, en_gpu) if not gpu}
-        for tensor in _tensores(resultado):
+        for tensor in _tensores_de((resultado,)):
             if _almacen(tensor) not in en_cpu:
                 memoria.anotar(tensor)
     return resultado
