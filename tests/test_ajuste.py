@@ -547,3 +547,13 @@ def test_una_carpeta_de_adaptador_y_una_de_cnn_no_se_cruzan(tmp_path):
     with pytest.raises(ValueError, match=r"escrito por entrenar \(lección 05\)\) no corresponde a este modelo: es de "
                                          r"un CNNPequena y ahora ajustar \(lección 09\) entrena un Qwen2ForCausalLM con LoRA"):
         ajustar(modelo, tokenizador, epocas=2, checkpoints=tmp_path / "cnn", avisar=lambda _: None)
+
+
+def test_avisar_none_es_silencio_tambien_al_reanudar(tmp_path, capsys):
+    """avisar=None pasaba la comprobación y el mensaje de reanudar lo llamaba: TypeError de entrenar_lora.py."""
+    carpeta = tmp_path / "lora"
+    ajustar(*_con_lora(), epocas=1, checkpoints=carpeta, avisar=None)
+    resultado = ajustar(*_con_lora(), epocas=2, checkpoints=carpeta, avisar=None)  # sigue desde la época 1
+    assert resultado.reanudado_desde == 1 and len(resultado.perdidas) == 2
+    assert any("época 1" in aviso for aviso in resultado.avisos)  # el mensaje existe, guardado, sin imprimirse
+    assert capsys.readouterr().out == ""  # nada impreso: None es silencio, como al_terminar_epoca=None

@@ -125,6 +125,7 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
     - ``checkpoints``: ``carpeta_checkpoints("lora")`` o una ruta. Sin ``cada`` en la carpeta, un
       checkpoint por época, con solo el adaptador (clave ``adaptador``) y el optimizador. La carpeta
       dice si se reanuda: ``carpeta.con(reanudar=False)`` empieza de cero (como en ``entrenar``).
+    - ``avisar``: la función que recibe cada mensaje (por defecto ``print``); ``None``, en silencio.
     - ``al_terminar_epoca(epoca, epocas)``: se llama tras guardar cada época.
 
     Todo se comprueba antes de empezar: un valor que no vale da un ``ValueError`` que dice qué escribir.
@@ -157,7 +158,8 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
 
     def decir(texto: str) -> None:
         avisos.append(texto)
-        avisar(texto)
+        if avisar is not None:  # None: en silencio, como al_terminar_epoca=None
+            avisar(texto)
 
     historial = Historial(dispositivo=str(dispositivo), epocas_totales=epocas)
     ruta, tamano = None, 0
