@@ -422,3 +422,18 @@ def test_preparar_reanudacion_explica_lo_que_le_falta(tmp_path):
         preparar_reanudacion(tmp_path, {"epocas": 1, "modelo": "x"}, "cpu", entrenador="entrenar")
     with pytest.raises(ValueError, match=r"entrenador debe ser uno de: entrenar, entrenar_ddp, ajustar; recibí 'yo'"):
         preparar_reanudacion(carpeta, {"epocas": 1, "modelo": "x"}, "cpu", entrenador="yo")
+
+
+def test_una_carpeta_con_nombre_de_checkpoint_se_salta_y_carga_el_anterior(tmp_path):
+    """La sonda hostil: checkpoint_epoca_000005.pt/ (una carpeta) junto a un checkpoint_epoca_000001.pt sano."""
+    from curso_gpu.guardado import como_carpeta
+
+    _local(tmp_path).guardar(_estado(1), 1)
+    intrusa = tmp_path / "ck" / "checkpoint_epoca_000005.pt"
+    intrusa.mkdir()
+    (intrusa / "curso.pt").write_bytes(b"no soy un indice")
+    with pytest.warns(AvisoCheckpoint, match=r"checkpoint_epoca_000005\.pt se llama como un checkpoint pero es una "
+                                              r"carpeta, no un archivo: lo salto") as avisos:
+        estado = como_carpeta(tmp_path / "ck").cargar_ultimo()
+    assert estado["epoca"] == 1 and len(avisos) == 1
+    assert intrusa.is_dir() and (intrusa / "curso.pt").read_bytes() == b"no soy un indice"  # nada se toca

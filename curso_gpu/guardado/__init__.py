@@ -6,6 +6,7 @@
 - ``destino``: la única comprobación de rutas: ``comprobar_destino`` antes de escribir y
   ``comprobar_origen`` antes de leer.
 - ``carpeta``: la carpeta de checkpoints con sus opciones (cada cuánto, reanudar, conservar).
+- ``elegir_carpeta``: crearla por su nombre (``carpeta_checkpoints``, local o Drive) o desde una ruta (``como_carpeta``).
 - ``reanudacion``: una sola política para seguir desde el último checkpoint o empezar de cero.
 - ``fragmentado``: checkpoints repartidos entre procesos (FSDP, lección 12): cada rango escribe su trozo.
 """
@@ -21,6 +22,7 @@ abrir(globals())
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
     from .carpeta import *  # noqa: F403
     from .destino import *  # noqa: F403
+    from .elegir_carpeta import *  # noqa: F403
     from .escritura_segura import *  # noqa: F403
     from .formato import *  # noqa: F403
     from .fragmentado import *  # noqa: F403
