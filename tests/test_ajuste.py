@@ -557,3 +557,19 @@ def test_avisar_none_es_silencio_tambien_al_reanudar(tmp_path, capsys):
     assert resultado.reanudado_desde == 1 and len(resultado.perdidas) == 2
     assert any("época 1" in aviso for aviso in resultado.avisos)  # el mensaje existe, guardado, sin imprimirse
     assert capsys.readouterr().out == ""  # nada impreso: None es silencio, como al_terminar_epoca=None
+
+
+def test_con_activation_checkpointing_cada_bloque_guarda_su_entrada_y_uno_se_recalcula():
+    from transformers import Qwen2Config
+
+    config = Qwen2Config(**{**ARQUITECTURAS["Qwen2.5-0.5B"], "num_hidden_layers": 4})
+    uno = Qwen2Config(**{**ARQUITECTURAS["Qwen2.5-0.5B"], "num_hidden_layers": 1})
+    sin = memoria_ajuste(config, "completo", "fp16", lote=2, secuencia=64)
+    con = memoria_ajuste(config, "completo", "fp16", lote=2, secuencia=64, checkpointing=True)
+    entrada = 2 * 64 * config.hidden_size * 4  # la corriente residual de un bloque, en fp32
+    un_bloque = medir_memoria_entrenamiento(modelo_en_meta(uno), torch.zeros(2, 64, dtype=torch.long, device="meta"),
+                                            "adamw", "fp16")
+    assert con.activaciones == un_bloque.activaciones + 4 * entrada
+    assert con.activaciones < sin.activaciones and con.pesos == sin.pesos
+    with pytest.raises(ValueError, match="checkpointing debe ser True o False"):
+        memoria_ajuste(config, checkpointing="sí")

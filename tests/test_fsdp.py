@@ -26,7 +26,7 @@ from curso_gpu.distribuido import ejecutar, orden_torchrun, sigue_vivo
 from curso_gpu.entrenamiento import CNNPequena, NucleoCheckpoints, configuracion_de_entrenamiento
 from curso_gpu.entrenar_ddp import main
 from curso_gpu.guardado import AvisoCheckpoint, cargar_pesos, como_carpeta, leer_indice
-from curso_gpu.memoria import DesgloseMemoria, bytes_de_fragmento, memoria_por_gpu
+from curso_gpu.memoria import DesgloseMemoria, bytes_de_fragmento, memoria_por_gpu, trafico_descarga_cpu
 from ejecucion_compartida import texto_impreso
 from interrupciones import TorchrunVigilado, esperar_que_paren
 
@@ -88,20 +88,40 @@ def test_bytes_de_fragmento_con_rango_imposible_da_un_error_en_espanol():
         bytes_de_fragmento({"peso": torch.ones(2)}, 2)
 
 
-def test_memoria_por_gpu_ddp_guarda_todo_y_fsdp_la_parte_mas_la_unidad():
+def test_memoria_por_gpu_cuenta_cada_termino_en_su_momento_y_el_pico_es_el_mayor():
     desglose = DesgloseMemoria(pesos=18_000, gradientes=16_000, optimizador=32_000, activaciones=5_000,
                                parametros=4_000, lote=1, precision="fp16", pesos_16_bits=2_000)
-    una = memoria_por_gpu(desglose, 1, "una")
-    ddp = memoria_por_gpu(desglose, 2, "ddp")
-    fsdp = memoria_por_gpu(desglose, 2, "fsdp", unidad_parametros=100, bytes_unidad=2)
-    assert una.total == ddp.total == desglose.total
-    assert (fsdp.pesos, fsdp.gradientes, fsdp.optimizador) == (8_000, 8_000, 16_000)  # sin la copia de 16 bits
-    assert fsdp.activaciones == 5_000 and fsdp.unidad_reunida == 100 * 2 * 2
+    una = memoria_por_gpu(desglose, 1, "una", contexto=0)
+    # una GPU: en el paso, pesos fp32 + gradientes + Adam + el temporal de foreach (4 bytes por parámetro)
+    assert una.en("paso del optimizador") == 16_000 + 16_000 + 32_000 + 16_000 == una.total
+    ddp = memoria_por_gpu(desglose, 2, "ddp", contexto=0)
+    assert ddp.total == una.total + 16_000  # + los cubos de DDP, del tamaño de los gradientes
+    fsdp = memoria_por_gpu(desglose, 2, "fsdp", unidad_parametros=100, raiz_parametros=300, contexto=7)
+    assert (fsdp.parte("pesos"), fsdp.parte("gradientes"), fsdp.parte("estado de Adam")) == (8_000, 8_000, 16_000)
+    # al comenzar la pasada atrás no hay gradientes repartidos (zero_grad) pero sí todo lo reunido
+    assert fsdp.en("comienzo de la pasada atrás") == 8_000 + 16_000 + 300 * 2 * 2 + 100 * 2 * 3 + 100 * 4 + 5_000
+    assert fsdp.en("final de la pasada atrás") == 8_000 * 2 + 16_000 + 300 * 2 + 300 * 4  # el búfer fp32 de la raíz
+    assert fsdp.en("paso del optimizador") == 32_000 + 8_000 == fsdp.pico_pytorch  # foreach: un trozo más
+    assert fsdp.momento_pico == "paso del optimizador" and fsdp.total == 40_007
     assert fsdp.cabe_en(fsdp.total) and not fsdp.cabe_en(fsdp.total - 1)
+    sin_foreach = memoria_por_gpu(desglose, 2, "fsdp", unidad_parametros=100, raiz_parametros=300, foreach=False,
+                                  mayor_parametro=1_000, contexto=0)
+    assert sin_foreach.parte("temporal de Adam") == 2 * 500 * 4  # dos temporales del mayor trozo
+    descarga = memoria_por_gpu(desglose, 2, "fsdp", unidad_parametros=100, raiz_parametros=300, descarga_cpu=True,
+                               contexto=0)
+    assert descarga.en("paso del optimizador") == 0 and descarga.momento_pico == "comienzo de la pasada atrás"
+    texto = str(fsdp)
+    assert "temporal de Adam" in texto and "GiB = 2³⁰ bytes" in texto and "contexto de CUDA" in texto
     with pytest.raises(ValueError, match="estrategia desconocida 'zero'"):
         memoria_por_gpu(desglose, 2, "zero")
     with pytest.raises(ValueError, match="una sola GPU"):
         memoria_por_gpu(desglose, 2, "una")
+    with pytest.raises(ValueError, match="foreach debe ser True o False"):
+        memoria_por_gpu(desglose, 2, "fsdp", foreach="no")
+    with pytest.raises(ValueError, match="CPUOffloadPolicy"):
+        memoria_por_gpu(desglose, 2, "ddp", descarga_cpu=True)
+    # CPUOffloadPolicy: dos copias del trozo fp32 a la GPU (delante y atrás) y el gradiente de vuelta
+    assert trafico_descarga_cpu(1_000, 2) == 3 * 4 * 500
 
 
 def test_un_modelo_en_meta_da_un_error_en_espanol():

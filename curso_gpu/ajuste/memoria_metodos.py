@@ -88,8 +88,8 @@ def _con_capas(config, capas: int):
 
 
 def _medir_por_bloques(config, metodo: str, lote: int, secuencia: int, r: int, modulos, optimizador: str,
-                       precision: str) -> tuple[int, int, bool]:
-    """(activaciones, copias de 16 bits, aproximado) del modelo entero, medidos con 1 y 2 bloques.
+                       precision: str) -> tuple[int, int, bool, int]:
+    """(activaciones, copias de 16 bits, aproximado, activaciones con 1 bloque) del modelo entero, medidos con 1 y 2 bloques.
 
     Los bloques de un Transformer son iguales: cada uno guarda lo mismo para la pasada hacia
     atrás. Con la medida de 1 y de 2 bloques, el modelo de N bloques guarda
@@ -108,7 +108,7 @@ def _medir_por_bloques(config, metodo: str, lote: int, secuencia: int, r: int, m
     uno, dos = medidas
     n = config.num_hidden_layers
     return (uno.activaciones + (n - 1) * (dos.activaciones - uno.activaciones),
-            uno.pesos_16_bits + (n - 1) * (dos.pesos_16_bits - uno.pesos_16_bits), uno.aproximado)
+            uno.pesos_16_bits + (n - 1) * (dos.pesos_16_bits - uno.pesos_16_bits), uno.aproximado, uno.activaciones)
 
 
 def _leer_metodo(metodo) -> str:
@@ -122,7 +122,7 @@ def _leer_metodo(metodo) -> str:
 
 def memoria_ajuste(config, metodo: str = "completo", precision: str = "fp16", lote: int = 1,
                    secuencia: int = 512, r: int = 16, modulos=None, optimizador: str = "adamw",
-                   nombre: str = "") -> DesgloseAjuste:
+                   nombre: str = "", checkpointing: bool = False) -> DesgloseAjuste:
     """Pesos, gradientes, optimizador y activaciones de ajustar ``config``. Lección 09.
 
     - ``config``: una configuración de ``transformers`` o un nombre de ``arquitecturas``
@@ -131,6 +131,8 @@ def memoria_ajuste(config, metodo: str = "completo", precision: str = "fp16", lo
     - ``precision``: ``"fp16"`` (T4), ``"bf16"`` (Ampere o más nueva) o ``"fp32"``; QLoRA pide 16 bits.
     - ``lote`` × ``secuencia``: los tokens de un paso. ``r`` y ``modulos``: los de LoRA
       (``alpha`` no cambia la memoria). ``optimizador``: los de la lección 07 (``"adamw"``...).
+    - ``checkpointing``: *activation checkpointing* en cada bloque (lección 07): cada bloque guarda
+      solo su entrada (fp32, la corriente residual) y en la pasada hacia atrás se recalcula uno a la vez.
     """
     from .arquitecturas import modelo_en_meta
     from .lora import parametros_lora
@@ -159,8 +161,13 @@ def memoria_ajuste(config, metodo: str = "completo", precision: str = "fp16", lo
     # Las capas que bitsandbytes cuantiza: las lineales de los bloques (la cabeza, no).
     pesos_lineales = sum(capa.weight.numel() for capa in capas_lineales(modelo).values())
     entrenables = total if metodo == "completo" else parametros_lora(modelo, r, modulos)
-    activaciones, copias, aproximado = _medir_por_bloques(config, metodo, lote, secuencia, r, modulos,
+    activaciones, copias, aproximado, con_un_bloque = _medir_por_bloques(config, metodo, lote, secuencia, r, modulos,
                                                           optimizador, precision)
+    if checkpointing is not False and checkpointing is not True:
+        raise ValueError(f"checkpointing debe ser True o False; recibí {mostrar_valor(checkpointing)}.")
+    if checkpointing:  # torch.utils.checkpoint guarda las entradas de la función: las de cada bloque
+        texto = config.get_text_config()  # un bloque recalculado, más la entrada de cada bloque
+        activaciones = con_un_bloque + texto.num_hidden_layers * lote * secuencia * texto.hidden_size * 4
     mixta = precision != "fp32"
     if metodo == "completo":
         pesos = 4 * total + buffers + copias  # fp32 + la copia de 16 bits de autocast (lección 07)

@@ -5,12 +5,17 @@
   reduce-scatter): 1.5 veces más.
 - ``KAGGLE_T4X2``: lo que da el acelerador «GPU T4 x2» de Kaggle.
 - ``CAPACIDAD_BF16``: desde qué capacidad de cómputo de CUDA hay bf16 de verdad (8.0, Ampere).
-- ``SALIDAS_T4``: lo que imprime una T4 en las piezas de la lección que no corren en una CPU.
+- ``SALIDAS_T4``: lo que imprime una T4 en las piezas de la lección que no corren en una CPU (un
+  ejemplo sacado de fuentes, no una medida de este curso).
+- ``MEMORIA_T4_PYTORCH``: la memoria de una T4 como la da PyTorch (``total_memory``), en Colab y en Kaggle.
+- ``CONTEXTO_CUDA_T4``: la memoria de la GPU que no es de PyTorch (contexto de CUDA).
+- ``TORCH_MINIMO_FSDP2``: desde qué versión de torch existe ``torch.distributed.fsdp.fully_shard``.
 """
 
 from __future__ import annotations
 
-__all__ = ["CAPACIDAD_BF16", "COMUNICACION_POR_PASO", "ESTRATEGIAS", "KAGGLE_T4X2", "SALIDAS_T4"]
+__all__ = ["CAPACIDAD_BF16", "COMUNICACION_POR_PASO", "CONTEXTO_CUDA_T4", "ESTRATEGIAS", "KAGGLE_T4X2", "MEMORIA_T4_PYTORCH",
+           "SALIDAS_T4", "TORCH_MINIMO_FSDP2"]
 
 ESTRATEGIAS = ("ddp", "fsdp")
 """Las dos formas de repartir el entrenamiento del curso: DDP (lección 08) y FSDP (lección 12)."""
@@ -44,17 +49,39 @@ KAGGLE_T4X2 = {
     "enlace": "PCIe 3.0 x16",
 }
 
+# La memoria de una T4 según PyTorch (torch.cuda.get_device_properties(0).total_memory), no la de
+# nvidia-smi (15 360 MiB, con la parte que reserva el driver):
+# - Colab: 15 095 MiB, la misma cifra de la T4 simulada (gpu_simulada.py, con sus fuentes).
+# - Kaggle («GPU T4 x2»): 14.56 GiB, lo que dice el OutOfMemoryError de PyTorch en notebooks de Kaggle
+#   publicados («GPU 0 has a total capacity of 14.56 GiB of which ... is free», también «GPU 1 ...»
+#   con dos T4; leído el 7-12-2026). PyTorch redondea a dos decimales: ±5 MiB.
+MEMORIA_T4_PYTORCH = {"Colab": 15095 * 2**20, "Kaggle": round(14.56 * 2**30)}
+
+# La memoria fuera de PyTorch: el contexto de CUDA (los kernels cargados, sus tablas) y los búferes
+# de nccl. Un OutOfMemoryError en una T4 de Kaggle (el mismo texto de arriba, leído el 7-12-2026):
+# «this process has 14.55 GiB memory in use. Of the allocated memory 14.29 GiB is allocated by
+# PyTorch, and 119.36 MiB is reserved by PyTorch but unallocated»: 14.55 − 14.29 − 0.12 ≈ 0.14 GiB
+# fuera de PyTorch, en un proceso sin nccl. Sin la carga perezosa de CUDA el contexto era mayor
+# (pytorch/pytorch#34323: «nvidia-smi shows usage of 781MB»). Contamos 300 MiB: lo visto más los
+# búferes de nccl (unas decenas de MB). Es una estimación, no una medida de este curso.
+CONTEXTO_CUDA_T4 = 300 * 2**20
+
+# fully_shard es público en torch.distributed.fsdp desde torch 2.6 (enero de 2025); antes estaba en
+# torch.distributed._composable.fsdp. La página torch.distributed.fsdp.fully_shard de la documentación
+# de PyTorch dice «Created On: Dec 04, 2024» (https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html);
+# la 2.13 instalada aquí la tiene en torch.distributed.fsdp.
+TORCH_MINIMO_FSDP2 = (2, 6)
+
 # bf16 en Tensor Cores llega con Ampere (capacidad 8.0). torch.cuda.is_bf16_supported mira
 # exactamente eso: «if torch.cuda.get_device_properties(device).major >= 8: return True»; con
 # including_emulation=False una T4 (7.5) da False (torch 2.13, torch/cuda/__init__.py). La tabla de
 # capacidades está en catalogo.py (T4 7.5, A100 8.0, L4 8.9, H100 9.0).
 CAPACIDAD_BF16 = (8, 0)
 
-# Lo que imprime una T4 (Colab o Kaggle) en las piezas de la lección 12 que en una CPU no existen.
-# Capacidad y nombre: la tabla de catalogo.py («Tesla T4», 7.5); bf16: la regla de arriba. nccl:
-# el backend que elige distribuido.elegir_backend con GPU NVIDIA (lección 08). El escalador de FSDP:
-# torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler («Sync inf/nan for scaled gradient
-# tensors ... across nodes»), el mismo código en CPU y en GPU.
+# Lo que imprime una T4 (Colab o Kaggle) en las piezas de la lección 12 que en una CPU no existen: un
+# ejemplo armado con las fuentes, NO una salida medida por este curso. Capacidad y nombre: la tabla de
+# catalogo.py («Tesla T4», 7.5); bf16: la regla de arriba. nccl: el backend que elige
+# distribuido.elegir_backend con GPU NVIDIA (lección 08).
 SALIDAS_T4 = {
     "torch.cuda.get_device_name(0)": "Tesla T4",
     "torch.cuda.get_device_capability(0)": "(7, 5)",
