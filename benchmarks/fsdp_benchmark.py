@@ -132,7 +132,7 @@ def comprobar_en_gpu(timeout_s: float = 300) -> list[str]:
                                   "gradiente (trozo)": "torch.float32"} for x in rangos)
         anotar(bien, f"MixedPrecisionPolicy fp16: calcula en fp16, guarda y reduce en fp32: {rangos[0]['tipos']}")
         anotar(all(x["escala"] > 0 and x["perdida"] == x["perdida"] for x in rangos),
-               f"ShardedGradScaler: escala {rangos[0]['escala']:g}, pérdida finita")
+               f"GradScaler (FSDP2): escala {rangos[0]['escala']:g}, pérdida finita")
         previsto = memoria_prevista(gpus).total
         for x in rangos:
             ok, texto = juzgar_memoria(x["memoria"], previsto)

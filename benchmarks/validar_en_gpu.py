@@ -383,7 +383,7 @@ def comprobar_leccion_08(gpu: torch.device, rapido: bool) -> list[Resultado]:
 # --- GANCHO lección 12: FSDP2 ---------------------------------------------------------------------
 def comprobar_leccion_12(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """GANCHO de la lección 12: ``fully_shard`` con nccl en 1 o 2 GPU, la política fp16 (calcula en fp16,
-    guarda y reduce en fp32, con ``ShardedGradScaler``) y la memoria de cada GPU frente a la calculadora.
+    guarda y reduce en fp32, con ``torch.amp.GradScaler``) y la memoria de cada GPU frente a la calculadora.
 
     Llama a ``comprobar_en_gpu`` de ``benchmarks/fsdp_benchmark.py`` (``torchrun`` con tiempo límite).
     """

@@ -257,3 +257,19 @@ def test_un_segundo_escritor_en_una_carpeta_repartida_se_rechaza(tmp_path, capsy
         assert _entrenar("--estrategia", "fsdp", "--epocas", "2", "--checkpoints", str(ck)) == 1
     assert "Otro entrenamiento" in capsys.readouterr().err
     assert sorted(p.name for p in ck.iterdir()) == antes
+
+
+@pytest.mark.lento
+def test_gradscaler_con_fully_shard_un_inf_en_un_rango_hace_saltar_el_paso_a_todos(tmp_path):
+    """FSDP2: torch.amp.GradScaler basta (DTensor reúne el inf entre rangos); ShardedGradScaler es de FSDP1."""
+    orden = orden_torchrun([str(RAIZ / "tests" / "fsdp_escalador.py"), str(tmp_path)], procesos=2)
+    (resultado,) = ejecutar(orden, timeout_s=180, entorno={"OMP_NUM_THREADS": "1", "PYTHONPATH": str(RAIZ)})
+    assert resultado.bien, resultado.salida[-3000:]
+    assert not [p for p in resultado.procesos if sigue_vivo(p)]
+    rangos = [json.loads((tmp_path / f"rango_{r}.json").read_text()) for r in range(2)]
+    assert [r["clase"] for r in rangos] == ["GradScaler"] * 2
+    con_inf, limpio = zip(*(r["pasos"] for r in rangos))
+    # el paso del inf: los DOS saltan (el rango 1 no vio ningún inf) y la escala baja a la mitad en los dos
+    assert [p["cambiaron"] for p in con_inf] == [False, False] and [p["escala"] for p in con_inf] == [2.0**15] * 2
+    assert all(p["gradiente"] == "DTensor" for p in con_inf)
+    assert [p["cambiaron"] for p in limpio] == [True, True]  # el siguiente, sin inf, sí actualiza

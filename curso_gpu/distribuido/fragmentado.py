@@ -4,8 +4,8 @@
   torchtitan y las pruebas de PyTorch; la malla de procesos (``DeviceMesh``) sale del
   ``Proceso`` de ``iniciar()``, así el backend se elige en un solo sitio (``elegir_backend``).
 - ``politica_de_precision("fp16")``: ``MixedPrecisionPolicy(param_dtype=float16,
-  reduce_dtype=float32)``, la de una T4; ``escalador_de_perdida``: el ``ShardedGradScaler`` de
-  PyTorch (el escalado que pide fp16, de acuerdo en todos los rangos).
+  reduce_dtype=float32)``, la de una T4; ``escalador_de_perdida``: ``torch.amp.GradScaler`` (el
+  escalado que pide fp16; con FSDP2 los rangos se ponen de acuerdo solos, ver su docstring).
 - ``fragmento_medido(modelo)``: lo que guarda este rango de verdad (se compara con
   ``memoria.bytes_de_fragmento``).
 - ``ContadorComunicacion``: cuenta los bytes de cada all-gather, reduce-scatter y all-reduce que
@@ -61,14 +61,15 @@ def politica_de_precision(precision: str = "fp32", dispositivo: torch.device | N
 def escalador_de_perdida(precision: str = "fp32", dispositivo: torch.device | None = None):
     """El escalado de la pérdida que pide fp16, para un modelo repartido. Lección 12.
 
-    Es el ``ShardedGradScaler`` de PyTorch: como ``torch.amp.GradScaler``, pero cada rango solo
-    ve su trozo de los gradientes, así que reúne entre todos si alguno vio un inf/NaN (si no, un
-    rango saltaría el paso y otro no). Desactivado (no escala) fuera de fp16.
+    Es el ``torch.amp.GradScaler`` de siempre. Con ``fully_shard`` los gradientes son ``DTensor`` y
+    PyTorch ya reúne entre todos los rangos si alguno vio un inf/NaN (``found_inf_reduce_handler``
+    en ``torch/distributed/tensor/_dispatch.py``; PyTorch lo prueba en
+    ``test_fully_shard_grad_scaler.py``): todos saltan el paso juntos. ``ShardedGradScaler`` es el de
+    FSDP1 (``FullyShardedDataParallel``). En una CPU hace falta ``GradScaler("cpu")``: el de
+    ``"cuda"`` se desactiva sin GPU. Desactivado (no escala) fuera de fp16.
     """
-    from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
-
     tipo = torch.device(dispositivo).type if dispositivo is not None else proceso_actual().dispositivo.type
-    return ShardedGradScaler(tipo, enabled=precision == "fp16")
+    return torch.amp.GradScaler(tipo, enabled=precision == "fp16")
 
 
 def _comprobar_modelo(modelo) -> None:
