@@ -57,7 +57,7 @@ def test_los_bytes_de_cada_trozo_son_los_de_la_calculadora(leccion_12):
 
 
 def test_fsdp_comunica_una_vez_y_media_lo_de_ddp(leccion_12):
-    assert "{'all-gather': 6, 'reduce-scatter': 3}" in leccion_12
+    assert re.search(r"FSDP, primer paso: 6 all-gather \(.+?\) · 3 reduce-scatter \(", leccion_12), leccion_12
     assert "Envía cada rango: FSDP 198 528 bytes; DDP 132 352 bytes → 1.50 veces" in leccion_12
 
 

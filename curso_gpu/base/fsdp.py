@@ -46,6 +46,11 @@ KAGGLE_T4X2 = {
     "nombre": "Tesla T4",
     "memoria_mib": 15360,
     "menu": "Settings › Accelerator › GPU T4 x2",
+    # Sin Internet, `pip install git+...` no llega a GitHub. El interruptor del notebook es
+    # «Settings › Internet» (en la CLI de Kaggle, «enable_internet» de kernel-metadata.json, el mismo
+    # docs/kernels.md de arriba) y Kaggle solo lo deja encender a cuentas verificadas con un teléfono
+    # (el aviso del propio panel; también The Kaggle Book, cap. 3, citado arriba).
+    "internet": "Settings › Internet (solo con la cuenta verificada con un teléfono)",
     "enlace": "PCIe 3.0 x16",
 }
 
