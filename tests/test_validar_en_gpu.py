@@ -183,7 +183,12 @@ def test_la_memoria_de_la_leccion_12_se_juzga_frente_a_la_calculadora():
     # La calculadora del modelo de prueba: con 2 GPU, los estados repartidos son la mitad que con 1.
     prevista = comprobar.__globals__["memoria_prevista"]
     una, dos = prevista(1), prevista(2)
-    assert dos.optimizador * 2 == una.optimizador and dos.unidad_reunida == una.unidad_reunida > 0
+    assert dos.parte("estado de Adam") * 2 == una.parte("estado de Adam")
+    assert dos.parte("bloque que se calcula") == una.parte("bloque que se calcula") > 0
+    # el pico que se compara con max_memory_allocated no lleva el contexto de CUDA; el de la GPU, sí
+    assert dos.total - dos.pico_pytorch == dos.contexto > 0 and dos.momento_pico == "paso del optimizador"
+    sin_fsdp = prevista(1, "una")
+    assert sin_fsdp.estrategia == "una" and sin_fsdp.parte("copia de 16 bits") > 0
 
 
 @pytest.mark.lento  # torchrun con 2 procesos
@@ -195,3 +200,7 @@ def test_el_trabajador_de_la_leccion_12_corre_en_cpu_con_gloo(tmp_path):
     assert [x["backend"] for x in rangos] == ["gloo", "gloo"] and all(x["memoria"] is None for x in rangos)
     assert all(x["tipos"] == {"al calcular": "torch.float16", "guardado (trozo)": "torch.float32",
                               "gradiente (trozo)": "torch.float32"} for x in rangos), rangos
+    assert [x["escalador"] for x in rangos] == ["GradScaler"] * 2
+    (tmp_path / "una").mkdir()
+    r, (sola,) = comprobar.__globals__["lanzar"](tmp_path / "una", 1, timeout_s=180, ancho=64, modo="una")
+    assert r.bien and sola["modo"] == "una" and sola["tipos"]["al calcular"] == "torch.float16", r.salida[-3000:]
