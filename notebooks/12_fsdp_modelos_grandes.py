@@ -476,7 +476,7 @@ print(f"Máxima diferencia entre FSDP 2×16 y 1×32: {diferencia:.1e} (redondeo 
 #
 # Con `MixedPrecisionPolicy(param_dtype=torch.float16, reduce_dtype=torch.float32)` cada bloque se
 # reúne y se calcula en fp16 (la mitad de bytes en cada all-gather, y los Tensor Cores de la T4),
-# los gradientes se suman en fp32 y los trozos que guarda cada rango siguen en fp32: el optimizador
+# los gradientes se promedian en fp32 y los trozos que guarda cada rango siguen en fp32: el optimizador
 # actualiza números de 32 bits. fp16 tiene poco rango: un gradiente pequeño se queda en cero. Por
 # eso se **escala la pérdida** (como en la lección 06), con el **`torch.amp.GradScaler` de siempre**.
 # Cada rango solo ve su trozo de los gradientes, pero son `DTensor`, y PyTorch reúne entre todos los
@@ -776,7 +776,7 @@ print("código de salida:", entrenar_ddp_main(["--estrategia", "fsdp", "--epocas
 #   recibe solo su trozo del promedio.
 # - **Reshard**: liberar el bloque reunido y quedarse otra vez con el trozo.
 # - **Unidad de FSDP**: lo que se reúne de una vez (cada llamada a `fully_shard`).
-# - **`MixedPrecisionPolicy`**: en qué tipo se reúne y se calcula (`param_dtype`) y en cuál se suman los gradientes (`reduce_dtype`).
+# - **`MixedPrecisionPolicy`**: en qué tipo se reúne y se calcula (`param_dtype`) y en cuál se promedian los gradientes (`reduce_dtype`).
 # - **`torch.amp.GradScaler`**: el escalado de la pérdida de fp16; con `fully_shard` todos los rangos
 #   saltan juntos el paso con un inf. `ShardedGradScaler` es el de FSDP1.
 # - **`DeviceMesh`**: la malla de procesos entre los que se reparte (`init_device_mesh`).
