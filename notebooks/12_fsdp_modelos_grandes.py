@@ -17,17 +17,11 @@
 
 # %%
 # Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# Después, en todas partes, comprueba que tu torch tenga FSDP2.
+# En tu computadora esta celda no hace nada.
 import importlib.util, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
 if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
-# FSDP2 (fully_shard) es público desde torch 2.6: con uno más viejo, la lección no puede correr.
-import torch
-from curso_gpu.base import TORCH_MINIMO_FSDP2
-_version = tuple(int(parte) for parte in torch.__version__.split("+")[0].split(".")[:2])
-assert _version >= TORCH_MINIMO_FSDP2, (f"Esta lección necesita torch {TORCH_MINIMO_FSDP2[0]}.{TORCH_MINIMO_FSDP2[1]} o más "
-                                        f"nuevo (fully_shard); tienes {torch.__version__}. Actualízalo: pip install -U torch")
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -60,6 +54,14 @@ assert _version >= TORCH_MINIMO_FSDP2, (f"Esta lección necesita torch {TORCH_MI
 # `torchrun` (cada uno importa torch) y en construir Qwen2.5-1.5B en `meta`.
 
 # %%
+# Lo primero: FSDP2 (fully_shard) es público desde torch 2.6; con uno más viejo, la lección no puede correr.
+import torch
+from curso_gpu.base import TORCH_MINIMO_FSDP2
+
+_version = tuple(int(parte) for parte in torch.__version__.split("+")[0].split(".")[:2])
+assert _version >= TORCH_MINIMO_FSDP2, (f"Esta lección necesita torch {TORCH_MINIMO_FSDP2[0]}.{TORCH_MINIMO_FSDP2[1]} o más "
+                                        f"nuevo (fully_shard); tienes {torch.__version__}. Actualízalo: pip install -U torch")
+
 import json
 import os
 import signal
@@ -68,7 +70,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import torch
 from torch import nn
 
 from curso_gpu import distribuido

@@ -553,7 +553,8 @@ def test_avisar_none_es_silencio_tambien_al_reanudar(tmp_path, capsys):
     """avisar=None pasaba la comprobación y el mensaje de reanudar lo llamaba: TypeError de entrenar_lora.py."""
     carpeta = tmp_path / "lora"
     ajustar(*_con_lora(), epocas=1, checkpoints=carpeta, avisar=None)
-    resultado = ajustar(*_con_lora(), epocas=2, checkpoints=carpeta, avisar=None)  # sigue desde la época 1
+    with pytest.warns(AvisoCheckpoint, match="Reanudo desde"):  # sigue desde la época 1 (el aviso, aparte)
+        resultado = ajustar(*_con_lora(), epocas=2, checkpoints=carpeta, avisar=None)
     assert resultado.reanudado_desde == 1 and len(resultado.perdidas) == 2
     assert any("época 1" in aviso for aviso in resultado.avisos)  # el mensaje existe, guardado, sin imprimirse
     assert capsys.readouterr().out == ""  # nada impreso: None es silencio, como al_terminar_epoca=None
