@@ -48,8 +48,9 @@ KAGGLE_T4X2 = {
     "menu": "Settings › Accelerator › GPU T4 x2",
     # Sin Internet, `pip install git+...` no llega a GitHub. El interruptor del notebook es
     # «Settings › Internet» (en la CLI de Kaggle, «enable_internet» de kernel-metadata.json, el mismo
-    # docs/kernels.md de arriba) y Kaggle solo lo deja encender a cuentas verificadas con un teléfono
-    # (el aviso del propio panel; también The Kaggle Book, cap. 3, citado arriba).
+    # docs/kernels.md de arriba). Que solo se enciende con la cuenta verificada con un teléfono lo dice
+    # el propio panel de Kaggle al intentarlo; no encontramos una página pública que citar (7-12-2026):
+    # compruébalo en tu panel si cambia.
     "internet": "Settings › Internet (solo con la cuenta verificada con un teléfono)",
     "enlace": "PCIe 3.0 x16",
 }
