@@ -1,0 +1,184 @@
+"""Lo medido en la GPU simulada lo dice donde se imprime (issue «La T4 simulada, fiel»).
+
+La T4 simulada calcula en la CPU: un tiempo, un ritmo o una aceleración medidos en ella son de la
+CPU. Cada dato que lo presenta (``Medicion``, ``Comparacion``, ``Diagnostico``,
+``BarridoGeneracion``, las gráficas) lleva la marca, y el % del pico o del techo de una T4 no se
+calcula con tiempos de la CPU. Al final, la prueba de las lecciones ejecutadas en la T4 simulada:
+ninguna línea con una unidad medida junto a cuda/GPU/T4 sin decir que es simulada.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+import torch
+
+from curso_gpu.base import AVISO_SIMULADA, MARCA_SIMULADA
+from curso_gpu.dispositivo import simular_gpu
+
+
+@pytest.fixture
+def t4():
+    if torch.cuda.is_available():
+        pytest.skip("esta máquina tiene una GPU de verdad: la simulación no se enciende")
+    with simular_gpu("T4") as perfil:
+        yield perfil
+
+
+# --- Los datos llevan la marca -----------------------------------------------------------------
+
+def test_cronometrar_en_la_gpu_simulada_marca_el_titulo_la_fila_y_los_avisos(t4):
+    from curso_gpu.medicion import cronometrar
+
+    x = torch.ones(8, 8, device="cuda")
+    medida = cronometrar(lambda: x @ x, "cuda", repeticiones=3, calentamiento=0, descripcion="a @ b")
+    assert medida.simulada
+    texto = str(medida)
+    assert texto.splitlines()[0] == f"Medición: a @ b [{MARCA_SIMULADA}]"
+    assert AVISO_SIMULADA in texto and AVISO_SIMULADA in medida._repr_html_()
+    en_cpu = cronometrar(lambda: x.cpu() @ x.cpu(), "cpu", repeticiones=3, calentamiento=0)
+    assert not en_cpu.simulada and "simulada" not in str(en_cpu)
+
+
+def test_comparar_tiempos_en_la_gpu_simulada_lo_dice_en_el_titulo_y_el_veredicto(t4):
+    from curso_gpu.medicion import comparar_muestras, comparar_tiempos
+
+    x = torch.ones(16, 16, device="cuda")
+    comparacion = comparar_tiempos(lambda: x @ x, lambda: x + x, nombres=("matmul", "suma"), repeticiones=5,
+                                   presupuesto_s=None, dispositivo="cuda")
+    assert comparacion.simulada and comparacion.veredicto.endswith(AVISO_SIMULADA)
+    assert MARCA_SIMULADA in str(comparacion).splitlines()[0]
+    # medida en la CPU (la lección 08 compara procesos de la CPU) no lleva la marca, aunque la simulación esté encendida
+    en_cpu = comparar_muestras([1.0, 1.1, 1.0, 1.2, 1.0], [2.0, 2.1, 2.0, 2.2, 2.0], dispositivo="cpu")
+    assert not en_cpu.simulada and "simulada" not in str(en_cpu)
+
+
+def test_en_la_gpu_simulada_no_se_da_el_porcentaje_del_pico_de_una_t4(t4):
+    from curso_gpu.medicion import comparar_cpu_gpu, medir_matmul
+
+    r = medir_matmul(64, "cuda", repeticiones=1)
+    assert r.simulada and r.pico_tflops == 8.1  # el dato de la ficha se conserva...
+    assert r.porcentaje_pico is None and not r.supera_pico  # ...pero no se divide un tiempo de la CPU por él
+    texto = str(r)
+    assert "% del pico" not in texto and MARCA_SIMULADA in texto.splitlines()[0]
+    comparacion = comparar_cpu_gpu(64, "cuda", repeticiones=1)
+    tabla = str(comparacion)
+    assert "% del pico" not in tabla and MARCA_SIMULADA in tabla.splitlines()[0]
+    fila_gpu = next(linea for linea in tabla.splitlines() if "Tesla T4" in linea)
+    assert MARCA_SIMULADA in fila_gpu
+
+
+def test_el_barrido_marca_cada_linea_de_la_gpu_simulada_y_su_grafica(t4):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from curso_gpu import graficos
+    from curso_gpu.medicion import barrido
+
+    resultado = barrido([16, 32], silenciosa=True, segundos_por_tamano=None, repeticiones=1)
+    lineas = str(resultado).splitlines()
+    assert MARCA_SIMULADA in lineas[0]
+    assert all(MARCA_SIMULADA in l for l in lineas if l.strip().startswith("cuda"))
+    assert not any(MARCA_SIMULADA in l for l in lineas if l.strip().startswith("cpu"))
+    assert f"cuda [{MARCA_SIMULADA}]" in resultado.conclusion
+    figura = graficos.grafico_barrido(resultado)
+    assert MARCA_SIMULADA in figura.axes[0].get_title()
+    x = torch.ones(4, device="cuda")
+    from curso_gpu.medicion import cronometrar
+
+    figura = graficos.grafico_muestras(cronometrar(lambda: x + x, "cuda", repeticiones=2))
+    assert MARCA_SIMULADA in figura.axes[0].get_title()
+    assert any(MARCA_SIMULADA in t.get_text() for t in figura.axes[0].get_legend().get_texts())
+
+
+def test_el_diagnostico_en_la_gpu_simulada_lo_dice_y_explica_el_coste_de_lanzar(t4):
+    from curso_gpu.rendimiento import diagnosticar
+
+    modelo = torch.nn.Linear(4, 2).to("cuda")
+    perdida = torch.nn.CrossEntropyLoss()
+
+    def paso(xb, yb):
+        perdida(modelo(xb), yb).backward()
+
+    lotes = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(6)]
+    diagnostico = diagnosticar(paso, lotes, "cuda", pasos=3)
+    assert diagnostico.simulada
+    texto = str(diagnostico)
+    assert MARCA_SIMULADA in texto.splitlines()[0] and "simulador" in texto
+
+
+def test_la_generacion_en_la_gpu_simulada_no_da_el_porcentaje_del_techo():
+    from curso_gpu.generacion import BarridoGeneracion, FilaBarrido
+
+    fila = FilaBarrido("con caché", 1, 32, 32, [0.5, 0.6, 0.55])
+    datos = dict(dispositivo="cuda:0", nombre_gpu="Tesla T4", ancho_de_banda_gb_s=320.0, bytes_pesos=10**6,
+                 filas=[fila], repeticiones=3, tokens_entrada=8)
+    real, simulada = BarridoGeneracion(**datos), BarridoGeneracion(**datos, simulada=True)
+    assert real.del_techo(fila) is not None and simulada.del_techo(fila) is None
+    assert "% del techo" in " ".join(real.frases())
+    assert "% del techo" not in " ".join(simulada.frases()) and simulada.frases()[0] == AVISO_SIMULADA
+    tabla = str(simulada)
+    assert MARCA_SIMULADA in tabla.splitlines()[0] and "no se da el % del techo" in tabla
+    assert simulada.techo(1) == real.techo(1)  # el techo es la ficha de la T4: se puede enseñar
+
+
+# --- Las lecciones ejecutadas en la T4 simulada --------------------------------------------------
+
+UNIDAD_MEDIDA = re.compile(
+    r"\d\s?(?:ms|µs|s|segundos|GB/s|GFLOP/s|TFLOP/s|tokens/s|veces|×|x)(?![\w/])", re.IGNORECASE)
+DE_LA_GPU = re.compile(r"\bcuda(?::\d)?\b|\bGPU\b|\bT4\b")
+MARCA = re.compile(r"simulad", re.IGNORECASE)
+
+
+def _texto_de_html(fragmento: str) -> str:
+    """El texto de un HTML con una línea por fila, párrafo o título (como se lee en la pantalla)."""
+    fragmento = re.sub(r"(?i)</(?:tr|p|div|li|h\d|b|caption)>|<br\s*/?>", "\n", fragmento)
+    return html.unescape(re.sub(r"<[^>]+>", " ", fragmento))
+
+
+def _bloques(cuaderno):
+    """(celda, texto) de cada salida de las celdas de código: lo impreso, el texto y el HTML."""
+    codigo = [c for c in cuaderno.cells if c.cell_type == "code"]
+    for numero, celda in enumerate(codigo):
+        for salida in celda.get("outputs", []):
+            if salida.get("output_type") == "stream":
+                yield numero, salida.get("text", "")
+            datos = salida.get("data", {})
+            if "text/html" in datos:
+                yield numero, _texto_de_html("".join(datos["text/html"]))
+            elif "text/plain" in datos:
+                yield numero, "".join(datos["text/plain"])
+
+
+def lineas_sin_marca(texto: str) -> list[str]:
+    """Las líneas de ``texto`` con una unidad medida junto a cuda/GPU/T4 que no dicen que es simulada.
+
+    Un bloque (una tabla, un informe) cuyo título, su primera línea, dice que es simulado marca todas
+    sus líneas.
+    """
+    lineas = [l for l in texto.splitlines() if l.strip()]
+    if lineas and MARCA.search(lineas[0]):
+        return []
+    return [l.strip() for l in lineas if UNIDAD_MEDIDA.search(l) and DE_LA_GPU.search(l) and not MARCA.search(l)]
+
+
+def test_la_prueba_encuentra_una_cifra_de_cpu_con_nombre_de_gpu_y_respeta_la_marca():
+    assert lineas_sin_marca("GPU: 0.0123 s\nCPU: 0.5 s") == ["GPU: 0.0123 s"]
+    assert lineas_sin_marca("pequeño en cuda: 12.5 ms por época") == ["pequeño en cuda: 12.5 ms por época"]
+    assert lineas_sin_marca("Aceleración en la T4: 31×") == ["Aceleración en la T4: 31×"]
+    assert lineas_sin_marca("cuda:0 rindió 120 GFLOP/s") == ["cuda:0 rindió 120 GFLOP/s"]
+    assert lineas_sin_marca("GPU: 0.0123 s (GPU simulada: tiempos de la CPU)") == []
+    assert lineas_sin_marca(f"Medición: a @ b [{MARCA_SIMULADA}]\n  mediana  3 ms\n  dispositivo cuda, 3 ms") == []
+    assert lineas_sin_marca("CPU: 0.5 s\nUsando: cuda") == []  # ni unidad junto a la GPU, ni GPU junto a la unidad
+    assert lineas_sin_marca("matrices de 4096×4096 en cuda") == []  # un tamaño no es una medida
+
+
+@pytest.mark.parametrize("numero", ["01", "02", "03", "05", "06", "10"])
+def test_cada_cifra_de_la_t4_simulada_dice_que_es_simulada(leccion_ejecutada, numero):
+    cuaderno = leccion_ejecutada(numero, simulada=True)
+    problemas = [f"celda de código {celda}: {linea}" for celda, texto in _bloques(cuaderno)
+                 for linea in lineas_sin_marca(texto)]
+    assert not problemas, ("Cifras medidas en la T4 simulada que no dicen que son de la CPU:\n  "
+                           + "\n  ".join(problemas))
