@@ -182,3 +182,53 @@ def test_cada_cifra_de_la_t4_simulada_dice_que_es_simulada(leccion_ejecutada, nu
                  for linea in lineas_sin_marca(texto)]
     assert not problemas, ("Cifras medidas en la T4 simulada que no dicen que son de la CPU:\n  "
                            + "\n  ".join(problemas))
+
+
+# --- El nvidia-smi simulado dice que lo es, con los datos de Colab que constan -------------------
+
+def test_la_tabla_del_nvidia_smi_simulado_dice_que_es_simulada(t4):
+    import subprocess
+
+    from curso_gpu.dispositivo import NOTA_SIMULADA, consultar_nvidia_smi
+
+    tabla = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30).stdout
+    lineas = tabla.splitlines()
+    assert lineas[0].endswith("(nvidia-smi simulado)")  # la fecha, como en el de verdad, y la marca
+    assert NOTA_SIMULADA in tabla and len(next(l for l in lineas if NOTA_SIMULADA in l)) == 91
+    assert f"Driver Version: {t4.driver.version}" in tabla and f"CUDA Version: {t4.driver.cuda}" in tabla
+    informe = consultar_nvidia_smi()  # el lector del paquete sigue entendiendo la tabla marcada
+    assert informe.driver == t4.driver.version and informe.cuda_del_driver == (13, 0)
+
+
+def test_la_tabla_sigue_el_formato_de_cada_rama_del_driver():
+    from curso_gpu.dispositivo import consultar_nvidia_smi, tabla_nvidia_smi  # noqa: F401
+
+    nueva = tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360).splitlines()
+    vieja = tabla_nvidia_smi("550.54.15", "12.4", "Tesla T4", 15360).splitlines()
+    # rama 580 (Colab, 31-8-2026): la línea bajo la cabecera empieza por «+---» y el PID va más a la derecha
+    assert nueva[2] == "+-----------------------------------------+------------------------+----------------------+"
+    assert vieja[2] == "|-----------------------------------------+------------------------+----------------------|"
+    assert nueva[15].index("PID") == vieja[15].index("PID") + 6
+    assert {len(l) for l in nueva + vieja if l} == {91}
+
+
+def test_driver_torch_de_colab_y_comando_de_instalacion_cuentan_la_misma_historia():
+    from pathlib import Path
+
+    from curso_gpu.base import GPUS_SIMULABLES, comando_instalacion, cuda_maxima_del_driver, rueda_para
+
+    t4 = GPUS_SIMULABLES["T4"]
+    driver = t4.driver
+    cuda = tuple(int(x) for x in driver.cuda.split("."))
+    assert cuda_maxima_del_driver(driver.version) == cuda  # la tabla de drivers y el nvidia-smi simulado coinciden
+    rueda = rueda_para(cuda, t4.capacidad_computo)
+    assert rueda is not None and rueda.version <= cuda
+    assert comando_instalacion(cuda, t4.capacidad_computo).endswith(f"/{rueda.rueda}")
+    # el torch que traía Colab (cu128) funciona con ese driver: CUDA 12.8 ≤ 13.0
+    assert driver.torch_colab.startswith("2.") and "+cu" in driver.torch_colab
+    cuda_torch = driver.torch_colab.split("+cu")[1]
+    assert (int(cuda_torch[:-1]), int(cuda_torch[-1])) <= cuda
+    # la lección 01 cuenta lo mismo: driver, CUDA y torch de Colab, con su fecha
+    leccion = Path(__file__).resolve().parent.parent.joinpath("notebooks", "01_deteccion_gpu.py").read_text("utf-8")
+    assert driver.version in leccion and f"CUDA Version: {driver.cuda}" in leccion
+    assert driver.torch_colab in leccion and f"Versión de CUDA: {cuda_torch[:-1]}.{cuda_torch[-1]}" in leccion

@@ -272,10 +272,10 @@ def test_nvidia_smi_simulado_responde_como_en_una_t4_de_colab(t4):
     assert programa is not None
     tabla = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30)  # como una celda de la 01
     assert tabla.returncode == 0 and tabla.stderr == ""
-    assert "Driver Version: 550.54.15      CUDA Version: 12.4" in tabla.stdout
+    assert "Driver Version: 580.82.07      CUDA Version: 13.0" in tabla.stdout
     assert "Tesla T4" in tabla.stdout and "0MiB /  15360MiB" in tabla.stdout and "10W /   70W" in tabla.stdout
     informe = consultar_nvidia_smi()
-    assert (informe.driver, informe.cuda_del_driver, informe.cuda_de_cabecera) == ("550.54.15", (12, 4), True)
+    assert (informe.driver, informe.cuda_del_driver, informe.cuda_de_cabecera) == ("580.82.07", (13, 0), True)
     gpu = informe.gpus[0]
     # memory.free en reposo: lo que CUDA da a PyTorch (15095 MiB); el driver reserva el resto
     assert (gpu.indice, gpu.nombre, gpu.memoria_total_mib, gpu.memoria_usada_mib, gpu.memoria_libre_mib) == (
@@ -324,7 +324,7 @@ def test_describir_entorno_dice_que_la_gpu_es_simulada_y_no_receta_reinstalar(t4
 
     informe = describir_entorno()
     assert informe.gpu_simulada == "Tesla T4" and informe.cuda_disponible
-    assert informe.nvidia_smi.driver == "550.54.15"
+    assert informe.nvidia_smi.driver == T4.driver.version
     filas = dict(informe.filas())
     assert "todo se calcula en la CPU" in filas["GPU simulada"]
     assert len(informe.avisos) == 1 and informe.avisos[0].startswith("GPU simulada: PyTorch responde como una Tesla T4")
