@@ -130,6 +130,9 @@ UNIDAD_MEDIDA = re.compile(
     r"\d\s?(?:ms|µs|s|segundos|GB/s|GFLOP/s|TFLOP/s|tokens/s|veces|×|x)(?![\w/])", re.IGNORECASE)
 DE_LA_GPU = re.compile(r"\bcuda(?::\d)?\b|\bGPU\b|\bT4\b")
 MARCA = re.compile(r"simulad", re.IGNORECASE)
+# Una línea que dice que su cifra no es una medida (un ejemplo, la ficha, una cifra publicada) no es
+# una medida de la GPU simulada.
+NO_ES_MEDIDA = re.compile(r"ejemplo|ficha|publicad|teóric|no medid|verías", re.IGNORECASE)
 
 
 def _texto_de_html(fragmento: str) -> str:
@@ -161,7 +164,8 @@ def lineas_sin_marca(texto: str) -> list[str]:
     lineas = [l for l in texto.splitlines() if l.strip()]
     if lineas and MARCA.search(lineas[0]):
         return []
-    return [l.strip() for l in lineas if UNIDAD_MEDIDA.search(l) and DE_LA_GPU.search(l) and not MARCA.search(l)]
+    return [l.strip() for l in lineas if UNIDAD_MEDIDA.search(l) and DE_LA_GPU.search(l) and not MARCA.search(l)
+            and not NO_ES_MEDIDA.search(l)]
 
 
 def test_la_prueba_encuentra_una_cifra_de_cpu_con_nombre_de_gpu_y_respeta_la_marca():
@@ -173,6 +177,8 @@ def test_la_prueba_encuentra_una_cifra_de_cpu_con_nombre_de_gpu_y_respeta_la_mar
     assert lineas_sin_marca(f"Medición: a @ b [{MARCA_SIMULADA}]\n  mediana  3 ms\n  dispositivo cuda, 3 ms") == []
     assert lineas_sin_marca("CPU: 0.5 s\nUsando: cuda") == []  # ni unidad junto a la GPU, ni GPU junto a la unidad
     assert lineas_sin_marca("matrices de 4096×4096 en cuda") == []  # un tamaño no es una medida
+    assert lineas_sin_marca("Un ejemplo: 8 h en CPU frente a 10 min en GPU: 48 veces") == []  # ni un ejemplo
+    assert lineas_sin_marca("Tesla T4: pico teórico de 65 TFLOP/s") == []  # ni la ficha
 
 
 @pytest.mark.parametrize("numero", ["01", "02", "03", "05", "06", "10"])

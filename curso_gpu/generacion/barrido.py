@@ -138,7 +138,7 @@ class BarridoGeneracion(ComoTabla):
             f = con[0]
             frases.append(
                 f"El techo de {quien} con lote {f.lote} sería {formatear_numero(self.techo(f.lote), 0)} tokens/s "
-                f"({formatear_numero(self.ancho_de_banda_gb_s, cifras=3)} GB/s de su ficha ÷ "
+                f"({formatear_numero(self.ancho_de_banda_gb_s, cifras=3)} GB/s ÷ "
                 f"{formatear_numero(self.bytes_pesos / 1e6, cifras=3)} MB de pesos); los tokens/s de arriba son de la "
                 "CPU (GPU simulada), así que no se comparan con él.")
         elif con:
