@@ -378,7 +378,9 @@ print(f"Pesos de QLoRA: unos {qlora_gb:.1f} GB, más LoRA y activaciones")
 
 # %% [markdown]
 # Unos **5.5–6 GB** de pesos, no 4: aun así caben de sobra en una T4, y por eso se pueden
-# ajustar modelos de 8B en Colab gratis.
+# ajustar modelos de 8B en Colab gratis. Es lo que ocupa el modelo **recién cargado**. Para
+# entrenar, `peft` pasa a fp32 lo que no está cuantizado (los *embeddings*, `lm_head` y las
+# normas), y los pesos suben unos GB más: la lección 09 lo cuenta con el 7B.
 
 # %% [markdown]
 # ## Pruébalo
