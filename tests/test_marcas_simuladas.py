@@ -133,6 +133,13 @@ MARCA = re.compile(r"simulad", re.IGNORECASE)
 # Una línea que dice que su cifra no es una medida (un ejemplo, la ficha, una cifra publicada) no es
 # una medida de la GPU simulada.
 NO_ES_MEDIDA = re.compile(r"ejemplo|ficha|publicad|teóric|no medid|verías", re.IGNORECASE)
+TECHO = re.compile(r"techo", re.IGNORECASE)  # un techo (ancho de banda ÷ bytes) es una cuenta...
+DEL_TECHO = re.compile(r"%\s*del\s*techo", re.IGNORECASE)  # ...pero «el 12 % del techo» compara una medida con él
+
+
+def _es_referencia(linea: str) -> bool:
+    """La línea da una cifra que no se midió: un ejemplo, la ficha, una cifra publicada o un techo calculado."""
+    return bool(NO_ES_MEDIDA.search(linea) or (TECHO.search(linea) and not DEL_TECHO.search(linea)))
 
 
 def _texto_de_html(fragmento: str) -> str:
@@ -165,7 +172,7 @@ def lineas_sin_marca(texto: str) -> list[str]:
     if lineas and MARCA.search(lineas[0]):
         return []
     return [l.strip() for l in lineas if UNIDAD_MEDIDA.search(l) and DE_LA_GPU.search(l) and not MARCA.search(l)
-            and not NO_ES_MEDIDA.search(l)]
+            and not _es_referencia(l)]
 
 
 def test_la_prueba_encuentra_una_cifra_de_cpu_con_nombre_de_gpu_y_respeta_la_marca():
@@ -179,11 +186,14 @@ def test_la_prueba_encuentra_una_cifra_de_cpu_con_nombre_de_gpu_y_respeta_la_mar
     assert lineas_sin_marca("matrices de 4096×4096 en cuda") == []  # un tamaño no es una medida
     assert lineas_sin_marca("Un ejemplo: 8 h en CPU frente a 10 min en GPU: 48 veces") == []  # ni un ejemplo
     assert lineas_sin_marca("Tesla T4: pico teórico de 65 TFLOP/s") == []  # ni la ficha
+    assert lineas_sin_marca("techo en una T4: 324 tokens/s") == []  # ni un techo calculado
+    assert lineas_sin_marca("cuda: 40 tokens/s, el 12 % del techo") == ["cuda: 40 tokens/s, el 12 % del techo"]
 
 
 @pytest.mark.parametrize("numero", ["01", "02", "03", "05", "06", "10"])
 def test_cada_cifra_de_la_t4_simulada_dice_que_es_simulada(leccion_ejecutada, numero):
     cuaderno = leccion_ejecutada(numero, simulada=True)
+    assert any(MARCA.search(texto) for _, texto in _bloques(cuaderno)), "la lección no dice en ninguna salida que es simulada"
     problemas = [f"celda de código {celda}: {linea}" for celda, texto in _bloques(cuaderno)
                  for linea in lineas_sin_marca(texto)]
     assert not problemas, ("Cifras medidas en la T4 simulada que no dicen que son de la CPU:\n  "
@@ -214,7 +224,7 @@ def test_la_tabla_sigue_el_formato_de_cada_rama_del_driver():
     # rama 580 (Colab, 31-8-2026): la línea bajo la cabecera empieza por «+---» y el PID va más a la derecha
     assert nueva[2] == "+-----------------------------------------+------------------------+----------------------+"
     assert vieja[2] == "|-----------------------------------------+------------------------+----------------------|"
-    assert nueva[15].index("PID") == vieja[15].index("PID") + 6
+    assert nueva[14].index("PID") == vieja[14].index("PID") + 6
     assert {len(l) for l in nueva + vieja if l} == {91}
 
 
