@@ -355,7 +355,7 @@ comparar_muestras(pasos_1, pasos_2, nombres=("1 proceso", "2 procesos"), alterna
 kaggle = distribuido.tiempo_allreduce(25_600_000, 2, "PCIe 3.0 x16")
 print(kaggle)
 for c in (0.05, 0.2):
-    print(f"si cada T4 calcula {1000 * c:.0f} ms por paso: {kaggle.aceleracion(c):.2f}x "
+    print(f"si cada T4 calcula {1000 * c:.0f} ms por paso: como mucho {kaggle.aceleracion(c):.2f}x con el techo teórico "
           f"(hasta {kaggle.aceleracion(c, solapar=True):.2f}x si DDP solapa toda la comunicación)")
 
 # %% [markdown]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -126,10 +127,11 @@ def test_la_generacion_en_la_gpu_simulada_no_da_el_porcentaje_del_techo():
 
 # --- Las lecciones ejecutadas en la T4 simulada --------------------------------------------------
 
+# Una cifra con su unidad: «3.2 ms», «120 GFLOP/s», «31×», «1.77x» (pegado al número: «2 × T4» es un recuento).
 UNIDAD_MEDIDA = re.compile(
-    r"\d\s?(?:ms|µs|s|segundos|GB/s|GFLOP/s|TFLOP/s|tokens/s|veces|×|x)(?![\w/])", re.IGNORECASE)
+    r"\d(?:\s?(?:ms|µs|s|segundos|GB/s|GFLOP/s|TFLOP/s|tokens/s|veces)|[×x])(?![\w/])", re.IGNORECASE)
 DE_LA_GPU = re.compile(r"\bcuda(?::\d)?\b|\bGPU\b|\bT4\b")
-MARCA = re.compile(r"simulad", re.IGNORECASE)
+MARCA = re.compile(r"simulad|tiempos? de la CPU", re.IGNORECASE)  # «Son tiempos de la CPU» (lección 11)
 # Una línea que dice que su cifra no es una medida (un ejemplo, la ficha, una cifra publicada) no es
 # una medida de la GPU simulada.
 NO_ES_MEDIDA = re.compile(r"ejemplo|ficha|publicad|teóric|no medid|verías", re.IGNORECASE)
@@ -181,16 +183,21 @@ def test_la_prueba_encuentra_una_cifra_de_cpu_con_nombre_de_gpu_y_respeta_la_mar
     assert lineas_sin_marca("Aceleración en la T4: 31×") == ["Aceleración en la T4: 31×"]
     assert lineas_sin_marca("cuda:0 rindió 120 GFLOP/s") == ["cuda:0 rindió 120 GFLOP/s"]
     assert lineas_sin_marca("GPU: 0.0123 s (GPU simulada: tiempos de la CPU)") == []
+    assert lineas_sin_marca("Triton 0.3 GB/s. Son tiempos de la CPU: no dicen nada de una GPU.") == []
     assert lineas_sin_marca(f"Medición: a @ b [{MARCA_SIMULADA}]\n  mediana  3 ms\n  dispositivo cuda, 3 ms") == []
     assert lineas_sin_marca("CPU: 0.5 s\nUsando: cuda") == []  # ni unidad junto a la GPU, ni GPU junto a la unidad
     assert lineas_sin_marca("matrices de 4096×4096 en cuda") == []  # un tamaño no es una medida
+    assert lineas_sin_marca("DDP en 2 × T4: 29.6 GB por GPU") == []  # ni un recuento de GPU
     assert lineas_sin_marca("Un ejemplo: 8 h en CPU frente a 10 min en GPU: 48 veces") == []  # ni un ejemplo
     assert lineas_sin_marca("Tesla T4: pico teórico de 65 TFLOP/s") == []  # ni la ficha
     assert lineas_sin_marca("techo en una T4: 324 tokens/s") == []  # ni un techo calculado
     assert lineas_sin_marca("cuda: 40 tokens/s, el 12 % del techo") == ["cuda: 40 tokens/s, el 12 % del techo"]
 
 
-@pytest.mark.parametrize("numero", ["01", "02", "03", "05", "06", "10"])
+LECCIONES = sorted(r.name[:2] for r in (Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("numero", LECCIONES)
 def test_cada_cifra_de_la_t4_simulada_dice_que_es_simulada(leccion_ejecutada, numero):
     cuaderno = leccion_ejecutada(numero, simulada=True)
     assert any(MARCA.search(texto) for _, texto in _bloques(cuaderno)), "la lección no dice en ninguna salida que es simulada"
