@@ -584,8 +584,10 @@ except MemoriaInsuficiente as error:
     # Que quepa no quiere decir que acabe pronto: 2·n³ operaciones al ritmo medido en el paso 5.
     ritmo = (comparacion.acelerador if GPU_DE_VERDAD else comparacion.cpu).gflops * 1e9
     segundos = 2 * error.n_sugerido**3 / ritmo
-    print(f"n={error.n_sugerido} cabe, pero a {ritmo / 1e9:.0f} GFLOP/s (el paso 5{MARCA}) tardaría unos "
-          f"{segundos / 60:.0f} minutos por multiplicación. Empieza por un tamaño que acabe en segundos.")
+    duracion = f"{segundos / 60:.0f} minutos" if segundos >= 120 else f"{segundos:.0f} segundos"
+    print(f"n={error.n_sugerido} cabe, pero a {ritmo / 1e9:.0f} GFLOP/s (los de {'la GPU' if GPU_DE_VERDAD else 'la CPU'} "
+          f"en el paso 5) tardaría unos {duracion} por multiplicación. Mide primero con un tamaño "
+          "que acabe en segundos.")
 
 # %% [markdown]
 # ## Retos
