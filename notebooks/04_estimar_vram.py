@@ -246,7 +246,9 @@ print(f"{formatear_numero(mib_t4)} MiB = {a_gib(bytes_t4):.1f} GiB = {a_gb(bytes
 # El curso hace sus cuentas con la cifra de la ficha («16 GB») tomada como GB decimales. En
 # casi todas las GPU eso es prudente (la ficha cuenta GiB, que son más). En la T4, con el ECC,
 # es un poco optimista (16 GB frente a los 15.8 GB que ve PyTorch): el margen del +20 % lo
-# cubre de sobra. Por eso la regla deja margen: no cuentes con los 16 GB enteros.
+# cubre de sobra. Por eso la regla deja margen: no cuentes con los 16 GB enteros. (La lección 01
+# resume las cuatro cifras de la T4 en una tabla: ficha, `nvidia-smi`, PyTorch y lo que queda
+# tras el contexto.)
 #
 # ¿Qué dice tu máquina? Esta celda pregunta a `nvidia-smi` (si existe) y a PyTorch:
 
