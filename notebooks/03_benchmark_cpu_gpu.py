@@ -474,8 +474,8 @@ minimo, maximo = rango_porcentaje("Tesla T4", "fp32")
 sostenido = pico_teorico("Tesla T4", "fp32") * (minimo + maximo) / 200 * 1e12  # FLOP/s que sostiene una T4
 for n, _, gflops_cpu, _ in resultado.banda("cpu"):
     t4 = 2 * n**3 / (10e-6 + 2 * n**3 / sostenido) / 1e9  # 10 µs fijos por llamada + el cálculo
-    print(f"n={n:>5}: tu CPU {gflops_cpu:8.1f} GFLOP/s · una T4 según cifras publicadas {t4:8.1f} GFLOP/s "
-          f"→ {t4 / gflops_cpu:5.1f} veces")
+    print(f"n={n:>5}: tu CPU {formatear_numero(gflops_cpu, cifras=3):>6} GFLOP/s · una T4 según cifras publicadas "
+          f"{formatear_numero(t4, cifras=3):>6} GFLOP/s → {formatear_numero(t4 / gflops_cpu, cifras=2):>5} veces")
 
 # %% [markdown]
 # Con n pequeño, los 10 µs fijos se comen casi toda la ventaja de la T4; al crecer n, la
@@ -584,8 +584,8 @@ except MemoriaInsuficiente as error:
     # Que quepa no quiere decir que acabe pronto: 2·n³ operaciones al ritmo medido en el paso 5.
     ritmo = (comparacion.acelerador if GPU_DE_VERDAD else comparacion.cpu).gflops * 1e9
     segundos = 2 * error.n_sugerido**3 / ritmo
-    duracion = f"{segundos / 60:.0f} minutos" if segundos >= 120 else f"{segundos:.0f} segundos"
-    print(f"n={error.n_sugerido} cabe, pero a {ritmo / 1e9:.0f} GFLOP/s (los de {'la GPU' if GPU_DE_VERDAD else 'la CPU'} "
+    duracion = f"{formatear_numero(segundos / 60, 0)} minutos" if segundos >= 120 else f"{segundos:.0f} segundos"
+    print(f"n={error.n_sugerido} cabe, pero a {formatear_numero(ritmo / 1e9, cifras=3)} GFLOP/s (los de {'la GPU' if GPU_DE_VERDAD else 'la CPU'} "
           f"en el paso 5) tardaría unos {duracion} por multiplicación. Mide primero con un tamaño "
           "que acabe en segundos.")
 
