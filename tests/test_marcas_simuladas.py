@@ -255,3 +255,21 @@ def test_driver_torch_de_colab_y_comando_de_instalacion_cuentan_la_misma_histori
     leccion = Path(__file__).resolve().parent.parent.joinpath("notebooks", "01_deteccion_gpu.py").read_text("utf-8")
     assert driver.version in leccion and f"CUDA Version: {driver.cuda}" in leccion
     assert driver.torch_colab in leccion and f"Versión de CUDA: {cuda_torch[:-1]}.{cuda_torch[-1]}" in leccion
+
+
+def test_el_historial_y_las_barras_de_la_gpu_simulada_lo_dicen_y_el_checkpoint_no_lo_guarda(t4):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from curso_gpu import graficos
+    from curso_gpu.entrenamiento import CNNPequena, Historial, entrenar, generar_dataset
+
+    datos = generar_dataset(8, semilla=1)
+    historial = entrenar(CNNPequena(), datos, datos, "cuda", epocas=1, silencioso=True)
+    assert historial.simulada and MARCA_SIMULADA in str(historial).splitlines()[0]
+    assert "simulada" not in historial.a_dict()  # el checkpoint no cambia de formato
+    assert not Historial(dispositivo="cpu").simulada
+    figura = graficos.grafico_tiempos_epoca({("pequeño", "cpu"): 0.01, ("pequeño", "cuda"): 0.02})
+    etiquetas = [t.get_text() for t in figura.axes[0].get_legend().get_texts()]
+    assert etiquetas == ["cpu", f"cuda [{MARCA_SIMULADA}]"] and MARCA_SIMULADA in figura.axes[0].get_title()
+    assert MARCA_SIMULADA in graficos.curvas_entrenamiento(historial)._suptitle.get_text()
