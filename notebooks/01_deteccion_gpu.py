@@ -206,7 +206,7 @@ else:
 #   (códigos que detectan y corrigen errores de memoria): en su memoria GDDR6 esos códigos
 #   ocupan 1/16 del total, así que quedan 16 384 − 1024 = **15 360 MiB** (15 GiB, unos 16.1 GB).
 #   Las GPU con memoria HBM (A100, H100) guardan el ECC aparte y muestran su tamaño completo.
-# - **38C, 9W / 70W, 0%**: temperatura, consumo y uso. En reposo, todo bajo.
+# - **37C, 10W / 70W, 0%**: temperatura, consumo y uso. En reposo, todo bajo.
 # - **Processes**: qué programas usan la GPU y cuánta memoria ocupan.
 #
 # El paquete del curso hace la misma consulta en formato CSV y la convierte en datos. Si no

@@ -382,7 +382,7 @@ for gpu, modo in [("Tesla T4", "fp32"), ("Tesla T4", "fp16"), ("NVIDIA A100-SXM4
 # El pico teórico se calcula con el **reloj máximo** (*boost*) de la GPU: núcleos ×
 # operaciones por ciclo × ciclos por segundo. En la T4, 1590 MHz. Pero cada GPU tiene además un
 # **límite de potencia**: la T4, pensada para servidores sin ventiladores propios, no puede
-# gastar más de **70 W** (`nvidia-smi` lo muestra como `9W / 70W`). Una multiplicación de
+# gastar más de **70 W** (`nvidia-smi` lo muestra como `10W / 70W`). Una multiplicación de
 # matrices larga pone a trabajar todos los Tensor Cores a la vez; para no pasar de 70 W, el
 # driver **baja el reloj** (*clock throttling*) muy por debajo del máximo, y con menos ciclos
 # por segundo salen menos operaciones por segundo. Una ráfaga corta puede ir más rápida;

@@ -312,7 +312,7 @@ def test_al_apagarla_nvidia_smi_desaparece_del_path():
 def test_la_tabla_de_ejemplo_y_la_simulada_salen_de_la_misma_plantilla():
     from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, tabla_nvidia_smi
 
-    assert SALIDA_EJEMPLO_T4 == tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360)
+    assert SALIDA_EJEMPLO_T4 == tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360, temperatura_c=37, consumo_w=10)
     lineas = tabla_nvidia_smi("550.54.15", "12.4", "Tesla T4", 15360, temperatura_c=41, consumo_w=10).splitlines()
     assert {len(linea) for linea in lineas if linea} == {91}  # todas las filas del mismo ancho, como la de verdad
     assert lineas[1] == "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |"

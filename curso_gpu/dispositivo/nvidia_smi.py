@@ -12,7 +12,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..base import cuda_maxima_del_driver
+from ..base import GPUS_SIMULABLES, cuda_maxima_del_driver
 
 __all__ = [
     "GPUNvidiaSmi", "InformeNvidiaSmi", "SALIDA_EJEMPLO_T4", "consultar_capacidades",
@@ -71,8 +71,10 @@ def tabla_nvidia_smi(driver: str, cuda: str, nombre: str, memoria_total_mib: int
 # lo explica línea a línea cuando tu máquina no tiene nvidia-smi): el de una T4 de Colab el 31 de
 # agosto de 2026 (fuente en ``base.gpu_simulada``). El driver de Colab cambia sin aviso (en
 # septiembre de 2025 su T4 admitía CUDA 12.4, googlecolab/colabtools#5578), así que las lecciones
-# enseñan a leer la línea propia.
-SALIDA_EJEMPLO_T4 = tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360)
+# enseñan a leer la línea propia. Las cifras son las de la T4 simulada: un solo sitio.
+_T4 = GPUS_SIMULABLES["T4"].driver
+SALIDA_EJEMPLO_T4 = tabla_nvidia_smi(_T4.version, _T4.cuda, GPUS_SIMULABLES["T4"].nombre, _T4.memoria_mib, 0, _T4.bus,
+                                     _T4.temperatura_c, _T4.consumo_w, _T4.limite_w)
 
 
 @dataclass
