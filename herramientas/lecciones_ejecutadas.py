@@ -178,13 +178,16 @@ def esperar(notebooks: Iterable[Path], cache: str | Path = CACHE, espera_s: floa
 # ---------------------------------------------------------------------------
 
 def entorno_kernel(paralelo: int = 1) -> dict:
-    """El entorno de los kernels: el paquete importable y sin ``PYTEST_CURRENT_TEST``.
+    """El entorno de los kernels: el paquete importable, sin ``PYTEST_CURRENT_TEST`` y sin
+    ``CURSO_GPU_SIMULAR``: el sitio nunca publica una ejecución en la T4 simulada (sus tiempos son
+    de la CPU), aunque la variable esté puesta en la terminal de quien lo construye.
 
     Con varias lecciones a la vez, cada kernel usa su parte de los núcleos (si no lo fija ya
     ``OMP_NUM_THREADS``): si no, competirían por la CPU y las medidas saldrían peor.
     """
     entorno = dict(os.environ)
     entorno.pop("PYTEST_CURRENT_TEST", None)
+    entorno.pop("CURSO_GPU_SIMULAR", None)  # curso_gpu.dispositivo.VARIABLE_SIMULAR (importarla cargaría torch)
     otras = entorno.get("PYTHONPATH")
     entorno["PYTHONPATH"] = str(RAIZ) + (os.pathsep + otras if otras else "")
     entorno.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // max(paralelo, 1))))

@@ -188,7 +188,8 @@ else:
     print(SALIDA_EJEMPLO_T4)
 
 # %% [markdown]
-# Cómo leerlo (con el ejemplo de la T4; tus cifras de driver y CUDA pueden ser otras):
+# Cómo leerlo (con el ejemplo de la T4, que es lo que mostraba una T4 de Colab el 31 de agosto de
+# 2026; tus cifras de driver y CUDA pueden ser otras, porque Google actualiza el driver sin avisar):
 #
 # - **Driver Version: 580.82.07**: la versión del driver de NVIDIA.
 # - **CUDA Version: 13.0**: la versión de CUDA que **ese driver admite con seguridad**. No es la
@@ -205,7 +206,7 @@ else:
 #   (códigos que detectan y corrigen errores de memoria): en su memoria GDDR6 esos códigos
 #   ocupan 1/16 del total, así que quedan 16 384 − 1024 = **15 360 MiB** (15 GiB, unos 16.1 GB).
 #   Las GPU con memoria HBM (A100, H100) guardan el ECC aparte y muestran su tamaño completo.
-# - **38C, 9W / 70W, 0%**: temperatura, consumo y uso. En reposo, todo bajo.
+# - **37C, 10W / 70W, 0%**: temperatura, consumo y uso. En reposo, todo bajo.
 # - **Processes**: qué programas usan la GPU y cuánta memoria ocupan.
 #
 # El paquete del curso hace la misma consulta en formato CSV y la convierte en datos. Si no
@@ -229,6 +230,7 @@ else:
 # %%
 from curso_gpu.dispositivo import simulacion_activa
 
+print(f"PyTorch: {torch.__version__}")
 print(f"CUDA disponible: {torch.cuda.is_available()}")
 print(f"Versión de CUDA: {torch.version.cuda}")
 if torch.cuda.is_available():
@@ -248,19 +250,35 @@ if simulacion_activa():  # CURSO_GPU_SIMULAR=T4: la GPU es simulada, el PyTorch 
 #   (2²⁰ bytes), macOS muestra GB decimales y Windows llama «GB» a los GiB binarios
 #   (2³⁰ bytes). El mismo disco o la misma GPU dan números distintos según quién cuente.
 #
-# En una T4 de Colab verías algo así:
+# Esto es lo que mostraba una T4 de Colab el 31 de agosto de 2026, lo más reciente que hemos visto.
+# Colab cambia su PyTorch varias veces al año (en enero de 2026 traía 2.9.0+cu126), así que fíate de
+# lo que imprime tu celda, no de este ejemplo:
 #
 # ```
+# PyTorch: 2.11.0+cu128
 # CUDA disponible: True
-# Versión de CUDA: 12.6
+# Versión de CUDA: 12.8
 # GPU: Tesla T4
 # Memoria: 15.8 GB
 # ```
 #
+# Fíjate: el PyTorch de Colab está compilado con CUDA 12.8 y su driver admite hasta 13.0. Encaja,
+# porque 12.8 no supera 13.0.
+#
 # ¿Por qué 15.8 GB? La T4 tiene 16 GiB físicos; el ECC se queda 1/16 y `nvidia-smi` muestra
 # 15 360 MiB (16.1 GB decimales). De esos, el driver reserva unos 250 MiB para sí mismo, y
 # PyTorch informa de lo que queda: unos 15 100 MiB, que en GB decimales son 15.8. Los
-# «16 GB» de la ficha técnica son GiB de memoria física, no memoria que puedas usar.
+# «16 GB» de la ficha técnica son GiB de memoria física, no memoria que puedas usar. Y aún falta
+# un descuento: al crear el primer tensor, el **contexto de CUDA** (el código de CUDA y de
+# PyTorch cargado en la GPU) ocupa unos cientos de MiB más. La lección 07 lo mide. En resumen,
+# cuatro cifras de la misma T4:
+#
+# | cifra | quién la da | qué es |
+# |---|---|---|
+# | 16 GB (16 GiB) | la ficha técnica | la memoria física |
+# | 15 360 MiB | `nvidia-smi` | lo que queda con el ECC activado |
+# | 15.8 GB (15 095 MiB) | PyTorch (`total_memory`) | lo que el driver deja a CUDA |
+# | algo menos | `torch.cuda.mem_get_info()` tras el primer tensor | lo que queda para tus tensores, sin el contexto |
 
 # %% [markdown]
 # ### 4. El concepto de dispositivo (*device*)

@@ -43,7 +43,7 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 # %%
 horas_cpu = 8
 minutos_gpu = 10
-print(f"8 h en CPU frente a 10 min en GPU: la GPU es {horas_cpu * 60 / minutos_gpu:.0f} veces más rápida.")
+print(f"Un ejemplo: 8 h en CPU frente a 10 min en GPU: la GPU es {horas_cpu * 60 / minutos_gpu:.0f} veces más rápida.")
 print("Diez entrenamientos así: 80 horas (más de 3 días) en CPU, 100 minutos en GPU.")
 
 # %% [markdown]
@@ -101,10 +101,11 @@ else:
 # %% [markdown]
 # Con una T4 verías una tabla como la de la lección 01: `Tesla T4`, `15360MiB` de memoria
 # (16 GiB físicos menos lo que ocupa el ECC) y, arriba a la derecha, `CUDA Version: X.Y`: el
-# techo prudente de CUDA que admite el driver **de esa máquina**. No te damos la cifra de Colab
-# porque cambia cuando Google actualiza el driver (en septiembre de 2025 su T4 decía 12.4:
-# [colabtools #5578](https://github.com/googlecolab/colabtools/issues/5578)). Léela en la tuya;
-# esta celda la saca de la salida de arriba:
+# techo prudente de CUDA que admite el driver **de esa máquina**. En Colab cambia cuando Google
+# actualiza el driver: en septiembre de 2025 su T4 decía 12.4
+# ([colabtools #5578](https://github.com/googlecolab/colabtools/issues/5578)), y el 31 de agosto
+# de 2026, lo último que hemos visto, `Driver Version: 580.82.07` y `CUDA Version: 13.0` (la
+# lección 01 cuenta también su PyTorch). Léela en la tuya; esta celda la saca de la salida de arriba:
 
 # %%
 import re
@@ -117,7 +118,7 @@ if shutil.which("nvidia-smi"):
         print("nvidia-smi no dio la línea «CUDA Version» (un driver muy antiguo o un error arriba).")
 else:
     print("Sin nvidia-smi no hay línea que leer. Con GPU, esta celda escribiría dos cifras como\n"
-          "«Tu driver: 550.54.15 · CUDA que admite: 12.4» (las de tu máquina).")
+          "«Tu driver: 580.82.07 · CUDA que admite: 13.0» (las de tu máquina).")
 
 # %% [markdown]
 # Después, pregunta a PyTorch qué ve él:

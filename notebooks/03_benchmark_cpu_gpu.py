@@ -69,6 +69,8 @@ from curso_gpu.dispositivo import elegir_dispositivo, simulacion_activa
 dispositivo = elegir_dispositivo()  # cuda (NVIDIA/AMD), mps (Mac), xpu (Intel) o cpu
 HAY_GPU = dispositivo.type != "cpu"
 GPU_DE_VERDAD = HAY_GPU and not simulacion_activa()  # con CURSO_GPU_SIMULAR=T4, la «GPU» calcula en la CPU
+# En la T4 simulada, cada tiempo «de la GPU» se midió en la CPU: lo decimos junto a cada cifra.
+MARCA = " (T4 simulada: son tiempos de la CPU)" if simulacion_activa() else ""
 print(f"Usando: {dispositivo}")
 print(f"Hilos de CPU que usa PyTorch: {torch.get_num_threads()}")
 
@@ -103,7 +105,7 @@ if torch.cuda.is_available():
     c_gpu = a_gpu @ b_gpu
     torch.cuda.synchronize()
     tiempo_gpu = time.time() - inicio
-    print(f"GPU: {tiempo_gpu:.4f} s")
+    print(f"GPU: {tiempo_gpu:.4f} s{MARCA}")
     print(f"Aceleración: {tiempo_cpu / tiempo_gpu:.0f}x"
           + (" (T4 simulada: los dos tiempos son de la CPU; no es una aceleración de GPU)" if simulacion_activa() else ""))
 
@@ -152,13 +154,13 @@ for _ in range(6):
     c = a @ b
     esperar(dispositivo)  # punto de espera: a @ b terminado antes de parar el reloj
     tiempos.append(time.perf_counter() - inicio)
-print("milisegundos:", [round(t * 1000, 2) for t in tiempos])
+print(f"milisegundos{MARCA}:", [round(t * 1000, 2) for t in tiempos])
 primera, resto = tiempos[0], tiempos[1:]
-print(f"Esta vez la primera fue la más lenta: {primera / statistics.median(resto):.1f} veces la mediana de las demás."
-      if primera > max(resto) else
-      f"Esta vez la primera ({primera * 1000:.2f} ms) no fue la más lenta: quedó dentro del rango de las "
-      f"demás ({min(resto) * 1000:.2f}–{max(resto) * 1000:.2f} ms). Una sola primera llamada es una sola "
-      "muestra: lo que cuesta de más se pierde en el ruido.")
+print((f"Esta vez la primera fue la más lenta: {primera / statistics.median(resto):.1f} veces la mediana de las demás."
+       if primera > max(resto) else
+       f"Esta vez la primera ({primera * 1000:.2f} ms) no fue la más lenta: quedó dentro del rango de las "
+       f"demás ({min(resto) * 1000:.2f}–{max(resto) * 1000:.2f} ms). Una sola primera llamada es una sola "
+       "muestra: lo que cuesta de más se pierde en el ruido.") + MARCA)
 
 # %% [markdown]
 # En una T4, la primera multiplicación de un proceso paga el arranque de cuBLAS: **cientos de
@@ -210,7 +212,12 @@ medida = cronometrar(lambda: a2 @ b2, dispositivo, repeticiones=8, calentamiento
 medida
 
 # %%
-graficos.grafico_muestras(medida);
+graficos.grafico_muestras(medida)
+# Lo que pasó aquí con la primera llamada, de los datos (no lo que «debería» pasar):
+veces = medida.primera / medida.mediana
+print(f"Primera llamada: {veces:.1f} veces la mediana{MARCA}. "
+      + ("Esta vez pagó el arranque." if medida.primera > medida.maximo else
+         "Esta vez no fue la más lenta: en esta máquina, lo que cuesta de más quedó dentro del ruido."))
 
 # %% [markdown]
 # ## Paso 3: sincronizar, o medir lo que no es
@@ -237,8 +244,8 @@ c3 = a3 @ b3
 esperar(dispositivo)
 bien = time.perf_counter() - inicio
 
-print(f"sin sincronizar: {mal * 1000:9.3f} ms")
-print(f"sincronizando:   {bien * 1000:9.3f} ms   (una sola medida de cada: abajo, repetidas y alternadas)")
+print(f"sin sincronizar: {mal * 1000:9.3f} ms{MARCA}")
+print(f"sincronizando:   {bien * 1000:9.3f} ms{MARCA}   (una sola medida de cada: abajo, repetidas y alternadas)")
 
 # %% [markdown]
 # Una medida de cada no dice nada: en una máquina ocupada, dos medidas de lo mismo pueden
@@ -269,7 +276,7 @@ medir_sin_sincronizar(N, dispositivo, repeticiones=9)
 # %%
 import statistics
 
-print(f"muestras (ms): {[round(t * 1000, 3) for t in medida.muestras]}")
+print(f"muestras (ms){MARCA}: {[round(t * 1000, 3) for t in medida.muestras]}")
 print(f"media:   {statistics.mean(medida.muestras) * 1000:.3f} ms")
 print(f"mediana: {medida.mediana * 1000:.3f} ms   ← la cifra que citamos")
 print(f"rango intercuartílico: {medida.rango_intercuartilico * 1000:.3f} ms")
@@ -277,8 +284,9 @@ print(f"rango intercuartílico: {medida.rango_intercuartilico * 1000:.3f} ms")
 # %% [markdown]
 # ## Paso 5: la comparativa bien hecha
 #
-# `comparar_cpu_gpu` mide la CPU (con **todos** sus hilos: `torch.get_num_threads()`, para que
-# la comparación sea justa) y el acelerador, con calentamiento y mediana de 5. Da la aceleración
+# `comparar_cpu_gpu` mide la CPU con **todos los hilos que PyTorch tenga** (`torch.get_num_threads()`,
+# lo imprimió la primera celda), para que la comparación sea justa, y el acelerador, con
+# calentamiento y mediana de 5. Da la aceleración
 # de dos formas: solo el cálculo, y el cálculo más la copia de `a` y `b` de la CPU a la GPU.
 # **Mover datos también cuesta**: con problemas pequeños, la copia se come la ventaja.
 
@@ -287,6 +295,20 @@ from curso_gpu.medicion import comparar_cpu_gpu
 
 comparacion = comparar_cpu_gpu(N, dispositivo, repeticiones=5)
 comparacion
+
+# %% [markdown]
+# ¿Cuántos son «todos los hilos»? Depende de la máquina, y de si alguien los limitó. Esta celda
+# lo lee de la tuya:
+
+# %%
+import os
+
+hilos, nucleos = torch.get_num_threads(), os.cpu_count()
+limite = os.environ.get("OMP_NUM_THREADS")
+print(f"La CPU midió con {hilos} {'hilo' if hilos == 1 else 'hilos'} de PyTorch; el sistema ve {nucleos} "
+      f"{'núcleo lógico' if nucleos == 1 else 'núcleos lógicos'}. "
+      + (f"Los limitó la variable OMP_NUM_THREADS={limite}." if limite else
+         "Es lo que PyTorch elige solo: un hilo por núcleo físico (con hyperthreading, el sistema cuenta el doble)."))
 
 # %% [markdown]
 # En una T4 de Colab con n=4096 en fp32, la CPU (2 vCPU: un solo núcleo) tarda uno o dos
@@ -344,7 +366,7 @@ for gpu, modo in [("Tesla T4", "fp32"), ("Tesla T4", "fp16"), ("NVIDIA A100-SXM4
     minimo, maximo = rango_porcentaje(gpu, modo)
     pico = pico_teorico(gpu, modo)
     print(f"{gpu:<24} {modo}: {minimo:.0f}–{maximo:.0f} % del pico = "
-          f"{pico * minimo / 100:.0f}–{pico * maximo / 100:.0f} de {pico:g} TFLOP/s")
+          f"{pico * minimo / 100:.0f}–{pico * maximo / 100:.0f} de {pico:g} TFLOP/s (cifras publicadas)")
 
 # %% [markdown]
 # - Una **T4** de Colab llega a unos **4 TFLOP/s en fp32** (la mitad de 8.1) y a solo
@@ -360,7 +382,7 @@ for gpu, modo in [("Tesla T4", "fp32"), ("Tesla T4", "fp16"), ("NVIDIA A100-SXM4
 # El pico teórico se calcula con el **reloj máximo** (*boost*) de la GPU: núcleos ×
 # operaciones por ciclo × ciclos por segundo. En la T4, 1590 MHz. Pero cada GPU tiene además un
 # **límite de potencia**: la T4, pensada para servidores sin ventiladores propios, no puede
-# gastar más de **70 W** (`nvidia-smi` lo muestra como `9W / 70W`). Una multiplicación de
+# gastar más de **70 W** (`nvidia-smi` lo muestra como `10W / 70W`). Una multiplicación de
 # matrices larga pone a trabajar todos los Tensor Cores a la vez; para no pasar de 70 W, el
 # driver **baja el reloj** (*clock throttling*) muy por debajo del máximo, y con menos ciclos
 # por segundo salen menos operaciones por segundo. Una ráfaga corta puede ir más rápida;
@@ -374,10 +396,11 @@ for gpu, modo in [("Tesla T4", "fp32"), ("Tesla T4", "fp16"), ("NVIDIA A100-SXM4
 # %%
 if comparacion.acelerador is not None:
     g = comparacion.acelerador
+    # En la T4 simulada no hay % del pico: dividir un tiempo de la CPU entre el pico de una T4 no significa nada.
     pico = (f" = {g.porcentaje_pico:.0f} % del pico {g.modo}" if g.porcentaje_pico is not None
-            else " (no está en la tabla de picos)")
+            else MARCA + ", sin % del pico" if g.simulada else " (no está en la tabla de picos)")
     print(f"{g.nombre_dispositivo}: {g.gflops:.0f} GFLOP/s{pico}")
-    for aviso in g.avisos:  # en la T4 simulada: ese % compara la CPU con el pico de una T4, no significa nada
+    for aviso in g.avisos:
         print("¡Ojo!", aviso)
 else:
     print("Sin GPU no hay pico que comparar. En una T4 verías algo como: 4000 GFLOP/s = 49 % del pico fp32.")
@@ -416,14 +439,16 @@ print("conv., API antigua:  torch.backends.cudnn.allow_tf32 =", torch.backends.c
 # %% [markdown]
 # ## Paso 7: ¿desde qué tamaño gana la GPU?
 #
-# `barrido` mide varios tamaños en la CPU y en el acelerador, con una barra de progreso. La
-# gráfica usa escala log-log: cada marca del eje es el doble (o diez veces) la anterior.
+# `barrido` mide varios tamaños en la CPU y en el acelerador, con una barra de progreso. La CPU,
+# con todos sus hilos (`hilos=None`), como en el paso 5: con uno solo la GPU parecería más rápida
+# de lo que es (el error de «Errores comunes»). La gráfica usa escala log-log: cada marca del eje
+# es el doble (o diez veces) la anterior.
 
 # %%
 from curso_gpu.medicion import barrido
 
 tamanos = [64, 128, 256, 512, 1024, 2048, 4096] if GPU_DE_VERDAD else [32, 64, 128, 256, 512]
-resultado = barrido(tamanos)  # la CPU con 1 hilo; cada tamaño se repite hasta gastar 0.3 s
+resultado = barrido(tamanos, hilos=None)  # la CPU con todos sus hilos; cada tamaño se repite hasta gastar 0.3 s
 print(resultado)
 
 # %%
@@ -433,21 +458,29 @@ print(resultado.conclusion)
 # %% [markdown]
 # La frase de debajo de la figura sale de los datos de esta ejecución. La línea es la mediana y
 # la banda clara va de la muestra más lenta a la más rápida: si otro programa interrumpió
-# alguna medida, la banda se ensancha por abajo.
+# alguna medida, la banda se ensancha por abajo. En una máquina ocupada la curva de la CPU puede
+# torcerse; por eso la frase dice lo que pasó aquí y no lo que «debería» pasar.
 #
-# `barrido` mide la CPU con **un solo hilo** (y luego deja los que había): en una CPU de 2
-# núcleos compartida, dos hilos se pelean con los demás programas y la curva cambia de forma de
-# una ejecución a otra. Por eso aquí la CPU rinde menos que en el paso 5, que usa todos sus hilos.
+# Por qué la GPU gana poco con matrices pequeñas: encargar cada operación le cuesta unos
+# microsegundos fijos, y hay pocos datos para repartir entre sus miles de núcleos. Al crecer n,
+# el coste fijo pesa menos y la curva de la GPU sube hasta cerca de lo que sostiene. Sin una GPU
+# de verdad ves, a trazos, la curva de una T4 calculada con cifras publicadas: lo que sostiene
+# con matrices grandes (unos 4 TFLOP/s en fp32) más 10 µs fijos por llamada. No es una medida.
 #
-# Qué muestra una máquina tranquila: la curva de la CPU sube con n (con matrices grandes
-# aprovecha mejor su caché y sus instrucciones vectoriales) y se aplana pronto. Con matrices
-# pequeñas la GPU apenas gana (o pierde): encargar cada operación cuesta unos microsegundos fijos
-# y hay pocos datos para repartir entre sus miles de núcleos. Al crecer n, la curva de la GPU
-# sube hasta cerca de su pico. En una T4, con los datos ya en la GPU, gana desde unos pocos
-# cientos de filas, pero por poco; contando la copia, bastante más tarde. A n=4096 va decenas de
-# veces por delante. Sin GPU ves, a trazos, la curva de una T4 calculada con cifras publicadas
-# (lo que sostiene de verdad con matrices grandes) más el coste fijo de lanzar cada operación:
-# no es una medida. La distancia entre las dos curvas es lo que ganaría la GPU.
+# La misma cuenta, tamaño a tamaño, frente a **tu** CPU: cuántas veces por delante iría una T4.
+
+# %%
+minimo, maximo = rango_porcentaje("Tesla T4", "fp32")
+sostenido = pico_teorico("Tesla T4", "fp32") * (minimo + maximo) / 200 * 1e12  # FLOP/s que sostiene una T4
+for n, _, gflops_cpu, _ in resultado.banda("cpu"):
+    t4 = 2 * n**3 / (10e-6 + 2 * n**3 / sostenido) / 1e9  # 10 µs fijos por llamada + el cálculo
+    print(f"n={n:>5}: tu CPU {formatear_numero(gflops_cpu, cifras=3):>6} GFLOP/s · una T4 según cifras publicadas "
+          f"{formatear_numero(t4, cifras=3):>6} GFLOP/s → {formatear_numero(t4 / gflops_cpu, cifras=2):>5} veces")
+
+# %% [markdown]
+# Con n pequeño, los 10 µs fijos se comen casi toda la ventaja de la T4; al crecer n, la
+# distancia crece. Contando además la copia de los datos por el bus (paso 5), la GPU empieza a
+# ganar más tarde.
 
 # %% [markdown]
 # ## Paso 8: tipos de dato en la GPU (fp32, TF32, fp16, bf16)
@@ -548,21 +581,35 @@ try:
     medir_matmul(200_000, dispositivo)  # 3 × 200 000² × 4 bytes = 480 GB
 except MemoriaInsuficiente as error:
     print("MemoriaInsuficiente:", error)
+    # Que quepa no quiere decir que acabe pronto: 2·n³ operaciones al ritmo medido en el paso 5.
+    ritmo = (comparacion.acelerador if GPU_DE_VERDAD else comparacion.cpu).gflops * 1e9
+    segundos = 2 * error.n_sugerido**3 / ritmo
+    duracion = f"{formatear_numero(segundos / 60, 0)} minutos" if segundos >= 120 else f"{segundos:.0f} segundos"
+    print(f"n={error.n_sugerido} cabe, pero a {formatear_numero(ritmo / 1e9, cifras=3)} GFLOP/s (los de {'la GPU' if GPU_DE_VERDAD else 'la CPU'} "
+          f"en el paso 5) tardaría unos {duracion} por multiplicación. Mide primero con un tamaño "
+          "que acabe en segundos.")
 
 # %% [markdown]
 # ## Retos
 #
-# 1. Ejecuta este notebook en Google Colab con una GPU T4 y compara la aceleración con la de tu
-#    computadora. ¿Cuánto cambia al contar la copia de datos?
-# 2. Con `medir_matmul`, busca el tamaño n más pequeño en el que la GPU gana a la CPU contando la
-#    copia (`segundos_con_transferencia`).
-# 3. Mide con `torch.set_num_threads(1)` y compara: ¿cuánto más «rápida» parece la GPU frente a
-#    una CPU de un solo hilo? Vuelve a dejarlo como estaba con `torch.set_num_threads(...)`.
-# 4. En una GPU Ampere o posterior, mide fp32 con `torch.backends.cuda.matmul.fp32_precision`
-#    en `"ieee"` y en `"tf32"`.
-#    ¿Cambia el resultado de `a @ b`? Compáralo con `torch.allclose`.
-# 5. Escribe tu propio cronómetro con `torch.cuda.Event(enable_timing=True)` y compáralo con
-#    `cronometrar`.
+# Los cuatro primeros se hacen en cualquier CPU; el último necesita la T4 de Colab.
+#
+# 1. **Tu propio cronómetro.** Escribe una función `mi_cronometro(funcion, repeticiones)` con
+#    `time.perf_counter()`: una llamada de calentamiento, `repeticiones` muestras y la mediana
+#    (`statistics.median`). Llama a `esperar(dispositivo)` antes y después de cada muestra (en
+#    la CPU no hace nada; en una GPU, sí). Compara su mediana con la de `cronometrar`.
+# 2. **Un hilo frente a todos.** Guarda `antes = torch.get_num_threads()`. Mide `a @ b` con n=512
+#    en la CPU con `cronometrar` tras `torch.set_num_threads(1)`, y otra vez tras
+#    `torch.set_num_threads(antes)` (así queda como estaba). ¿Cuántas veces más lenta es la
+#    mediana con un hilo? Es lo que una GPU parecería ganar de más frente a una CPU de un solo
+#    hilo (el error de «Errores comunes»).
+# 3. **fp32 frente a fp64 en la CPU.** Con `medir_matmul(512, "cpu", dtype=...)`, mide fp32 y
+#    `torch.float64`. ¿Cuántos GFLOP/s pierdes con el doble de bits por número?
+# 4. **Dónde se aplana tu CPU.** Repite el `barrido` del paso 7 con más tamaños (hasta 2048, si
+#    tu máquina aguanta). ¿Desde qué n dejan de subir los GFLOP/s de la CPU?
+# 5. **En la T4 de Colab** (menú *Entorno de ejecución › Cambiar tipo de entorno de ejecución*):
+#    ejecuta el notebook entero y compara la aceleración del paso 5 con y sin la copia de los
+#    datos. ¿Cuánto se come la copia con n=4096?
 #
 # ## Glosario
 #

@@ -246,7 +246,9 @@ print(f"{formatear_numero(mib_t4)} MiB = {a_gib(bytes_t4):.1f} GiB = {a_gb(bytes
 # El curso hace sus cuentas con la cifra de la ficha («16 GB») tomada como GB decimales. En
 # casi todas las GPU eso es prudente (la ficha cuenta GiB, que son más). En la T4, con el ECC,
 # es un poco optimista (16 GB frente a los 15.8 GB que ve PyTorch): el margen del +20 % lo
-# cubre de sobra. Por eso la regla deja margen: no cuentes con los 16 GB enteros.
+# cubre de sobra. Por eso la regla deja margen: no cuentes con los 16 GB enteros. (La lección 01
+# resume las cuatro cifras de la T4 en una tabla: ficha, `nvidia-smi`, PyTorch y lo que queda
+# tras el contexto.)
 #
 # ¿Qué dice tu máquina? Esta celda pregunta a `nvidia-smi` (si existe) y a PyTorch:
 
@@ -378,7 +380,9 @@ print(f"Pesos de QLoRA: unos {qlora_gb:.1f} GB, más LoRA y activaciones")
 
 # %% [markdown]
 # Unos **5.5–6 GB** de pesos, no 4: aun así caben de sobra en una T4, y por eso se pueden
-# ajustar modelos de 8B en Colab gratis.
+# ajustar modelos de 8B en Colab gratis. Es lo que ocupa el modelo **recién cargado**. Para
+# entrenar, `peft` pasa a fp32 lo que no está cuantizado (los *embeddings*, `lm_head` y las
+# normas), y los pesos suben unos GB más: la lección 09 lo cuenta con el 7B.
 
 # %% [markdown]
 # ## Pruébalo

@@ -495,7 +495,8 @@ for d in donde:
     tiempos[("pequeño", d)] = segundos_por_epoca(CNNPequena, (X_ent, y_ent), (X_val, y_val), d, 30)
     tiempos[("ampliado", d)] = segundos_por_epoca(ampliado, grande_ent, grande_val, d, 3 if calcula_en_la_cpu else 30)
 for (nombre, d), s in tiempos.items():
-    print(f"{nombre:<9} en {d:<7}: {1000 * s:8.2f} ms por época")
+    simulada = " (T4 simulada: es un tiempo de la CPU)" if d != "cpu" and simulacion_activa() else ""
+    print(f"{nombre:<9} en {d:<7}: {1000 * s:8.2f} ms por época{simulada}")
 graficos.grafico_tiempos_epoca(tiempos);
 
 # %%

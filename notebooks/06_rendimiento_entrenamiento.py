@@ -207,7 +207,7 @@ def multiplicaciones_grandes(xb, yb):  # pocas operaciones, mucho trabajo cada u
 for nombre, funcion in [("diminutas", operaciones_diminutas), ("grandes", multiplicaciones_grandes)]:
     d = diagnosticar(funcion, lotes_en_memoria, dispositivo, pasos=3)
     print(f"{nombre:<10} → {d.cuello:<13} (lanzar {100 * d.fraccion_lanzamientos:.0f} %, "
-          f"calcular {100 * d.fraccion_calculo:.0f} %)")
+          f"calcular {100 * d.fraccion_calculo:.0f} %)" + (" [T4 simulada: tiempos de la CPU]" if d.simulada else ""))
 
 # %% [markdown]
 # ### 4. Alimentar la GPU: el `DataLoader`
@@ -474,8 +474,9 @@ torch.backends.cudnn.benchmark = True  # en CPU no hace nada; en GPU, con tamañ
 
 # %% [markdown]
 # **`torch.compile`** fusiona muchas operaciones pequeñas en pocos *kernels*: ataca
-# directamente el cuello de los lanzamientos. El precio: compilar la primera vez (de segundos
-# a minutos), que hay que contar. En la CPU además necesita un compilador de C, y compilar
+# directamente el cuello de los lanzamientos. El precio: compilar la primera vez, que hay que
+# contar: en una T4 de Colab, la primera compilación tarda **decenas de segundos** (la lección 11
+# la mide en la CPU), y un modelo grande, minutos. En la CPU además necesita un compilador de C, y compilar
 # incluso una función pequeña puede tardar cerca de un minuto en una máquina modesta, así que
 # aquí solo lo hacemos en GPU.
 
@@ -499,9 +500,9 @@ if EN_GPU:
     nota = " (T4 simulada: torch.compile con el backend eager, en la CPU, no fusiona nada)" if simulacion_activa() else ""
     print(f"100 operaciones: {normal.mediana * 1e6:.0f} µs sin compilar · {rapida.mediana * 1e6:.0f} µs compiladas{nota}")
 else:
-    print("Sin GPU no compilamos en esta lección. En una T4, compilar esta función de 100\n"
-          "operaciones diminutas tarda unos segundos y después cada llamada es un solo kernel:\n"
-          "de cientos de microsegundos a unas decenas.")
+    print("Sin GPU no compilamos en esta lección. En una T4 de Colab, la primera compilación de esta\n"
+          "función de 100 operaciones diminutas tarda decenas de segundos (arrancar el compilador cuesta\n"
+          "más que la función) y después cada llamada es un solo kernel: de cientos de microsegundos a unas decenas.")
 
 # %% [markdown]
 # ### 8. Lista de comprobación, de lo que más suele ganar a lo que menos

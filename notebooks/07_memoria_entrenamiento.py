@@ -189,19 +189,21 @@ print(medir_memoria_entrenamiento(gpt2, ids_largos))
 
 # %% [markdown]
 # Los pesos, los gradientes y Adam suman 2 GB (16 bytes por parámetro); las activaciones de solo
-# 8 textos, **más de 6 GB**: tres veces más. ¿Qué lote cabe en los 15 GB que deja libres una T4?
+# 8 textos, **más de 6 GB**: tres veces más. ¿Qué lote cabe en los unos 15 GB que deja libres una T4
+# (los 15.8 GB que ve PyTorch, menos el contexto de CUDA; la lección 01 cuenta cada cifra)? Con
+# precisión mixta en **fp16**: la T4 no tiene bf16 nativo (lección 06), y `entrenar` lo rechaza en ella.
 # `lote_maximo` lo calcula con las activaciones medidas de un ejemplo (deja margen: la medida no
 # incluye la función de pérdida, y `cross_entropy` guarda otra matriz del tamaño de la salida,
 # 8 × 1 024 × 50 257 números: 1.6 GB en fp32):
 
 # %%
 T4_LIBRES = 15 * 10**9
-for precision in ("fp32", "bf16"):
+for precision in ("fp32", "fp16"):
     lote = lote_maximo(gpt2, ids_largos, "cuda", memoria_bytes=T4_LIBRES, precision=precision)
     print(f"GPT-2 pequeño, 1 024 tokens, {precision}: lote máximo en una T4 ≈ {lote}")
 
 # %% [markdown]
-# En `meta` no existe `torch.autocast`: en bf16 la cifra es una aproximación (cuenta los números
+# En `meta` no existe `torch.autocast`: en fp16 la cifra es una aproximación (cuenta los números
 # de 32 bits a 2 bytes). En la CPU o en la GPU se mide con autocast de verdad.
 #
 # ### 4. El lote crece en línea recta; el texto, a veces al cuadrado

@@ -113,8 +113,13 @@ print("¿Media de los dos gradientes == gradiente del lote entero?",
 # y reciba unos **2·(N−1)/N veces** los bytes del gradiente en cada paso: casi el doble del
 # gradiente, da igual cuántas GPU haya. El tiempo es eso dividido por el ancho de banda entre GPU:
 #
-# - **PCIe 3.0 x16** (la T4 de Colab y Kaggle): unos 16 GB/s por sentido.
+# - **PCIe 3.0 x16** (la T4 de Colab y Kaggle): 15.75 GB/s por sentido.
 # - **NVLink** (V100, A100, H100 de centro de datos): de 150 a 450 GB/s por sentido.
+#
+# Son **techos teóricos** del enlace (la cuenta de su ficha), no lo que mide NCCL. En la práctica
+# un all-reduce alcanza como mucho un 70–85 % de ese techo, y entre dos T4 sin NVLink, como las de
+# Kaggle, los datos pasan por el bus PCIe del servidor y suele quedarse por debajo. Por eso
+# `tiempo_allreduce` da un **mínimo**: el tiempo de verdad es mayor.
 #
 # `tiempo_allreduce` hace la cuenta. Un modelo del tamaño de ResNet-50 (25.6 millones de
 # parámetros, 102 MB de gradiente en fp32) en 8 GPU:
@@ -350,7 +355,7 @@ comparar_muestras(pasos_1, pasos_2, nombres=("1 proceso", "2 procesos"), alterna
 kaggle = distribuido.tiempo_allreduce(25_600_000, 2, "PCIe 3.0 x16")
 print(kaggle)
 for c in (0.05, 0.2):
-    print(f"si cada T4 calcula {1000 * c:.0f} ms por paso: {kaggle.aceleracion(c):.2f}x "
+    print(f"si cada T4 calcula {1000 * c:.0f} ms por paso: como mucho {kaggle.aceleracion(c):.2f}x con el techo teórico "
           f"(hasta {kaggle.aceleracion(c, solapar=True):.2f}x si DDP solapa toda la comunicación)")
 
 # %% [markdown]

@@ -139,7 +139,7 @@ desgloses = [memoria_ajuste(nombre, metodo, "fp16", lote=1, secuencia=512, r=16)
 tabla_metodos(desgloses)
 
 # %% [markdown]
-# Fíjate en cuatro cosas:
+# Fíjate en cinco cosas:
 #
 # - El 0.5B **cabe entero** en una T4 (9.9 GB): el ajuste completo de un modelo pequeño es posible;
 #   el 7B pide 140 GB.
@@ -150,6 +150,11 @@ tabla_metodos(desgloses)
 #   el gradiente de sus pesos): entre un 0 y un 25 % más que LoRA, en la tabla y en la medida del
 #   paso 3. Con textos largos son ellas las que llenan la GPU; el *activation checkpointing*
 #   (lección 07) las recorta mucho, y `prepare_model_for_kbit_training` lo activa en QLoRA.
+# - Los **pesos de QLoRA** del 7B ocupan unos 8 GB, más que los 5.5–6 GB que la lección 04 estimó
+#   para un 8B. No es un error: la 04 contaba el modelo recién cargado, con lo no cuantizado en
+#   16 bits. Para entrenar, `prepare_model_for_kbit_training` pasa a **fp32** lo que no está en
+#   4 bits (los *embeddings*, `lm_head` y las normas). En Qwen2.5-7B, *embeddings* y `lm_head`
+#   son 2 × 152 064 × 3 584 ≈ 1.09 mil millones de parámetros: 4.4 GB en fp32 en lugar de 2.2 GB.
 
 # %%
 print(desgloses[1])  # el desglose entero de Qwen2.5-0.5B con LoRA

@@ -427,13 +427,14 @@ if torch.cuda.is_available():
               f"con el adaptador de la lección 09 ({adaptador_qwen}), fusionado." if adaptador_qwen else
               "(sin adaptador: no encontré el de la lección 09).")
     except OSError as error:  # sin red (o con HF_HUB_OFFLINE=1, como en la T4 simulada) y sin una copia guardada
+        # En la T4 simulada todo corre en la CPU: la medida lo dice, y no se compara con el techo de una T4.
+        donde = ("en la T4 simulada (calcula esta CPU: los tiempos no son de una GPU)" if simulacion_activa()
+                 else "en la GPU")
         print(f"No pude cargar Qwen2.5-0.5B ({type(error).__name__}): no hay conexión con huggingface.co, o "
               "HF_HUB_OFFLINE=1 no deja descargar (la T4 simulada lo pone), y no hay una copia guardada.\n"
-              "Mido lo mismo con el modelo diminuto en fp16 en la GPU, con lotes de 1 y 4 y 8 tokens:")
+              f"Mido lo mismo con el modelo diminuto en fp16 {donde}, con lotes de 1 y 4 y 8 tokens:")
         qwen_gpu, tokenizador_qwen = modelo_diminuto(semilla=0)[0].to("cuda", torch.float16), tokenizador
         medida.update(lotes=(1, 4), max_tokens_nuevos=8, repeticiones=1)
-        if simulacion_activa():  # todo corre en la CPU: su ancho de banda, no el de una T4
-            medida.update(nombre_gpu=None, ancho_de_banda_gb_s=ancho_cpu)
     barrido_gpu = medir_barrido(qwen_gpu, tokenizador_qwen, FRASES, variantes=VARIANTES, **medida)
     print(*barrido_gpu.frases(), sep="\n")
     display(barrido_gpu)

@@ -464,8 +464,8 @@ else:
 # Fíjate en el nombre del kernel: lleva `fused` y las operaciones que juntó (`max`, `sub`, `exp`,
 # `sum`, `div`). Las cinco líneas de `softmax_paso_a_paso` se han convertido en el número de kernels
 # que dice la celda (en la CPU, uno): el mismo ahorro de memoria que el tuyo, sin escribirlo.
-# Compilar tarda segundos la primera vez (en una máquina recién encendida, hasta medio minuto);
-# las siguientes llamadas reutilizan el kernel.
+# Compilar la primera vez tarda lo que dice la celda: de segundos a decenas de segundos (en una T4
+# de Colab recién abierta, decenas de segundos); las siguientes llamadas reutilizan el kernel.
 #
 # En una T4, el código sale en Triton: una función como `triton_per_fused_div_exp_max_sub_sum_0` con
 # `@triton.jit`, un `xoffset = tl.program_id(0) * XBLOCK`, `tl.arange`, una máscara `xmask` y

@@ -272,10 +272,10 @@ def test_nvidia_smi_simulado_responde_como_en_una_t4_de_colab(t4):
     assert programa is not None
     tabla = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=30)  # como una celda de la 01
     assert tabla.returncode == 0 and tabla.stderr == ""
-    assert "Driver Version: 550.54.15      CUDA Version: 12.4" in tabla.stdout
+    assert "Driver Version: 580.82.07      CUDA Version: 13.0" in tabla.stdout
     assert "Tesla T4" in tabla.stdout and "0MiB /  15360MiB" in tabla.stdout and "10W /   70W" in tabla.stdout
     informe = consultar_nvidia_smi()
-    assert (informe.driver, informe.cuda_del_driver, informe.cuda_de_cabecera) == ("550.54.15", (12, 4), True)
+    assert (informe.driver, informe.cuda_del_driver, informe.cuda_de_cabecera) == ("580.82.07", (13, 0), True)
     gpu = informe.gpus[0]
     # memory.free en reposo: lo que CUDA da a PyTorch (15095 MiB); el driver reserva el resto
     assert (gpu.indice, gpu.nombre, gpu.memoria_total_mib, gpu.memoria_usada_mib, gpu.memoria_libre_mib) == (
@@ -312,7 +312,7 @@ def test_al_apagarla_nvidia_smi_desaparece_del_path():
 def test_la_tabla_de_ejemplo_y_la_simulada_salen_de_la_misma_plantilla():
     from curso_gpu.dispositivo import SALIDA_EJEMPLO_T4, tabla_nvidia_smi
 
-    assert SALIDA_EJEMPLO_T4 == tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360)
+    assert SALIDA_EJEMPLO_T4 == tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360, temperatura_c=37, consumo_w=10)
     lineas = tabla_nvidia_smi("550.54.15", "12.4", "Tesla T4", 15360, temperatura_c=41, consumo_w=10).splitlines()
     assert {len(linea) for linea in lineas if linea} == {91}  # todas las filas del mismo ancho, como la de verdad
     assert lineas[1] == "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |"
@@ -324,7 +324,7 @@ def test_describir_entorno_dice_que_la_gpu_es_simulada_y_no_receta_reinstalar(t4
 
     informe = describir_entorno()
     assert informe.gpu_simulada == "Tesla T4" and informe.cuda_disponible
-    assert informe.nvidia_smi.driver == "550.54.15"
+    assert informe.nvidia_smi.driver == T4.driver.version
     filas = dict(informe.filas())
     assert "todo se calcula en la CPU" in filas["GPU simulada"]
     assert len(informe.avisos) == 1 and informe.avisos[0].startswith("GPU simulada: PyTorch responde como una Tesla T4")
@@ -336,7 +336,7 @@ def test_lo_medido_en_la_gpu_simulada_dice_que_salio_de_la_cpu(t4):
 
     comparacion = comparar_cpu_gpu(64, "cuda", repeticiones=2)
     gpu = comparacion.acelerador
-    assert gpu.simulada and not comparacion.cpu.simulada and gpu.porcentaje_pico is not None  # se calcula igual
+    assert gpu.simulada and not comparacion.cpu.simulada and gpu.porcentaje_pico is None  # no con tiempos de la CPU
     assert any("simulada: se calculó en la CPU" in aviso for aviso in gpu.avisos)
     texto = str(comparacion)
     assert "no es la aceleración de una GPU" in texto and "sin contar la copia" not in texto

@@ -137,11 +137,13 @@ def test_esperar_no_espera_a_un_notebook_que_fallo_y_devuelve_los_que_faltan(tmp
     assert ejecutadas.fallo(notebook, cache) == "una celda falló"
 
 
-def test_el_entorno_de_los_kernels_importa_el_paquete_y_no_hereda_pytest(monkeypatch):
+def test_el_entorno_de_los_kernels_importa_el_paquete_y_no_hereda_pytest_ni_la_t4_simulada(monkeypatch):
     monkeypatch.setenv("PYTEST_CURRENT_TEST", "x.py::y (call)")
     monkeypatch.setenv("PYTHONPATH", "/otra")
+    monkeypatch.setenv("CURSO_GPU_SIMULAR", "T4")
     entorno = ejecutadas.entorno_kernel(paralelo=2)
     assert "PYTEST_CURRENT_TEST" not in entorno
+    assert "CURSO_GPU_SIMULAR" not in entorno  # el sitio nunca publica la T4 simulada
     assert entorno["PYTHONPATH"].split(":")[:2] == [str(RAIZ), "/otra"]
 
 

@@ -24,6 +24,7 @@ class DriverSimulado:
     consumo_w: int
     limite_w: int
     fuente: str
+    torch_colab: str = ""  # el ``torch.__version__`` que traía Colab con ese driver (lo último visto, con fecha en la fuente)
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,16 @@ class PerfilGPU:
 # - deviceQuery en Colab (README de sylvia-ymlin/cuda-kernels-from-scratch): «Global Memory 15095 MBytes»,
 #   «Multiprocessors 40», «CUDA Capability 7.5», «L2 Cache Size 4194304 bytes».
 # La ficha dice 16 GB; con ECC activado (Colab), el driver reserva una parte (ver ``catalogo``).
-# El PyTorch de Colab con esa T4 (la salida de ejemplo de la lección 01): 2.9.0+cu126, así que
-# ``torch.version.cuda`` da «12.6» (leído el 7-12-2026: la tabla de entorno de una tesis en Colab con
-# «Tesla T4 · PyTorch 2.9.0+cu126 · Python 3.12.12», y un ``pip freeze`` de Colab con
-# «google-colab @ file:///colabtools/...» y «torch==2.9.0+cu126»). En googlecolab/colabtools #5661
-# (enero de 2026) PyTorch pregunta por 2.9; de 2.11 a 2.14 (#5925, #5982, #6053, #6093) el paso a
-# CUDA 13 sigue abierto. La simulación no cambia ``torch.version.cuda``: da la del torch instalado.
+# El PyTorch de Colab con esa T4 (la salida de ejemplo de la lección 01), lo más nuevo que hemos visto
+# (leído el 7-12-2026): 2.11.0+cu128, así que ``torch.version.cuda`` da «12.8». Salidas de una T4 de
+# Colab con ``!nvidia-smi`` y ``torch.__version__`` en la misma página, en yoon-gu/neuqes-101
+# (23_ko_bert_classify, ejecutada el 31 de agosto de 2026; otras del 17 y el 22 de junio de 2026 dan lo
+# mismo): «PyTorch: 2.11.0+cu128», «GPU: Tesla T4». Antes, en enero de 2026, Colab traía 2.9.0+cu126
+# con el driver 550. Lo que Colab trae después no lo sabemos: PyTorch retiró las ruedas cu128 desde
+# 2.12 y las da en CUDA 13.0 (googlecolab/colabtools #5982, 18-6-2026: «we have removed cu 12.8
+# builds»), y los avisos de 2.11 a 2.14 (#5925, #5982, #6053, #6093, este del 3-9-2026) siguen
+# abiertos. Por eso la lección 01 dice qué se vio y cuándo, e imprime lo que da la máquina del alumno.
+# La simulación no cambia ``torch.version.cuda``: da la del torch instalado.
 GPUS_SIMULABLES: dict[str, PerfilGPU] = {
     "T4": PerfilGPU(
         clave="T4",
@@ -62,18 +67,21 @@ GPUS_SIMULABLES: dict[str, PerfilGPU] = {
         memoria_total_bytes=15095 * 2**20,
         cache_l2_bytes=4 * 2**20,
         fuente="torch.cuda.get_device_properties(0) y deviceQuery en una T4 de Google Colab",
-        # ``nvidia-smi`` en una T4 de Colab (leído el 7-12-2026): la salida del 1 de enero de 2026 en el
-        # notebook de vibeswithkk/ZENITH (Result_Notebook/Result_zenith_comprehensive_verification.md):
-        # «Driver Version: 550.54.15  CUDA Version: 12.4», «Tesla T4  Off | 00000000:00:04.0 Off»,
-        # «N/A 41C P8 10W / 70W | 0MiB / 15360MiB»; otra del 30 de enero de 2026 (/content, 38C,
-        # 9W / 70W) da las mismas cifras, y «name, driver_version, compute_cap: Tesla T4, 550.54.15,
-        # 7.5» en Colab. memory.free = total − reservada − usada (``nvidia-smi -q``: «Total 15360 MiB,
+        # ``nvidia-smi`` en una T4 de Colab (leído el 7-12-2026), lo más nuevo que hemos visto: la salida
+        # del 31 de agosto de 2026 en yoon-gu/neuqes-101 (23_ko_bert_classify, «Colab T4 기준»):
+        # «NVIDIA-SMI 580.82.07  Driver Version: 580.82.07  CUDA Version: 13.0», «Tesla T4  Off |
+        # 00000000:00:04.0 Off», «N/A 37C P8 10W / 70W | 3MiB / 15360MiB»; las del 17 y el 22 de junio
+        # de 2026 en el mismo libro, y otra T4 de Colab del 17 de junio de 2026 («0, Tesla T4, 15360 MiB,
+        # 580.82.07»), dan el mismo driver. En enero de 2026 era 550.54.15 / CUDA 12.4. Formato de la
+        # rama 580: la segunda línea empieza por «+---» y la columna PID es más ancha (``nvidia_smi``).
+        # memory.free = total − reservada − usada (``nvidia-smi -q``: «Total 15360 MiB,
         # Reserved 393 MiB, Used 31 MiB, Free 14935 MiB» en otra T4): la reservada del driver es lo
         # que CUDA no da a PyTorch, 15360 − 15095 = 265 MiB, así que en reposo quedan 15095 MiB libres.
         driver=DriverSimulado(
-            version="550.54.15", cuda="12.4", memoria_mib=15360, bus="00000000:00:04.0",
-            temperatura_c=41, consumo_w=10, limite_w=70,
-            fuente="nvidia-smi en una T4 de Google Colab (enero de 2026)",
+            version="580.82.07", cuda="13.0", memoria_mib=15360, bus="00000000:00:04.0",
+            temperatura_c=37, consumo_w=10, limite_w=70,
+            fuente="nvidia-smi en una T4 de Google Colab (31 de agosto de 2026)",
+            torch_colab="2.11.0+cu128",
         ),
     ),
 }

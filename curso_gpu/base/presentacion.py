@@ -24,6 +24,7 @@ from .numeros import leer_numero
 __all__ = [
     "Celda", "ComoTabla", "Tabla", "formatear_bytes", "formatear_numero", "formatear_tiempo",
     "informe_html", "informe_texto", "tabla_html", "tabla_texto",
+    "AVISO_SIMULADA", "MARCA_SIMULADA", "marcar_simulada",
 ]
 
 
@@ -275,3 +276,15 @@ class ComoTabla:
 
     def _repr_html_(self) -> str:
         return self.tabla()._repr_html_()
+
+
+# La marca de lo medido en la GPU simulada (``CURSO_GPU_SIMULAR``): la GPU «calcula» en la CPU, así que
+# cada tiempo, ritmo o aceleración medido en ella es de la CPU. Quien lo imprime lo dice donde lo imprime
+# (como la lección 11 con el intérprete de Triton), para que nadie lo tome por una cifra de una GPU.
+MARCA_SIMULADA = "GPU simulada: tiempos de la CPU"
+AVISO_SIMULADA = "Medido en la GPU simulada: son tiempos de la CPU, no dicen nada de una GPU."
+
+
+def marcar_simulada(texto: str, simulada: bool) -> str:
+    """``texto`` con la marca «[GPU simulada: tiempos de la CPU]» detrás si ``simulada``; si no, tal cual."""
+    return f"{texto} [{MARCA_SIMULADA}]" if simulada else texto

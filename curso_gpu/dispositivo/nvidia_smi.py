@@ -12,7 +12,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..base import cuda_maxima_del_driver
+from ..base import GPUS_SIMULABLES, cuda_maxima_del_driver
 
 __all__ = [
     "GPUNvidiaSmi", "InformeNvidiaSmi", "SALIDA_EJEMPLO_T4", "consultar_capacidades",
@@ -24,17 +24,27 @@ _CAMPOS = "index,name,driver_version,memory.total,memory.used,memory.free"
 
 def tabla_nvidia_smi(driver: str, cuda: str, nombre: str, memoria_total_mib: int, memoria_usada_mib: int = 0,
                      bus: str = "00000000:00:04.0", temperatura_c: int = 38, consumo_w: int = 9,
-                     limite_w: int = 70) -> str:
+                     limite_w: int = 70, nota: str = "") -> str:
     """La tabla que imprime ``nvidia-smi`` (sin argumentos) con una GPU y ningún proceso. Lección 01.
 
-    Con el formato de los drivers de las ramas 550 a 580. La usan la salida de ejemplo de la
-    lección 01 y el ``nvidia-smi`` de la T4 simulada.
+    Con el formato de los drivers de las ramas 550 a 580, que cambia en dos líneas: desde la 580
+    la línea bajo la cabecera empieza por «+---» (antes, «|---») y la columna PID es más ancha
+    (salidas de una T4 de Colab con 550.54.15, enero de 2026, y con 580.82.07, agosto de 2026;
+    fuentes en ``base.gpu_simulada``). La usan la salida de ejemplo de la lección 01 y el
+    ``nvidia-smi`` de la T4 simulada. ``nota``: una línea más dentro de la tabla, al final (la
+    simulada dice ahí que lo es).
     """
     borde = "+" + "-" * 89 + "+"
+    rama = driver.split(".")[0]
+    rama_580 = not rama.isdigit() or int(rama) >= 580
+    esquina = "+" if rama_580 else "|"
+    bajo_cabecera = esquina + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + esquina
+    procesos = ("|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |" if rama_580 else
+                "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |")
     return "\n".join([
         borde,
         f"| NVIDIA-SMI {driver:<23}Driver Version: {driver:<15}CUDA Version: {cuda:<9}|",
-        "|-----------------------------------------+------------------------+----------------------+",
+        bajo_cabecera,
         "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
         "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
         "|                                         |                        |               MIG M. |",
@@ -47,20 +57,24 @@ def tabla_nvidia_smi(driver: str, cuda: str, nombre: str, memoria_total_mib: int
         "",
         borde,
         "| Processes:" + " " * 78 + "|",
-        "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |",
+        procesos,
         "|        ID   ID                                                               Usage      |",
         "|" + "=" * 89 + "|",
         "|  No running processes found" + " " * 61 + "|",
+        *([f"| {nota:<87.87} |"] if nota else []),
         borde,
         "",
     ])
 
 
 # Lo que imprime ``nvidia-smi`` en una T4 recién abierta, con un driver de la rama 580 (lección 01
-# lo explica línea a línea cuando tu máquina no tiene nvidia-smi). Es un ejemplo, no el driver de
-# Colab: el de Colab cambia sin aviso (en septiembre de 2025 su T4 admitía CUDA 12.4,
-# googlecolab/colabtools#5578), así que las lecciones enseñan a leer la línea propia.
-SALIDA_EJEMPLO_T4 = tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360)
+# lo explica línea a línea cuando tu máquina no tiene nvidia-smi): el de una T4 de Colab el 31 de
+# agosto de 2026 (fuente en ``base.gpu_simulada``). El driver de Colab cambia sin aviso (en
+# septiembre de 2025 su T4 admitía CUDA 12.4, googlecolab/colabtools#5578), así que las lecciones
+# enseñan a leer la línea propia. Las cifras son las de la T4 simulada: un solo sitio.
+_T4 = GPUS_SIMULABLES["T4"].driver
+SALIDA_EJEMPLO_T4 = tabla_nvidia_smi(_T4.version, _T4.cuda, GPUS_SIMULABLES["T4"].nombre, _T4.memoria_mib, 0, _T4.bus,
+                                     _T4.temperatura_c, _T4.consumo_w, _T4.limite_w)
 
 
 @dataclass

@@ -2,14 +2,18 @@
 
 Lo pone la T4 simulada (``simulacion``) mientras está encendida. Responde como el de una T4 de
 Google Colab: la tabla, con «Driver Version» y «CUDA Version», y ``--query-gpu=…``
-(``curso_gpu.base.DriverSimulado``, con su fuente). Lo que no simula lo dice en español.
+(``curso_gpu.base.DriverSimulado``, con su fuente). La tabla dice que es simulada (en la línea de la
+fecha y en una línea propia, ``NOTA_SIMULADA``). Lo que no simula lo dice en español.
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["NvidiaSmiSimulado"]
+__all__ = ["NOTA_SIMULADA", "NvidiaSmiSimulado"]
+
+NOTA_SIMULADA = "GPU simulada por curso_gpu: nada de esta tabla sale de una GPU (calcula la CPU)."
+"""La línea con la que la tabla del ``nvidia-smi`` simulado dice que lo es (quien la vea en una captura lo sabe)."""
 
 
 _UNIDADES = {"memory.total": "MiB", "memory.used": "MiB", "memory.free": "MiB", "memory.reserved": "MiB",
@@ -42,7 +46,7 @@ def _guion(perfil, origen: str) -> str:
 
     driver = perfil.driver
     tabla = tabla_nvidia_smi(driver.version, driver.cuda, perfil.nombre, driver.memoria_mib, 0, driver.bus,
-                             driver.temperatura_c, driver.consumo_w, driver.limite_w)
+                             driver.temperatura_c, driver.consumo_w, driver.limite_w, nota=NOTA_SIMULADA)
     campos = _campos(perfil)
     valores = "\n".join(f"    {campo}) v={quote(valor)}; u={quote(_UNIDADES.get(campo, ''))} ;;"
                         for campo, valor in campos.items())
@@ -64,7 +68,7 @@ if [ -n "$otra" ] || {{ [ -n "$formato" ] && [ -z "$campos" ]; }}; then
   exit 2
 fi
 if [ -z "$campos" ]; then
-  date '+%a %b %e %H:%M:%S %Y       '
+  date '+%a %b %e %H:%M:%S %Y       (nvidia-smi simulado)'
   cat <<'FIN_DE_LA_TABLA'
 {tabla}FIN_DE_LA_TABLA
   exit 0

@@ -329,8 +329,9 @@ class TiempoAllReduce:
     def __str__(self) -> str:
         return (f"All-reduce de {formatear_numero(self.parametros / 1e6, 1)} M parámetros "
                 f"({formatear_numero(self.bytes_gradiente / 1e6, 0, 'MB')} de gradiente) entre {self.gpus} GPU a "
-                f"{self.ancho_de_banda_gb_s:g} GB/s: cada GPU envía {formatear_numero(self.bytes_por_gpu / 1e6, 0, 'MB')} "
-                f"→ {formatear_numero(1000 * self.segundos, 1, 'ms')} por paso.")
+                f"{self.ancho_de_banda_gb_s:g} GB/s (techo teórico del enlace): cada GPU envía "
+                f"{formatear_numero(self.bytes_por_gpu / 1e6, 0, 'MB')} → al menos "
+                f"{formatear_numero(1000 * self.segundos, 1, 'ms')} por paso.")
 
 
 def tiempo_allreduce(parametros: int, gpus: int, ancho_de_banda_gb_s, bytes_por_parametro: int = 4) -> TiempoAllReduce:

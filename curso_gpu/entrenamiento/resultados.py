@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..base import Celda, ComoTabla, Tabla
+from ..base import Celda, ComoTabla, Tabla, marcar_simulada
+from ..dispositivo import dispositivo_simulado
 
 __all__ = ["Historial", "Prediccion", "Registro"]
 
@@ -58,6 +59,13 @@ class Historial(ComoTabla):
     epocas_totales: int = 0
     reanudado_desde: int | None = None  # última época del checkpoint del que se siguió
     avisos: list[str] = field(default_factory=list)  # p. ej. «Reanudo desde…»: entrenar no imprime
+    # Entrenado en la GPU simulada: el tiempo es de la CPU (lo dicen el título y la gráfica). Lo decide
+    # el dispositivo al crearlo; no va al checkpoint (``a_dict``): es de esta sesión, no del entrenamiento.
+    simulada: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.simulada is None:
+            self.simulada = dispositivo_simulado(self.dispositivo)
 
     def agregar(self, registro: Registro) -> None:
         self.epocas_registradas.append(registro.epoca)
@@ -81,7 +89,9 @@ class Historial(ComoTabla):
 
     def a_dict(self) -> dict:
         """Solo listas, números y texto: se guarda en un checkpoint con ``weights_only=True``."""
-        return asdict(self)
+        datos = asdict(self)
+        del datos["simulada"]
+        return datos
 
     @classmethod
     def desde_dict(cls, datos: dict) -> "Historial":
@@ -93,8 +103,8 @@ class Historial(ComoTabla):
     def tabla(self) -> Tabla:
         """Las métricas como ``Tabla``: una fila por punto de registro; los avisos, debajo."""
         reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
-        titulo = (f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s"
-                  f"{reanudado}")
+        titulo = marcar_simulada(f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en "
+                                 f"{self.segundos:.2f} s{reanudado}", self.simulada)
         filas = [[r.epoca, f"{r.perdida_entrenamiento:.4f}", f"{r.perdida_validacion:.4f}",
                   f"{r.accuracy_entrenamiento:.3f}", f"{r.accuracy_validacion:.3f}"] for r in self.registros()]
         return Tabla(titulo, ["época", "pérdida ent.", "pérdida val.", "acc. ent.", "acc. val."], filas,

@@ -18,8 +18,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..base import ComoTabla, Tabla, ancho_de_banda_conocido, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
-from ..dispositivo import como_dispositivo, sincronizar
+from ..base import (
+    AVISO_SIMULADA, ComoTabla, Tabla, ancho_de_banda_conocido, formatear_numero, formatear_tiempo, leer_numero,
+    marcar_simulada, mostrar_valor,
+)
+from ..dispositivo import como_dispositivo, dispositivo_simulado, sincronizar
 from .velocidad import comprobar_contexto, comprobar_para_generar, preparar_lote
 
 __all__ = ["VARIANTES", "BarridoGeneracion", "FilaBarrido", "medir_barrido"]
@@ -75,19 +78,26 @@ class BarridoGeneracion(ComoTabla):
     repeticiones: int
     tokens_entrada: int
     fallos: list[str] = field(default_factory=list)  # variantes que no se pudieron medir, y por qué
+    simulada: bool = False  # medido en la GPU simulada: tokens/s de la CPU, que no se comparan con el techo de la GPU
 
     def fila(self, variante: str, lote: int) -> FilaBarrido | None:
         return next((f for f in self.filas if f.variante == variante and f.lote == lote), None)
 
     def techo(self, lote: int) -> float | None:
-        """Tokens/s máximos que deja la memoria con ``lote`` textos (None sin ancho de banda)."""
+        """Tokens/s máximos que deja la memoria con ``lote`` textos (None sin ancho de banda).
+        Es una cuenta con la ficha de la GPU, no una medida."""
         if self.ancho_de_banda_gb_s is None:
             return None
         return lote * self.ancho_de_banda_gb_s * 1e9 / self.bytes_pesos
 
+    def del_techo(self, fila: FilaBarrido) -> float | None:
+        """El % del techo que alcanzó ``fila``; None sin techo y en la GPU simulada (sus tokens/s son de la CPU)."""
+        techo = self.techo(fila.lote)
+        return None if techo is None or self.simulada else 100 * fila.tokens_por_segundo / techo
+
     def frases(self) -> list[str]:
         """Lo que dicen los datos, en frases: lote, caché, caché estática y techo."""
-        frases = []
+        frases = [AVISO_SIMULADA] if self.simulada else []
         con = sorted((f for f in self.filas if f.variante == _CON_CACHE), key=lambda f: f.lote)
         if len(con) >= 2:
             uno, grande = con[0], con[-1]
@@ -124,6 +134,13 @@ class BarridoGeneracion(ComoTabla):
         if self.ancho_de_banda_gb_s is None:
             frases.append(f"No conozco su ancho de banda ({quien} no está en la tabla del curso): "
                           "aquí va solo la medida, sin techo con el que compararla.")
+        elif con and self.simulada:
+            f = con[0]
+            frases.append(
+                f"El techo de {quien} con lote {f.lote} sería {formatear_numero(self.techo(f.lote), 0)} tokens/s "
+                f"({formatear_numero(self.ancho_de_banda_gb_s, cifras=3)} GB/s ÷ "
+                f"{formatear_numero(self.bytes_pesos / 1e6, cifras=3)} MB de pesos); los tokens/s de arriba son de la "
+                "CPU (GPU simulada), así que no se comparan con él.")
         elif con:
             f = con[0]
             techo = self.techo(f.lote)
@@ -137,12 +154,12 @@ class BarridoGeneracion(ComoTabla):
     def tabla(self) -> Tabla:
         filas = []
         for f in self.filas:
-            techo = self.techo(f.lote)
+            techo, del_techo = self.techo(f.lote), self.del_techo(f)
             filas.append([f.variante, formatear_numero(f.lote), formatear_tiempo(f.mediana),
                           formatear_numero(100 * f.dispersion, 0, "%"),
                           formatear_numero(f.tokens_por_segundo, 0),
                           formatear_numero(techo, 0) if techo else "—",
-                          formatear_numero(100 * f.tokens_por_segundo / techo, cifras=2, unidad="%") if techo else "—"])
+                          formatear_numero(del_techo, cifras=2, unidad="%") if del_techo is not None else "—"])
         notas = [f"Mediana de {self.repeticiones} generaciones por fila, alternando las filas en cada ronda; "
                  f"entrada de {self.tokens_entrada} tokens (con relleno), búsqueda voraz."]
         if self.ancho_de_banda_gb_s is None:
@@ -150,7 +167,9 @@ class BarridoGeneracion(ComoTabla):
         else:
             notas.append(f"Techo: lote × {formatear_numero(self.ancho_de_banda_gb_s, cifras=3)} GB/s ÷ "
                          f"{formatear_numero(self.bytes_pesos / 1e6, cifras=3)} MB de pesos.")
-        return Tabla(f"Generación en {self.nombre_gpu or self.dispositivo}",
+        if self.simulada:
+            notas.insert(0, AVISO_SIMULADA + " Por eso no se da el % del techo.")
+        return Tabla(marcar_simulada(f"Generación en {self.nombre_gpu or self.dispositivo}", self.simulada),
                      ["variante", "lote", "tiempo", "dispersión", "tokens/s", "techo", "del techo"], filas, notas=notas)
 
 
@@ -259,4 +278,5 @@ def medir_barrido(modelo, tokenizador, textos, *, lotes=(1, 4, 16), variantes=(_
                 filas[c].segundos.append(generar(*c))
     return BarridoGeneracion(dispositivo=str(d), nombre_gpu=nombre_gpu, ancho_de_banda_gb_s=ancho_de_banda_gb_s,
                              bytes_pesos=int(bytes_pesos), filas=list(filas.values()), repeticiones=repeticiones,
-                             tokens_entrada=int(entradas[lotes[-1]]["input_ids"].shape[1]), fallos=fallos)
+                             tokens_entrada=int(entradas[lotes[-1]]["input_ids"].shape[1]), fallos=fallos,
+                             simulada=dispositivo_simulado(d))

@@ -8,7 +8,8 @@ desde ``graficos``.
 from __future__ import annotations
 
 from .estilo import COLORES, dar_estilo, leyenda_fuera, nueva_figura, pyplot
-from ..base import formatear_numero
+from ..base import formatear_numero, marcar_simulada
+from ..dispositivo import dispositivo_simulado
 from ..entrenamiento import NOMBRES_CLASES
 
 __all__ = [
@@ -37,7 +38,8 @@ def curvas_entrenamiento(historial, titulo: str | None = None):
     dar_estilo(ax_acc, "Accuracy", "época", "accuracy (fracción de aciertos)")
     ax_acc.set_ylim(0, 1.05)
     leyenda_fuera(ax_acc)
-    figura.suptitle(titulo or f"Entrenamiento en {historial.dispositivo} ({historial.segundos:.2f} s)")
+    figura.suptitle(titulo or marcar_simulada(f"Entrenamiento en {historial.dispositivo} ({historial.segundos:.2f} s)",
+                                              bool(getattr(historial, "simulada", False))))
     return figura
 
 
@@ -137,21 +139,27 @@ def dibujos_fallados(X, y, predicciones: dict, nombres=None, maximo: int = 8,
 def grafico_tiempos_epoca(tiempos: dict, titulo: str = "Milisegundos por época: modelo pequeño y ampliado"):
     """Barras de milisegundos por época, por modelo y dispositivo. Lección 05.
 
-    ``tiempos``: ``{(modelo, dispositivo): segundos por época}``, como en la lección.
+    ``tiempos``: ``{(modelo, dispositivo): segundos por época}``, como en la lección. Un dispositivo
+    de la GPU simulada lleva su marca en la leyenda y el color de la CPU: sus tiempos son de la CPU.
     """
     modelos = list(dict.fromkeys(m for m, _ in tiempos))
     dispositivos = list(dict.fromkeys(d for _, d in tiempos))
     figura, ejes = nueva_figura(alto=3.6)
     ancho = 0.8 / len(dispositivos)
+    hay_simulada = False
     for i, d in enumerate(dispositivos):
         xs = [j + (i - (len(dispositivos) - 1) / 2) * ancho for j in range(len(modelos))]
         ms = [1000 * tiempos.get((m, d), float("nan")) for m in modelos]
-        barras = ejes.bar(xs, ms, ancho, label=d, color=COLORES["cpu"] if d.startswith("cpu") else COLORES["gpu"])
+        simulada = dispositivo_simulado(d)
+        hay_simulada |= simulada
+        en_la_cpu = d.startswith("cpu") or simulada
+        barras = ejes.bar(xs, ms, ancho, label=marcar_simulada(d, simulada), color=COLORES["cpu"] if en_la_cpu else COLORES["gpu"],
+                          hatch="//" if simulada else None)
 
         ejes.bar_label(barras, labels=[formatear_numero(v, 0, "ms") for v in ms], padding=2, fontsize=9)
     ejes.set_xticks(range(len(modelos)), [f"modelo {m}" for m in modelos])
     ejes.set_ylim(0, max(1000 * v for v in tiempos.values()) * 1.2)
-    dar_estilo(ejes, titulo, None, "tiempo por época (ms)", rejilla="y")
+    dar_estilo(ejes, marcar_simulada(titulo, hay_simulada), None, "tiempo por época (ms)", rejilla="y")
     leyenda_fuera(ejes, titulo="dispositivo")
     return figura
 

@@ -12,7 +12,7 @@ sus datos sin pantalla.
 from __future__ import annotations
 
 from .estilo import COLORES, dar_estilo, leyenda_fuera, nueva_figura
-from ..base import formatear_bytes, picos, picos_de, tabla_picos
+from ..base import formatear_bytes, marcar_simulada, picos, picos_de, tabla_picos
 from ..memoria import (
     BYTES_ENTRENAMIENTO, MARGEN_INFERENCIA, formatear_parametros, memoria_entrenamiento, memoria_inferencia,
 )
@@ -105,7 +105,7 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
     ejes.set_xscale("log", base=2)
     ejes.set_yscale("log")
     _etiquetas_de_tamano(ejes, resultado.tamanos)
-    dar_estilo(ejes, titulo, "tamaño n (matrices n×n)", "GFLOP/s (mediana)")
+    dar_estilo(ejes, marcar_simulada(titulo, hay_simulada), "tamaño n (matrices n×n)", "GFLOP/s (mediana)")
     leyenda_fuera(ejes, debajo=True, columnas=1 if hay_simulada else 3)  # la simulada lleva tres entradas largas
     return figura
 
@@ -113,8 +113,10 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
 def grafico_muestras(medicion, titulo: str | None = None):
     """Barras con cada muestra de una ``Medicion``: la primera (en frío) en otro color. Lección 03.
 
-    La línea horizontal es la mediana, la cifra que se cita.
+    La línea horizontal es la mediana, la cifra que se cita. Medida en la GPU simulada, el título
+    y la leyenda lo dicen: son tiempos de la CPU.
     """
+    simulada = getattr(medicion, "simulada", False)
     figura, ejes = nueva_figura(alto=3.5)
     etiquetas, valores, colores = [], [], []
     if medicion.primera is not None:
@@ -126,8 +128,8 @@ def grafico_muestras(medicion, titulo: str | None = None):
         valores.append(muestra * 1e3)
         colores.append("tab:blue")
     ejes.bar(etiquetas, valores, color=colores)
-    ejes.axhline(medicion.mediana * 1e3, color="black", linestyle="--", label=f"mediana: {medicion.mediana * 1e3:.3f} ms")
-    dar_estilo(ejes, titulo or medicion.descripcion or "Cada muestra", "llamada (las azules, tras el calentamiento)",
+    ejes.axhline(medicion.mediana * 1e3, color="black", linestyle="--", label=marcar_simulada(f"mediana: {medicion.mediana * 1e3:.3f} ms", simulada))
+    dar_estilo(ejes, marcar_simulada(titulo or medicion.descripcion or "Cada muestra", simulada), "llamada (las azules, tras el calentamiento)",
                "tiempo (ms)", rejilla="y")
     leyenda_fuera(ejes)
     return figura

@@ -18,8 +18,10 @@ from typing import Callable
 import numpy as np
 import torch
 
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
-from ..dispositivo import como_dispositivo, sincronizar
+from ..base import (
+    AVISO_SIMULADA, ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, marcar_simulada, mostrar_valor,
+)
+from ..dispositivo import como_dispositivo, dispositivo_simulado, sincronizar
 from .cronometro import comprobar_sin_argumentos
 
 __all__ = ["BLOQUE_ACELERADOR_S", "BLOQUE_CPU_S", "DURACION_MAXIMA_S", "MARGEN", "NIVEL", "PARES_MAXIMOS", "PARES_MINIMOS",
@@ -73,6 +75,7 @@ class Comparacion(ComoTabla):
     intervalo_razon: tuple[float, float]  # intervalo del 95 % de esa razón
     descripcion: str = ""
     alternados: bool = True  # False: los pares se midieron en ejecuciones distintas (comparar_muestras)
+    simulada: bool = False  # medida en la GPU simulada: los tiempos son de la CPU (lo dicen título y veredicto)
 
     @property
     def pares(self) -> int:
@@ -126,28 +129,30 @@ class Comparacion(ComoTabla):
         """Una frase en español que es verdad pase lo que pase en la máquina."""
         bajo, alto = self.intervalo
         pares = f"{self.pares} pares{' alternados' if self.alternados else ''}"
+        simulada = f" {AVISO_SIMULADA}" if self.simulada else ""
         if self.concluyente:
             return (f"En esta máquina, {self.ganador} fue {formatear_veces(self.veces)}× más rápido que "
                     f"{self.perdedor} (intervalo del 95 %: {formatear_veces(bajo)}–{formatear_veces(alto)}×, "
-                    f"{pares}).")
+                    f"{pares}).{simulada}")
         a, b = self.nombres
         rb, ra = self.intervalo_razon
         pocos = f" Solo hubo {self.pares} pares: pide más repeticiones." if self.pares < PARES_MINIMOS else ""
         return (f"Sin diferencia clara en esta máquina: {a} tardó entre {formatear_veces(rb)} y "
                 f"{formatear_veces(ra)} veces lo que {b} (intervalo del 95 %, {pares})."
-                f"{pocos} Repite con la máquina en reposo o con más repeticiones.")
+                f"{pocos} Repite con la máquina en reposo o con más repeticiones.{simulada}")
 
     def a_dict(self) -> dict:
         return {"nombres": list(self.nombres), "dispositivo": self.dispositivo, "pares": self.pares,
                 "mediana_a": self.mediana_a, "mediana_b": self.mediana_b, "veces": self.veces,
                 "intervalo": list(self.intervalo), "concluyente": self.concluyente, "ganador": self.ganador,
-                "veredicto": self.veredicto, "muestras_a": self.muestras_a, "muestras_b": self.muestras_b}
+                "veredicto": self.veredicto, "simulada": self.simulada, "muestras_a": self.muestras_a, "muestras_b": self.muestras_b}
 
     def tabla(self) -> Tabla:
         """Una fila por función (mediana, mínimo y máximo); debajo, el veredicto."""
         filas = [[nombre, formatear_tiempo(statistics.median(m)), formatear_tiempo(min(m)), formatear_tiempo(max(m))]
                  for nombre, m in zip(self.nombres, (self.muestras_a, self.muestras_b))]
-        titulo = f"Comparación{': ' + self.descripcion if self.descripcion else ''} ({self.dispositivo})"
+        titulo = marcar_simulada(f"Comparación{': ' + self.descripcion if self.descripcion else ''} ({self.dispositivo})",
+                                 self.simulada)
         return Tabla(titulo, ["", "mediana", "mínimo", "máximo"], filas, notas=[self.veredicto])
 
 
@@ -313,13 +318,14 @@ def _leer_tiempos(muestras, nombre: str) -> list[float]:
 
 def comparar_muestras(muestras_a, muestras_b, *, nombres=("a", "b"), dispositivo: str = "cpu",
                       primera_a: float | None = None, primera_b: float | None = None, semilla: int = 0,
-                      descripcion: str = "", alternados: bool = True) -> Comparacion:
+                      descripcion: str = "", alternados: bool = True, simulada: bool | None = None) -> Comparacion:
     """El juicio de ``comparar_tiempos`` sobre pares ya medidos (``muestras_a[i]`` junto a ``muestras_b[i]``).
 
     Para quien mide a su manera (por ejemplo, sin sincronizar a propósito, lección 03) pero
     quiere el mismo veredicto: mediana de las razones por pares e intervalo del 95 % por bootstrap.
     ``alternados=False`` si los pares no se midieron a la vez (dos ejecuciones seguidas, lección
     08): el veredicto no dice «alternados» y el intervalo solo recoge la variación de un par a otro.
+    ``simulada``: si se midió en la GPU simulada (None: lo que diga ``dispositivo`` ahora mismo).
     """
     muestras_a, muestras_b = _leer_tiempos(muestras_a, "muestras_a"), _leer_tiempos(muestras_b, "muestras_b")
     if len(muestras_a) != len(muestras_b):
@@ -334,8 +340,10 @@ def comparar_muestras(muestras_a, muestras_b, *, nombres=("a", "b"), dispositivo
         raise ValueError(f"alternados debe ser True o False; recibí {mostrar_valor(alternados)}.")
     if not isinstance(dispositivo, str):
         dispositivo = str(dispositivo)
+    if simulada is None:
+        simulada = dispositivo_simulado(dispositivo)
     razones = [x / y for x, y in zip(muestras_a, muestras_b)]
     razon = math.exp(statistics.median(math.log(r) for r in razones))
     intervalo = _bootstrap(razones, semilla)
     return Comparacion(tuple(nombres), muestras_a, muestras_b, primera_a, primera_b, dispositivo, razon,
-                       intervalo, descripcion, alternados)
+                       intervalo, descripcion, alternados, bool(simulada))

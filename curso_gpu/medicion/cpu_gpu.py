@@ -29,8 +29,8 @@ from .memoria_libre import (
     tipo_de_dato,
 )
 from ..base import (
-    ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, normalizar_precision, pico_teorico, tabla_html,
-    tabla_texto,
+    ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, marcar_simulada, normalizar_precision,
+    pico_teorico, tabla_html, tabla_texto,
 )
 from ..base import barra as barra_progreso
 
@@ -101,7 +101,8 @@ class ResultadoMatmul:
 
     @property
     def porcentaje_pico(self) -> float | None:
-        return None if not self.pico_tflops else 100 * self.gflops / (self.pico_tflops * 1000)
+        """El % del pico teórico de la GPU; None sin pico, y en la GPU simulada (el tiempo es de la CPU)."""
+        return None if not self.pico_tflops or self.simulada else 100 * self.gflops / (self.pico_tflops * 1000)
 
     @property
     def supera_pico(self) -> bool:
@@ -119,13 +120,13 @@ class ResultadoMatmul:
     def _filas(self) -> list[tuple[str, str]]:
         hilos = f" ({self.hilos_cpu} hilos)" if self.hilos_cpu else ""
         filas = [
-            ("dispositivo", f"{self.dispositivo}: {self.nombre_dispositivo}{hilos}"),
+            ("dispositivo", marcar_simulada(f"{self.dispositivo}: {self.nombre_dispositivo}{hilos}", self.simulada)),
             ("operación", f"a @ b, {self.n}×{self.n}, {self.modo}"),
             ("tiempo (mediana)", f"{formatear_tiempo(self.segundos)} de {self.medicion.repeticiones} muestras"),
             ("primera llamada (en frío)", formatear_tiempo(self.medicion.primera or 0.0)),
             ("rendimiento", formatear_numero(self.gflops, 1, "GFLOP/s")),
         ]
-        if self.pico_tflops:
+        if self.porcentaje_pico is not None:
             filas.append(("% del pico teórico", f"{self.porcentaje_pico:.0f} % de {self.pico_tflops:g} TFLOP/s"))
         if self.transferencia:
             filas.append(("copia CPU → dispositivo", formatear_tiempo(self.segundos_transferencia)))
@@ -135,10 +136,10 @@ class ResultadoMatmul:
         return filas
 
     def __str__(self) -> str:
-        return tabla_texto("Multiplicación de matrices", self._filas(), self.avisos)
+        return tabla_texto(marcar_simulada("Multiplicación de matrices", self.simulada), self._filas(), self.avisos)
 
     def _repr_html_(self) -> str:
-        return tabla_html("Multiplicación de matrices", self._filas(), self.avisos)
+        return tabla_html(marcar_simulada("Multiplicación de matrices", self.simulada), self._filas(), self.avisos)
 
 
 def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: int = 5, calentamiento: int = 1,
@@ -234,8 +235,8 @@ def medir_matmul(n: int, dispositivo=None, dtype=torch.float32, repeticiones: in
     resultado = ResultadoMatmul(n, normalizar_precision(tipo), modo, str(d), nombre, medicion, transferencia,
                                 precision, tf32_permitido, medicion.hilos_cpu, pico, avisos, dispositivo_simulado(d))
     if resultado.simulada:
-        avisos.append(f"{nombre} simulada: se calculó en la CPU. El tiempo, los GFLOP/s y el % del pico "
-                      "no dicen nada de una GPU.")
+        avisos.append(f"{nombre} simulada: se calculó en la CPU. El tiempo y los GFLOP/s no dicen nada de una "
+                      "GPU, y el % de su pico no se calcula.")
     if resultado.supera_pico:
         avisos.append(f"{resultado.porcentaje_pico:.0f} % del pico teórico es imposible: la medida está "
                       "mal. Casi siempre falta sincronizar (torch.cuda.synchronize()) antes de parar el reloj.")
@@ -279,6 +280,8 @@ class ComparacionCpuGpu(ComoTabla):
         c = self.cpu
         titulo = (f"a @ b con matrices {self.n}×{self.n} ({c.dtype}), mediana de {c.medicion.repeticiones} "
                   f"medidas tras {c.medicion.calentamiento + 1} de calentamiento:")
+        if self.acelerador is not None and self.acelerador.simulada:
+            titulo = marcar_simulada(titulo, True)
         columnas = ["dispositivo", "tiempo", "GFLOP/s"]
         filas = [[f"CPU ({c.hilos_cpu} hilos)", formatear_tiempo(c.segundos), f"{c.gflops:.1f}"]]
         g = self.acelerador
@@ -286,7 +289,8 @@ class ComparacionCpuGpu(ComoTabla):
             return Tabla(titulo, columnas, filas,
                          notas=["No hay GPU: solo se midió la CPU. En una T4 de Colab esta misma cuenta va "
                                 "decenas de veces más rápida."])
-        filas.append([f"{g.dispositivo} ({g.nombre_dispositivo})", formatear_tiempo(g.segundos), f"{g.gflops:.1f}"])
+        filas.append([marcar_simulada(f"{g.dispositivo} ({g.nombre_dispositivo})", g.simulada), formatear_tiempo(g.segundos),
+                      f"{g.gflops:.1f}"])
         if g.porcentaje_pico is not None:
             columnas.append("% del pico")
             filas = [filas[0] + [""], filas[1] + [f"{g.porcentaje_pico:.0f} % ({g.modo})"]]
@@ -335,6 +339,7 @@ class ResultadoBarrido:
             if len(banda) < 2:
                 continue
             (n0, bajo0, med0, alto0), (n1, bajo1, med1, alto1) = banda[0], banda[-1]
+            disp = marcar_simulada(disp, any(r.simulada for r in self.resultados[disp]))
             cifras = f"de {formatear_numero(med0, cifras=3)} GFLOP/s con n={n0} a {formatear_numero(med1, cifras=3)} con n={n1}"
             if bajo1 > alto0:
                 frases.append(f"En esta ejecución, {disp} rindió más con matrices grandes: {cifras}.")
@@ -355,10 +360,12 @@ class ResultadoBarrido:
         return " ".join(frases)
 
     def __str__(self) -> str:
-        lineas = ["GFLOP/s de a @ b según el tamaño (mediana y, entre paréntesis, de la muestra más lenta a la más rápida)"]
+        simulada = any(r.simulada for rs in self.resultados.values() for r in rs)
+        lineas = [marcar_simulada("GFLOP/s de a @ b según el tamaño (mediana y, entre paréntesis, de la muestra más lenta a la más rápida)", simulada)]
         for disp in self.resultados:
             hilos = self.resultados[disp][0].hilos_cpu if self.resultados[disp] else None
-            lineas.append(f"  {disp}{f' ({hilos} hilo' + ('s' if hilos != 1 else '') + ')' if hilos else ''}: " + ", ".join(
+            simulada = any(r.simulada for r in self.resultados[disp])
+            lineas.append(f"  {marcar_simulada(disp, simulada)}{f' ({hilos} hilo' + ('s' if hilos != 1 else '') + ')' if hilos else ''}: " + ", ".join(
                 f"n={n}: {formatear_numero(med, cifras=3)} ({formatear_numero(bajo, cifras=3)}–{formatear_numero(alto, cifras=3)})"
                 for n, bajo, med, alto in self.banda(disp)))
         lineas += [f"  {disp}, n={n}: no medido ({motivo})" for disp, n, motivo in self.omitidos]

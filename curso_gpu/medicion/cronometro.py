@@ -23,8 +23,8 @@ from typing import Callable
 
 import torch
 
-from ..dispositivo import como_dispositivo, sincronizar
-from ..base import formatear_tiempo, leer_numero, tabla_html, tabla_texto
+from ..dispositivo import como_dispositivo, dispositivo_simulado, sincronizar
+from ..base import AVISO_SIMULADA, formatear_tiempo, leer_numero, marcar_simulada, tabla_html, tabla_texto
 
 __all__ = [
     "DISPERSION_MAXIMA", "Medicion", "comprobar_sin_argumentos", "cronometrar", "cronometrar_con_presupuesto",
@@ -125,6 +125,7 @@ class Medicion:
     sincronizada: bool = True
     hilos_cpu: int | None = None
     descripcion: str = ""
+    simulada: bool = False  # medida en la GPU simulada: los tiempos son de la CPU (lo dicen título y avisos)
 
     @property
     def repeticiones(self) -> int:
@@ -174,21 +175,23 @@ class Medicion:
         ]
         hilos = f", {self.hilos_cpu} hilos" if self.hilos_cpu else ""
         sinc = "sincronizando" if self.sincronizada else "SIN sincronizar (mal a propósito)"
-        filas.append(("dispositivo", f"{self.dispositivo}{hilos}, {sinc}"))
+        filas.append(("dispositivo", marcar_simulada(f"{self.dispositivo}{hilos}, {sinc}", self.simulada)))
         return filas
 
     @property
     def avisos(self) -> list[str]:
-        """Como ``torch.utils.benchmark``: avisa si la dispersión es grande (IQR > 10 % de la mediana)."""
+        """Como ``torch.utils.benchmark``: avisa si la dispersión es grande (IQR > 10 % de la mediana).
+        En la GPU simulada, avisa antes de todo de que los tiempos son de la CPU."""
+        simulada = [AVISO_SIMULADA] if self.simulada else []
         if self.mediana > 0 and self.rango_intercuartilico > DISPERSION_MAXIMA * self.mediana:
             porcentaje = 100 * self.rango_intercuartilico / self.mediana
-            return [f"La dispersión es grande: el rango intercuartílico es el {porcentaje:.0f} % de la mediana "
+            return simulada + [f"La dispersión es grande: el rango intercuartílico es el {porcentaje:.0f} % de la mediana "
                     f"(más del {DISPERSION_MAXIMA * 100:.0f} %). No te fíes de esta cifra: repite la medida con más "
                     "repeticiones y sin otros programas trabajando."]
-        return []
+        return simulada
 
     def _titulo(self) -> str:
-        return f"Medición: {self.descripcion}" if self.descripcion else "Medición"
+        return marcar_simulada(f"Medición: {self.descripcion}" if self.descripcion else "Medición", self.simulada)
 
     def __str__(self) -> str:
         return tabla_texto(self._titulo(), self._filas(), self.avisos)
@@ -226,7 +229,7 @@ def cronometrar(funcion: Callable[[], object], dispositivo, repeticiones: int = 
         funcion()
     muestras = [una_vez() for _ in range(repeticiones)]
     return Medicion(muestras, primera, str(d), calentamiento, True,
-                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
+                    torch.get_num_threads() if d.type == "cpu" else None, descripcion, dispositivo_simulado(d))
 
 
 def cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device, presupuesto_s: float,
@@ -266,4 +269,4 @@ def cronometrar_con_presupuesto(funcion: Callable[[], object], d: torch.device, 
     if llamadas > 1:
         descripcion = f"{descripcion} (bloques de {llamadas} llamadas)"
     return Medicion(muestras, primera, str(d), calentamiento, True,
-                    torch.get_num_threads() if d.type == "cpu" else None, descripcion)
+                    torch.get_num_threads() if d.type == "cpu" else None, descripcion, dispositivo_simulado(d))

@@ -13,7 +13,7 @@ from typing import Callable
 
 import torch
 
-from ..base import ComoTabla, Tabla, formatear_tiempo, leer_numero
+from ..base import ComoTabla, Tabla, formatear_tiempo, leer_numero, marcar_simulada
 from ..dispositivo import como_dispositivo, dispositivo_simulado, sincronizar
 from .comparar import Comparacion, comparar_muestras
 from .cronometro import Medicion
@@ -60,7 +60,8 @@ class ComparacionSincronizacion(ComoTabla):
 
     def tabla(self) -> Tabla:
         """Las dos medianas y, debajo, el veredicto y la explicación."""
-        return Tabla(f"a @ b, {self.n}×{self.n}, en {self.dispositivo} ({self.comparacion.pares} pares alternados):",
+        return Tabla(marcar_simulada(f"a @ b, {self.n}×{self.n}, en {self.dispositivo} ({self.comparacion.pares} pares "
+                                     "alternados):", self.simulada),
                      ["", "mediana", "mínimo", "máximo"],
                      [[nombre, formatear_tiempo(m.mediana), formatear_tiempo(m.minimo), formatear_tiempo(m.maximo)]
                       for nombre, m in (("sincronizando", self.con_sincronizar),
@@ -116,6 +117,7 @@ def medir_sin_sincronizar(n: int = 1024, dispositivo=None, dtype=torch.float32, 
     hilos = torch.get_num_threads() if d.type == "cpu" else None
     juicio = comparar_muestras(con, sin, nombres=("sincronizando", "sin sincronizar"), dispositivo=str(d),
                                descripcion=descripcion)
-    return ComparacionSincronizacion(n, str(d), Medicion(con, None, str(d), calentamiento, True, hilos, descripcion),
-                                     Medicion(sin, None, str(d), calentamiento, False, hilos, descripcion), juicio,
-                                     dispositivo_simulado(d))
+    simulada = dispositivo_simulado(d)
+    return ComparacionSincronizacion(n, str(d), Medicion(con, None, str(d), calentamiento, True, hilos, descripcion, simulada),
+                                     Medicion(sin, None, str(d), calentamiento, False, hilos, descripcion, simulada), juicio,
+                                     simulada)

@@ -21,8 +21,8 @@ import torch
 
 # comparar_cargadores vive en cargadores; la lección 06 lo importa desde aquí.
 from .cargadores import cerrar_iterador, separar_lote
-from ..dispositivo import como_dispositivo, sincronizar
-from ..base import ComoTabla, Tabla, formatear_numero, leer_numero
+from ..dispositivo import como_dispositivo, dispositivo_simulado, sincronizar
+from ..base import AVISO_SIMULADA, ComoTabla, Tabla, formatear_numero, leer_numero, marcar_simulada
 
 __all__ = ["Diagnostico", "PasoFallido", "diagnosticar", "perfilador_ve"]
 
@@ -74,6 +74,7 @@ class Diagnostico(ComoTabla):
     dispositivo: str
     tiempos_datos: list[float] = field(default_factory=list, repr=False)
     tiempos_paso: list[float] = field(default_factory=list, repr=False)
+    simulada: bool = False  # medido en la GPU simulada: los tiempos (y el coste de lanzar) son de la CPU
 
     @property
     def consejo(self) -> str:
@@ -96,7 +97,8 @@ class Diagnostico(ComoTabla):
 
     def _titulo(self) -> str:
         nombres = {"datos": "los DATOS", "lanzamientos": "los LANZAMIENTOS", "calculo": "el CÁLCULO"}
-        return f"Cuello de botella en {self.dispositivo}: {nombres[self.cuello]} ({self.pasos} pasos medidos)"
+        return marcar_simulada(f"Cuello de botella en {self.dispositivo}: {nombres[self.cuello]} "
+                               f"({self.pasos} pasos medidos)", self.simulada)
 
     def tabla(self) -> Tabla:
         """El diagnóstico como ``Tabla`` de pares (qué, valor), con la barra de las tres fracciones en HTML."""
@@ -105,7 +107,10 @@ class Diagnostico(ComoTabla):
             for t, f, c in (("datos", self.fraccion_datos, "#cf222e"),
                             ("lanzamientos", self.fraccion_lanzamientos, "#bf8700"),
                             ("cálculo", self.fraccion_calculo, "#2da44e")))
-        return Tabla(self._titulo(), [], [list(fila) for fila in self._filas()], notas=[f"Consejo: {self.consejo}"],
+        notas = [f"Consejo: {self.consejo}"]
+        if self.simulada:  # lanzar una operación aquí cuesta el Python del simulador, no el de una GPU
+            notas.insert(0, f"{AVISO_SIMULADA} El coste de lanzar cada operación es el del simulador, en Python.")
+        return Tabla(self._titulo(), [], [list(fila) for fila in self._filas()], notas=notas,
                      grafico_html=f"<div style='display:flex;height:1em;width:24em;margin:4px 0'>{barra}</div>")
 
 
@@ -343,4 +348,4 @@ def diagnosticar(paso: Callable, cargador: Iterable, dispositivo, pasos: int = 2
         pasos=len(tiempos_paso), segundos_por_paso=statistics.median(por_paso),
         operaciones_por_paso=operaciones, microsegundos_por_operacion=coste,
         sincronizaciones_por_paso=sincronizaciones, dispositivo=str(dispositivo),
-        tiempos_datos=tiempos_datos, tiempos_paso=tiempos_paso)
+        tiempos_datos=tiempos_datos, tiempos_paso=tiempos_paso, simulada=dispositivo_simulado(dispositivo))
