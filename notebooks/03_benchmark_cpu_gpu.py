@@ -16,12 +16,14 @@
 # # Lección 03 — Medir CPU frente a GPU de verdad
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -138,7 +140,7 @@ def esperar(dispositivo):
     """Espera a que el dispositivo termine todo lo encargado (en la CPU, nada que esperar)."""
     if dispositivo.type == "cuda":
         torch.cuda.synchronize()
-    elif dispositivo.type == "mps":  # solo en una GPU real: la de un Mac
+    elif dispositivo.type == "mps":  # solo se ejecuta en un Mac con GPU (MPS)
         torch.mps.synchronize()
 
 

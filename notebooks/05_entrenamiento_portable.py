@@ -16,12 +16,14 @@
 # # Lección 05 — Entrenamiento portable en CPU y GPU
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender

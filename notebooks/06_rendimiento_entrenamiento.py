@@ -16,12 +16,14 @@
 # # Lección 06 — ¿Por qué va lenta mi GPU? Perfilar, alimentar la GPU y precisión mixta
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -445,8 +447,9 @@ for precision in ("fp32", "bf16", "fp16"):
 # | UNet (segmentación) | 7.7 millones | **unos 30 % menos** |
 # | BERT-base | 110 millones | **entre 50 y 60 % menos** |
 #
-# Sin cambiar la accuracy en ninguno. Ábrelo en Colab con GPU T4 y compara `fp32` con `fp16`
-# en el benchmark del curso: `python benchmarks/rendimiento_benchmark.py`.
+# Sin cambiar la accuracy en ninguno. Compruébalo tú en Colab con GPU T4: en la celda de
+# `comparar_tiempos` de arriba, pon `a = torch.randn(4096, 4096, device="cuda")` y `a16 = a.half()`
+# (fp16, la que acelera en una T4) y compara `fp32` con `fp16`.
 #
 # ### 7. Los interruptores gratis
 #
@@ -459,8 +462,8 @@ for precision in ("fp32", "bf16", "fp16"):
 print("matmul en fp32:", torch.backends.cuda.matmul.fp32_precision,
       "· convoluciones en fp32:", torch.backends.cudnn.conv.fp32_precision)
 if dispositivo.type == "cuda" and torch.cuda.get_device_capability(dispositivo)[0] >= 8:
-    torch.backends.cuda.matmul.fp32_precision = "tf32"   # solo en una GPU real: TF32 pide capacidad 8.0+ (la T4 es 7.5); "ieee" vuelve a fp32
-    print("TF32 activado para las multiplicaciones de matrices.")  # solo en una GPU real: TF32 pide capacidad 8.0+
+    torch.backends.cuda.matmul.fp32_precision = "tf32"   # solo se ejecuta en una GPU con capacidad 8.0+ (la T4 es 7.5); "ieee" vuelve a fp32
+    print("TF32 activado para las multiplicaciones de matrices.")  # solo se ejecuta en una GPU con capacidad 8.0+
 else:
     print("Sin GPU Ampere o más nueva: TF32 no cambia nada aquí (las convoluciones ya lo usan por defecto donde existe).")
 

@@ -16,12 +16,14 @@
 # # Lección 10 — Generar texto rápido: caché KV, lotes y el techo del ancho de banda
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -353,17 +355,26 @@ leyenda_fuera(ejes, debajo=True);
 #
 # ### 5. Con el adaptador que entrenaste en la lección 09
 #
-# La lección 09 entrenó un adaptador LoRA para **este mismo** modelo diminuto y lo guardó en
-# `checkpoints/lora_diminuto/adaptador` (`ADAPTADOR_DIMINUTO`, junto al notebook). Se carga sobre el
-# modelo base con `PeftModel.from_pretrained` (`cargar_adaptador` es esa llamada, sin un aviso entre
-# `peft` y `transformers` que no depende de ti). `adaptador_diminuto` hace eso: busca la carpeta y la
-# carga con `cargar_adaptador`. Si no ejecutaste la lección 09 (o guardaste en Drive), entrena aquí uno
-# igual, con el mismo `ajustar` (unos segundos), y lo dice:
+# La lección 09 entrenó un adaptador LoRA para **este mismo** modelo diminuto y lo guardó junto a sus
+# checkpoints: en `checkpoints/lora_diminuto/adaptador`, junto al notebook, o en tu Drive si pusiste
+# `GUARDAR_EN_DRIVE = True`. **En Colab**, cada notebook tiene su propia máquina: lo que la 09 guardó
+# junto a ella ya no está aquí. Si la seguiste en Colab y guardaste en Drive, pon abajo
+# `ADAPTADOR_EN_DRIVE = True` (monta tu Drive y te pide permiso). En tu computadora, las dos lecciones
+# comparten la carpeta `notebooks/` y no hace falta.
+#
+# El adaptador se carga sobre el modelo base con `PeftModel.from_pretrained` (`cargar_adaptador` es
+# esa llamada, sin un aviso entre `peft` y `transformers` que no depende de ti). `adaptador_diminuto`
+# hace eso: busca la carpeta y la carga con `cargar_adaptador`. Si no la encuentra (no ejecutaste la
+# lección 09, o la ejecutaste en otra máquina), entrena aquí uno igual, con el mismo `ajustar` (unos
+# segundos), y lo dice:
 
 # %%
 from curso_gpu.generacion import adaptador_diminuto
+from curso_gpu.guardado import carpeta_checkpoints
 
-ajustado = adaptador_diminuto(tokenizador)  # el de la lección 09 con cargar_adaptador; si no está, uno igual
+ADAPTADOR_EN_DRIVE = False  # en Colab: True si en la lección 09 guardaste en Drive
+carpeta_09 = carpeta_checkpoints("lora_diminuto", drive=ADAPTADOR_EN_DRIVE, silenciosa=True).ruta / "adaptador"
+ajustado = adaptador_diminuto(tokenizador, carpeta_09)  # el de la lección 09 con cargar_adaptador; si no está, uno igual
 ajustado.eval()  # ajustar deja el modelo en train(): sin eval(), el dropout seguiría encendido (si lo hubiera)
 
 INICIO_09 = tokenizador("La GPU", return_tensors="pt")
@@ -416,14 +427,14 @@ print(comparacion_fusion.veredicto)
 
 # %%
 if torch.cuda.is_available():
-    from curso_gpu.generacion import ADAPTADOR_QWEN, cargar_para_generar
+    from curso_gpu.generacion import cargar_para_generar
 
     nombre_gpu = torch.cuda.get_device_name(0)
-    adaptador_qwen = buscar_adaptador(ADAPTADOR_QWEN)
+    adaptador_qwen = buscar_adaptador(carpeta_checkpoints("qlora_qwen", drive=ADAPTADOR_EN_DRIVE, silenciosa=True).ruta / "adaptador")
     medida = dict(lotes=(1, 4, 16), max_tokens_nuevos=64, repeticiones=3, nombre_gpu=nombre_gpu)
     try:
         qwen_gpu, tokenizador_qwen = cargar_para_generar("Qwen/Qwen2.5-0.5B", "cuda", adaptador=adaptador_qwen)
-        print(f"Qwen2.5-0.5B en fp16 en tu {nombre_gpu}",  # solo en una GPU real: descarga Qwen2.5-0.5B (~1 GB)
+        print(f"Qwen2.5-0.5B en fp16 en tu {nombre_gpu}",  # solo se ejecuta en una GPU real, tras descargar Qwen2.5-0.5B (~1 GB)
               f"con el adaptador de la lección 09 ({adaptador_qwen}), fusionado." if adaptador_qwen else
               "(sin adaptador: no encontré el de la lección 09).")
     except OSError as error:  # sin red (o con HF_HUB_OFFLINE=1, como en la T4 simulada) y sin una copia guardada
@@ -491,9 +502,8 @@ for formato, leidos in bytes_por_paso.items():
 #   8 bits y los convierte al calcular: la mitad de bytes que leer. Sin compilar, convertir cuesta y
 #   la ganancia se pierde; no tenemos una medida publicada en una T4 que citar: mídelo tú (reto 6).
 #
-# `benchmarks/validar_en_gpu.py` mide con Qwen2.5-0.5B los tokens/s con lotes de 1, 4 y 16, con y
-# sin caché y con la caché estática compilada, y los compara con el techo, cada vez que quien
-# mantiene el curso tiene una GPU.
+# En Colab con GPU T4, la celda del paso 6 mide eso mismo con Qwen2.5-0.5B: tokens/s con lotes de 1,
+# 4 y 16, con y sin caché y con la caché estática compilada, frente al techo de tu GPU.
 #
 # ## Pruébalo
 #

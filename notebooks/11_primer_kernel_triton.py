@@ -16,12 +16,14 @@
 # # Lección 11 — Tu primer kernel de GPU con Triton
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -55,7 +57,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 #
 # Triton solo tiene versión para **Linux** (también WSL2 en Windows). El PyTorch con CUDA de
 # Linux ya lo instala; en Colab está siempre, también en el entorno de CPU. En un Linux con el
-# PyTorch de CPU: `pip install "curso_gpu[kernels]"`. En macOS o Windows sin WSL2 no hay Triton:
+# PyTorch de CPU, instala el curso desde su repositorio con su grupo «kernels»:
+# `pip install "curso_gpu[kernels] @ git+https://github.com/curso-gpu/curso_gpu"`. En macOS o Windows sin WSL2 no hay Triton:
 # la lección te lo dice y ejecuta igualmente todo lo que no lo necesita. En Linux, Triton es parte
 # del curso (`requirements.txt`): si falta, la última celda falla y te dice cómo instalarlo.
 #
@@ -524,8 +527,8 @@ if HAY_GPU and HAY_TRITON:
             print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton interpretado {ritmo_t:.3g} {unidad}; "
                   f"PyTorch {ritmo_p:.3g} {unidad}. Son tiempos de la CPU: no dicen nada de una GPU.")
         else:
-            fraccion = f" = {ritmo_t / techo:.2f} del techo ({techo:g} {unidad})" if techo else ""  # solo en una GPU real: Triton compilado
-            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton {ritmo_t:.1f} {unidad}{fraccion}; "  # solo en una GPU real: Triton compilado
+            fraccion = f" = {ritmo_t / techo:.2f} del techo ({techo:g} {unidad})" if techo else ""  # solo se ejecuta en una GPU real, con Triton compilado
+            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton {ritmo_t:.1f} {unidad}{fraccion}; "  # solo se ejecuta en una GPU real, con Triton compilado
                   f"PyTorch {ritmo_p:.1f} {unidad}.\n  {c.veredicto}")
 else:
     t4 = picos_de("Tesla T4")  # la ficha de la T4 en el catálogo del curso, con su fuente
@@ -558,8 +561,7 @@ else:
 #   cuBLAS. En una GPU con capacidad 8.0 o más (A100, L4, H100), `tl.dot` sí usa los Tensor Cores, y
 #   allí el autotune del tutorial 03 de Triton lo pone cerca de cuBLAS.
 #
-# `benchmarks/validar_en_gpu.py` comprueba estas cifras en una GPU de verdad cada vez que quien
-# mantiene el curso tiene una.
+# <!-- Estas cifras las comprueba benchmarks/validar_en_gpu.py en una GPU de verdad. -->
 #
 # ## Pruébalo
 #

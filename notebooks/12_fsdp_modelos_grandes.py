@@ -16,12 +16,14 @@
 # # Lección 12 — Un modelo que no cabe en una GPU: FSDP2
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -528,7 +530,8 @@ except CheckpointDanado as error:
 # 1. En kaggle.com, **Create › New Notebook**.
 # 2. En el panel de la derecha, **Settings › Accelerator › GPU T4 x2**. La cuota de GPU es semanal
 #    (la ves en tu perfil) y corre desde que arranca la sesión: apágala al terminar.
-# 3. Instala el curso: `!pip install -q git+https://github.com/curso-gpu/curso_gpu`.
+# 3. Activa Internet en las opciones del notebook y sube esta lección (o ábrela desde GitHub): su
+#    primera celda instala el curso también en Kaggle.
 # 4. Escribe el guion de arriba en un archivo y lánzalo **con el mismo código** de esta lección:
 #    `orden_torchrun([...], procesos=2)` y `ejecutar(...)`. `iniciar()` ve las dos GPU y elige
 #    `nccl`; cada proceso usa la suya (`LOCAL_RANK`). No cambia nada más.
@@ -537,7 +540,7 @@ except CheckpointDanado as error:
 #
 # La misma celda que aquí dice «en CPU no hay memoria de GPU»; en Kaggle, los bytes de cada T4,
 # junto a lo que dice la calculadora para este MLP (con un modelo tan pequeño pesa el redondeo del
-# asignador de CUDA; la comparación con un modelo grande está en `benchmarks/fsdp_benchmark.py`):
+# asignador de CUDA, que reserva en bloques):
 
 # %%
 print(f"Kaggle da: {KAGGLE_T4X2['gpus']} × {KAGGLE_T4X2['nombre']} de {formatear_numero(KAGGLE_T4X2['memoria_mib'])} MiB "
@@ -550,7 +553,7 @@ for r in rangos:
         print(f"rango {r['rango']}: en {r['dispositivo']} no hay memoria de GPU que leer; los trozos ocupan "
               f"{formatear_bytes(r['medido'])}")
     else:
-        print(f"rango {r['rango']} en {r['dispositivo']}: pico de {formatear_bytes(r['memoria_gpu'])}; los trozos "  # solo en una GPU real: la memoria de cada GPU
+        print(f"rango {r['rango']} en {r['dispositivo']}: pico de {formatear_bytes(r['memoria_gpu'])}; los trozos "  # solo se ejecuta en una GPU real: la memoria de cada GPU
               f"ocupan {formatear_bytes(r['medido'])}")
 
 # %% [markdown]

@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 from ..dispositivo import como_dispositivo
-from ..base import formatear_bytes, leer_numero
+from ..base import formatear_bytes, leer_numero, mostrar_ruta
 from .destino import comprobar_destino
 from .escritura_segura import (
     AvisoCheckpoint,
@@ -101,9 +101,10 @@ class CarpetaCheckpoints:
         cada = (f"cada {self.cada} épocas y al final" if self.cada else "al final" if self.cada == 0
                 else "cuando diga el entrenador: entrenar, al final; entrenar_ddp y ajustar, cada época")
         if self.en_drive:
-            return (f"Los checkpoints se guardan en Google Drive: {self.ruta} "
-                    f"(primero en {self.local}; {cada}; se conservan los últimos {self.conservar}).")
-        return f"Los checkpoints se guardan en la carpeta local {self.ruta} ({cada}; se conservan los últimos {self.conservar})."
+            return (f"Los checkpoints se guardan en Google Drive: {mostrar_ruta(self.ruta)} "
+                    f"(primero en {mostrar_ruta(self.local)}; {cada}; se conservan los últimos {self.conservar}).")
+        return (f"Los checkpoints se guardan en la carpeta local {mostrar_ruta(self.ruta)} ({cada}; "
+                f"se conservan los últimos {self.conservar}).")
 
     def con(self, **opciones) -> "CarpetaCheckpoints":
         """La misma carpeta con otras opciones: ``carpeta.con(reanudar=False)``, ``carpeta.con(cada=5)``."""
