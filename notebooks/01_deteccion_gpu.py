@@ -226,6 +226,15 @@ else:
 # ### 3. Qué ve PyTorch: la API de CUDA
 #
 # `nvidia-smi` dice qué ve el driver. Lo que importa para entrenar es qué ve **PyTorch**.
+#
+# > **La T4 simulada del curso.** ¿Sin GPU, y quieres ver qué hace cada celda cuando la hay? Abre
+# > Jupyter con la variable de entorno `CURSO_GPU_SIMULAR=T4` (en una terminal:
+# > `CURSO_GPU_SIMULAR=T4 jupyter lab`). Al importar `curso_gpu`, `torch.cuda` responde como la
+# > Tesla T4 de Colab: dice que hay GPU, su nombre y su memoria, y falla donde fallaría una T4. Pero
+# > calcula en tu CPU: sirve para comprobar que tu código de GPU funciona, **nunca para medir
+# > velocidad**. Cuando una salida del curso diga «T4 simulada», es esto. En Colab, o con una GPU de
+# > verdad, la variable no cambia nada.
+#
 # Estas cuatro preguntas son las de siempre:
 
 # %%
@@ -693,8 +702,8 @@ except (ValueError, DispositivoNoDisponible) as error:
 # - **T4**: la GPU NVIDIA (16 GiB físicos, 15 360 MiB usables con ECC) que Google Colab ofrece gratis.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: la GPU (o la CPU) calcula lo mismo que el bucle, los datos van al dispositivo del modelo y el mismo código aprende en los dos.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert torch.allclose(torch.tensor(con_bucle(), dtype=torch.float64), con_torch())  # mismo resultado
 assert comparacion.intervalo[0] > 1, comparacion  # torch gana al bucle de Python, con todo su intervalo
 assert X.device.type == y.device.type == Z.device.type == next(modelo.parameters()).device.type

@@ -512,8 +512,8 @@ except ValueError as error:
 # - **Binder**: un servicio gratis que abre los notebooks en el navegador, sin GPU.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: el entrenamiento retomado acaba como el seguido y la cuenta de la nube cuadra.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert perdidas_antes[-1] < perdidas_antes[0] and perdidas_despues[-1] < perdidas_antes[-1]  # retomado, sigue bajando
 assert abs(perdidas_despues[-1] - perdidas_seguido[-1]) <= 1e-6 + 1e-3 * perdidas_seguido[-1]  # como sin cortes
 assert round(usado.total, 2) == 2.40 and round(olvidado.total / usado.total) == 21  # olvidarla cuesta 21 veces más

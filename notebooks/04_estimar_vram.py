@@ -334,7 +334,7 @@ print(f"  {sum(por_parametro.values()):>2} bytes  en total, sin contar las activ
 # %%
 for nombre in ["GPT-2", "Phi-3-mini", "Llama 3 8B", "Llama 3 70B"]:
     gb = a_gb(memoria_entrenamiento(nombre))
-    print(f"{nombre:<12} {gb:8.0f} GB   → {'cabe' if gb <= 16 else 'NO cabe'} en una T4")
+    print(f"{nombre:<12} {formatear_numero(gb, 0, 'GB'):>8}   → {'cabe' if gb <= 16 else 'NO cabe'} en una T4")
 
 # %% [markdown]
 # Frente a las GPU habituales (cada línea es la memoria de una):
@@ -589,8 +589,8 @@ except ValueError as error:
 # - **8B, 124M**: 8 000 millones y 124 millones de parámetros (B de *billion* en inglés).
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: las cuentas de memoria de la lección (8B en fp16, qué cabe en 16 GB y 4 bytes por parámetro en fp32).
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert pesos_bytes == 16 * 10**9 and round(inferencia_bytes / 1e9, 1) == 19.2  # 8B en fp16: 16 GB, +20 %: 19,2 GB
 assert [fila.cabe for fila in tabla.filas] == [False, False, False, True, True]  # en 16 GB: solo int8 e int4
 assert estimado == exacto  # 4 bytes por parámetro en fp32: la cuenta coincide con los tensores de verdad

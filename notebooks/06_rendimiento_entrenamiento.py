@@ -70,7 +70,6 @@ from curso_gpu.rendimiento import comparar_cargadores, diagnosticar
 
 dispositivo = elegir_dispositivo()
 EN_GPU = dispositivo.type != "cpu"
-torch.set_num_threads(1)  # un hilo: con un modelo diminuto, más hilos solo se estorban (como en la lección 08)
 print("PyTorch", torch.__version__, "· dispositivo:", dispositivo)
 
 # %% [markdown]
@@ -115,7 +114,7 @@ def paso(xb, yb):
 
 for xb, yb in cargador:  # una época de calentamiento: la primera vez todo cuesta más
     paso(xb.to(dispositivo), yb.to(dispositivo))
-print("Pérdida tras una época:", paso(xb.to(dispositivo), yb.to(dispositivo)).item())
+print(f"Pérdida tras una época: {paso(xb.to(dispositivo), yb.to(dispositivo)).item():.4f}")
 
 # %% [markdown]
 # ### 2. `torch.profiler`: dónde se va el tiempo
@@ -560,13 +559,13 @@ else:
 # - **Precisión mixta (AMP)**: cuentas en 16 bits donde es seguro y en 32 donde no.
 # - **fp16 / bf16**: números de 16 bits; fp16 tiene más decimales y bf16 más rango.
 # - **`GradScaler`**: escala la pérdida para que los gradientes en fp16 no se vuelvan 0.
-# - **Núcleos tensor**: unidades de la GPU que multiplican matrices pequeñas en baja precisión.
+# - **Tensor Cores**: unidades de la GPU que multiplican matrices pequeñas en baja precisión.
 # - **TF32**: formato de Ampere para hacer las cuentas de fp32 en los Tensor Cores.
 # - **`torch.compile`**: compila tu modelo o función para lanzar menos *kernels* y más grandes.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: el diagnóstico nombra el mayor cuello de botella y cargar en paralelo gana con un disco lento.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert diagnostico.cuello in ("datos", "lanzamientos", "calculo")
 fracciones = (diagnostico.fraccion_datos, diagnostico.fraccion_lanzamientos, diagnostico.fraccion_calculo)
 assert abs(sum(fracciones) - 1) < 1e-6 and diagnostico.cuello == ("datos", "lanzamientos", "calculo")[fracciones.index(max(fracciones))]

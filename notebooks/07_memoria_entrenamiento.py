@@ -59,7 +59,6 @@ from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
 from curso_gpu.dispositivo import simulacion_activa
 
 torch.manual_seed(0)
-torch.set_num_threads(1)  # un hilo: con estos modelos pequeños, más hilos se estorban en una CPU compartida
 print("PyTorch", torch.__version__)
 
 # %% [markdown]
@@ -614,10 +613,11 @@ except ValueError as error:
 # - **`torch.OutOfMemoryError`**: la excepción de PyTorch cuando una reserva de memoria no cabe.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: las activaciones medidas, acumular gradientes y el activation checkpointing.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert desglose.activaciones == 660  # las activaciones del MLP, medidas, igual que a mano
 assert grande.activaciones > 50 * (grande.pesos + grande.gradientes + grande.optimizador)  # con lote 512 mandan ellas
-assert diferencia < 1e-5, diferencia  # acumular 4 lotes de 8 da (casi) lo mismo que un lote de 32
+assert diferencia < 1e-3, diferencia  # acumular 4 lotes de 8 da (casi) lo mismo que un lote de 32 (con
+# varios hilos, las sumas cambian de orden y Adam agranda esas diferencias de redondeo: del orden de 1e-4)
 assert con_ck.activaciones < sin_ck.activaciones  # activation checkpointing guarda menos
 print("Comprobado: activaciones medidas, acumular gradientes y checkpointing hacen lo que dicen.")

@@ -87,7 +87,6 @@ from curso_gpu.ajuste import (
     tabla_metodos,
 )
 
-INICIO_LECCION = time.perf_counter()
 print("PyTorch", torch.__version__)
 
 # %% [markdown]
@@ -198,7 +197,6 @@ print("Se entrenan:", [(n, tuple(p.shape)) for n, p in mia.named_parameters() if
 # `target_modules="all-linear"` adapta todas las capas lineales de los bloques (no la cabeza de salida).
 
 # %%
-torch.set_num_threads(1)  # un modelo tan pequeño no gana nada repartiendo cada operación entre hilos
 modelo, tokenizador = modelo_diminuto(semilla=0)
 print(modelo.model.layers[0])
 torch.manual_seed(0)
@@ -225,8 +223,9 @@ print(f"Diferencia máxima entre peft y LoRA a mano: {diferencia:.1e}")
 print("Coinciden (≤ 1e-6):", diferencia <= 1e-6)
 
 # %% [markdown]
-# El paquete guarda esta misma capa como `curso_gpu.ajuste.LoRALineal` (las pruebas del curso
-# comprueban que el modelo entero con ella da los mismos logits que con `peft`).
+# El paquete guarda esta misma capa como `curso_gpu.ajuste.LoRALineal`: el modelo entero con ella da
+# los mismos logits que con `peft`.
+# <!-- Lo comprueba tests/test_ajuste.py. -->
 #
 # ### 3. Cuántos parámetros entrena LoRA
 #
@@ -573,11 +572,8 @@ for intento in (lambda: aplicar_lora(modelo_diminuto()[0], r=0),
 # - **`GradScaler`**: multiplica la pérdida para que los gradientes pequeños no se pierdan en fp16.
 
 # %%
-print(f"Lección ejecutada en {time.perf_counter() - INICIO_LECCION:.0f} s.")
-
-# %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: la pérdida baja, el modelo base queda intacto y fusionar el adaptador no cambia lo que predice.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert resultado.perdidas[-1] < resultado.perdidas[0], resultado.perdidas  # LoRA aprende
 assert iguales  # los pesos del modelo base no cambiaron: solo se entrenó el adaptador
 assert diferencia < 1e-4, diferencia  # fusionar el adaptador (merge_and_unload) da los mismos logits

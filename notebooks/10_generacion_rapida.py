@@ -74,9 +74,7 @@ from curso_gpu.medicion import comparar_tiempos
 from curso_gpu.base import formatear_numero
 from curso_gpu.dispositivo import simulacion_activa
 
-torch.set_num_threads(1)  # con un modelo diminuto, más hilos solo se estorban
 torch.manual_seed(0)
-INICIO = time.perf_counter()
 # En la T4 simulada (CURSO_GPU_SIMULAR=T4) cada operación pasa por el simulador: menos repeticiones
 # en las medidas, que de todos modos no dicen nada de una GPU.
 RONDAS = 3 if simulacion_activa() else None
@@ -256,9 +254,8 @@ print(comparacion.veredicto)
 comparacion
 
 # %% [markdown]
-# Con 200 tokens de entrada y 60 nuevos, en este modelo diminuto la caché ganó entre 1.5 y 4 veces
-# en nuestras ejecuciones, con la CPU tranquila y con la CPU ocupada (las medidas alternadas se frenan
-# juntas). La frase de arriba dice lo que pasó en la tuya. La ventaja crece con la longitud del
+# La frase de arriba dice lo que pasó en tu máquina, con 200 tokens de entrada y 60 nuevos: las dos
+# medidas van alternadas, así que si la CPU está ocupada se frenan juntas. La ventaja de la caché crece con la longitud del
 # texto (sin caché, el trabajo total crece con el cuadrado) y con el tamaño del modelo: en una T4
 # con un modelo de 0.5B y textos de miles de tokens, generar sin caché es inviable. Por eso
 # `use_cache=True` es lo que hace `generate` por defecto.
@@ -342,9 +339,8 @@ leyenda_fuera(ejes, debajo=True);
 # Lo que dice la figura:
 #
 # - Los tokens/s **suben con el lote**: un paso con 16 textos cuesta poco más que uno con 1, y
-#   mucho menos que 16 veces: menos de 8. En nuestras ejecuciones, de 0.6 a 4 veces, según lo
-#   ocupada que estuviera la máquina (por debajo de 1 es ruido; la frase de arriba dice cuánto en
-#   la tuya). Lo caro es el coste fijo del paso, no los cálculos.
+#   mucho menos que 16 veces (la frase de arriba dice cuánto en tu máquina; por debajo de 1 es
+#   ruido). Lo caro es el coste fijo del paso, no los cálculos.
 # - El modelo diminuto queda **muy lejos** de su techo. Sus pesos (unos cientos de KiB) caben en la
 #   memoria caché del procesador (sus niveles L2 y L3: otra caché, nada que ver con la caché KV).
 #   Aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar decenas de
@@ -599,11 +595,8 @@ for llamada in [lambda: bytes_cache_kv(QWEN25_05B, tokens=0),
 # - **Cuantizar**: guardar los pesos con menos bits (int8, int4) para leer menos bytes.
 
 # %%
-print(f"Lección ejecutada en {time.perf_counter() - INICIO:.0f} s")
-
-# %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: la caché KV ocupa lo calculado y generar en lote da el mismo texto que de uno en uno.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert medido == calculado  # la caché KV medida ocupa lo que dice la cuenta
 assert por_token == 12_288  # Qwen2.5-0.5B en fp16: 12 KiB por token
 assert en_lote == [t for t in uno_a_uno], (en_lote, uno_a_uno)  # en lote con relleno a la izquierda: el mismo texto

@@ -75,7 +75,6 @@ print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
 CARPETA = Path(tempfile.mkdtemp(prefix="leccion12_"))  # aquí van el guion, los resultados y los checkpoints
 ENTORNO = {"OMP_NUM_THREADS": "1"}  # un hilo por proceso, como en la lección 08
-torch.set_num_threads(1)
 
 # %% [markdown]
 # ## La idea clave: repartirlo todo y reunir solo lo que se calcula
@@ -638,8 +637,8 @@ print("código de salida:", entrenar_ddp_main(["--estrategia", "fsdp", "--epocas
 # - **Relleno (*padding*)**: los ceros que completan el último trozo cuando las filas no se dividen.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: quién cabe en una T4, los bytes de cada proceso frente a la calculadora y la comunicación de FSDP.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert not repartos["una T4"].cabe_en(T4) and not repartos["DDP en 2 × T4"].cabe_en(T4)  # 1.5B entero no cabe
 assert repartos["FSDP en 2 × T4"].cabe_en(T4)  # con FSDP, sí (justo)
 assert a_mano.bien, a_mano.explicacion()

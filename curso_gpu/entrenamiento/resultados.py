@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..base import Celda, ComoTabla, Tabla
+from ..base import Celda, ComoTabla, Tabla, contar
 
 __all__ = ["Historial", "Prediccion", "Registro"]
 
@@ -93,7 +93,7 @@ class Historial(ComoTabla):
     def tabla(self) -> Tabla:
         """Las métricas como ``Tabla``: una fila por punto de registro; los avisos, debajo."""
         reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
-        titulo = (f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en {self.segundos:.2f} s"
+        titulo = (f"Entrenamiento en {self.dispositivo}: {contar(self.epocas_totales, 'época')} en {self.segundos:.2f} s"
                   f"{reanudado}")
         filas = [[r.epoca, f"{r.perdida_entrenamiento:.4f}", f"{r.perdida_validacion:.4f}",
                   f"{r.accuracy_entrenamiento:.3f}", f"{r.accuracy_validacion:.3f}"] for r in self.registros()]

@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 from ..dispositivo import como_dispositivo
-from ..base import formatear_bytes, leer_numero, mostrar_ruta
+from ..base import contar, formatear_bytes, leer_numero, mostrar_ruta
 from .destino import comprobar_destino
 from .escritura_segura import (
     AvisoCheckpoint,
@@ -231,7 +231,7 @@ class CarpetaCheckpoints:
         viejo = propios[-1]
         warnings.warn(f"Queda poco espacio en {self.local} ({formatear_bytes(libre)} libres y cada checkpoint ocupa unos "
                       f"{formatear_bytes(necesario)}): borro antes {viejo.name}, el más viejo, que se iba a borrar "
-                      f"igualmente al guardar este. Quedan {len(propios) - 1} checkpoint(s) sanos.",
+                      f"igualmente al guardar este. Quedan {contar(len(propios) - 1, 'checkpoint sano', 'checkpoints sanos')}.",
                       AvisoCheckpoint, stacklevel=3)
         borrar_checkpoint(viejo)
         fsync_carpeta(self.local)

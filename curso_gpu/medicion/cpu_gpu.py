@@ -29,6 +29,7 @@ from .memoria_libre import (
     tipo_de_dato,
 )
 from ..base import (
+    contar,
     ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, normalizar_precision, pico_teorico, tabla_html,
     tabla_texto,
 )
@@ -117,7 +118,7 @@ class ResultadoMatmul:
         return datos
 
     def _filas(self) -> list[tuple[str, str]]:
-        hilos = f" ({self.hilos_cpu} hilos)" if self.hilos_cpu else ""
+        hilos = f" ({contar(self.hilos_cpu, 'hilo')})" if self.hilos_cpu else ""
         filas = [
             ("dispositivo", f"{self.dispositivo}: {self.nombre_dispositivo}{hilos}"),
             ("operación", f"a @ b, {self.n}×{self.n}, {self.modo}"),
@@ -280,7 +281,7 @@ class ComparacionCpuGpu(ComoTabla):
         titulo = (f"a @ b con matrices {self.n}×{self.n} ({c.dtype}), mediana de {c.medicion.repeticiones} "
                   f"medidas tras {c.medicion.calentamiento + 1} de calentamiento:")
         columnas = ["dispositivo", "tiempo", "GFLOP/s"]
-        filas = [[f"CPU ({c.hilos_cpu} hilos)", formatear_tiempo(c.segundos), f"{c.gflops:.1f}"]]
+        filas = [[f"CPU ({contar(c.hilos_cpu, 'hilo')})" if c.hilos_cpu else "CPU", formatear_tiempo(c.segundos), f"{c.gflops:.1f}"]]
         g = self.acelerador
         if g is None:
             return Tabla(titulo, columnas, filas,

@@ -22,7 +22,7 @@ import torch
 # comparar_cargadores vive en cargadores; la lección 06 lo importa desde aquí.
 from .cargadores import cerrar_iterador, separar_lote
 from ..dispositivo import como_dispositivo, sincronizar
-from ..base import ComoTabla, Tabla, formatear_numero, leer_numero
+from ..base import ComoTabla, Tabla, contar, formatear_numero, formatear_tiempo, leer_numero
 
 __all__ = ["Diagnostico", "PasoFallido", "diagnosticar", "perfilador_ve"]
 
@@ -80,7 +80,7 @@ class Diagnostico(ComoTabla):
         """Qué hacer, en español, según el cuello de botella."""
         texto = _CONSEJOS[self.cuello]
         if self.sincronizaciones_por_paso >= 1 and self.dispositivo != "cpu":
-            texto += (f" Ojo: cada paso espera al dispositivo {self.sincronizaciones_por_paso:.0f} vez/veces "
+            texto += (f" Ojo: cada paso espera al dispositivo {contar(round(self.sincronizaciones_por_paso), 'vez')} "
                       "(.item(), print, .cpu()): haz esas lecturas cada N pasos.")
         return texto
 
@@ -91,8 +91,19 @@ class Diagnostico(ComoTabla):
             ("calculando", formatear_numero(100 * self.fraccion_calculo, 0, "%")),
             ("muestras por segundo", formatear_numero(self.muestras_por_segundo, 0)),
             ("tiempo por paso (mediana)", f"{self.segundos_por_paso * 1e3:.2f} ms"),
-            ("operaciones por paso", f"{self.operaciones_por_paso:.0f} (≈ {self.microsegundos_por_operacion:.1f} µs fijos cada una)"),
+            ("operaciones por paso", formatear_numero(self.operaciones_por_paso, 0)),
+            ("lanzarlas, por paso", self._lanzar_por_paso()),
         ]
+
+    def _lanzar_por_paso(self) -> str:
+        """El tiempo de lanzar las operaciones de un paso, y por operación: la misma cuenta que el «%» de arriba
+        (la fracción de lanzamientos por el tiempo del paso), con Python entre una y otra incluido."""
+        segundos = self.fraccion_lanzamientos * self.segundos_por_paso
+        texto = f"≈ {formatear_tiempo(segundos)}"
+        if self.operaciones_por_paso >= 1:
+            texto += (f" (≈ {formatear_tiempo(segundos / self.operaciones_por_paso)} cada una; la más diminuta, "
+                      f"sola, cuesta {formatear_tiempo(self.microsegundos_por_operacion * 1e-6)})")
+        return texto
 
     def _titulo(self) -> str:
         nombres = {"datos": "los DATOS", "lanzamientos": "los LANZAMIENTOS", "calculo": "el CÁLCULO"}
