@@ -195,10 +195,11 @@ else:
 # - **Driver Version: 580.82.07**: la versión del driver de NVIDIA.
 # - **CUDA Version: 13.0**: la versión de CUDA que **ese driver admite con seguridad**. No es la
 #   CUDA que tienes instalada ni la que usa PyTorch. Tómala como una **regla práctica**, un
-#   techo prudente: un PyTorch para CUDA 13.0 o anterior funciona seguro. No es un muro: por
-#   la *compatibilidad de versión menor* de CUDA, un driver de la rama 580 ejecuta también
-#   una rueda para CUDA 13.2 (misma versión mayor, 13), aunque alguna función muy nueva
-#   podría faltar. Lo que nunca funciona es saltar de versión mayor: una rueda CUDA 13 con
+#   techo prudente: un PyTorch para CUDA 13.0 o anterior funciona seguro. No es un muro. En
+#   «13.2», 13 es la versión **mayor** y 2 la **menor**; por la *compatibilidad de versión menor*
+#   de CUDA, un driver de la rama 580 ejecuta también una **rueda** (*wheel*: el archivo `.whl`
+#   que descarga `pip install torch`, ya compilado para una versión de CUDA) para CUDA 13.2
+#   (misma versión mayor, 13), aunque alguna función muy nueva podría faltar. Lo que nunca funciona es saltar de versión mayor: una rueda CUDA 13 con
 #   un driver que solo llega a CUDA 12.
 # - **Tesla T4**: el modelo de GPU, con su índice `0` a la izquierda. Con varias GPU verías
 #   una fila por cada una (`0`, `1`…).

@@ -38,8 +38,8 @@ if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
 #
 # ## Por qué importa
 #
-# Las lecciones de los módulos 1 a 3 funcionan bien en CPU. Pero cuando entrenes redes
-# neuronales, Transformers o LLMs (del módulo 4 en adelante), necesitarás una GPU.
+# Las primeras lecciones del curso funcionan bien en CPU. Pero cuando entrenes redes
+# neuronales, Transformers o LLMs (desde la lección 05, y sobre todo de la 09 en adelante), querrás una GPU.
 # Un entrenamiento que tarda **8 horas en CPU** puede tardar **10 minutos en GPU**:
 
 # %%

@@ -360,8 +360,10 @@ print(f"Con LoRA:       {congelados_gb:.1f} GB congelados + {lora_gb:.1f} GB de 
       " (más las activaciones)")
 
 # %% [markdown]
-# Con los pesos congelados en int4 (la idea de **QLoRA**) baja mucho, pero no a 8B × 0.5 bytes
-# = 4 GB: QLoRA cuantiza solo las capas lineales de los bloques del Transformer. La tabla de
+# Con los pesos congelados en int4 (la idea de **QLoRA**) baja mucho. QLoRA los guarda en **NF4**
+# (*4-bit NormalFloat*): 4 bits por peso, con 16 valores posibles repartidos como se reparten los
+# pesos de una red (muchos cerca de cero), más una escala por cada bloque de 64 pesos. Pero no baja a
+# 8B × 0.5 bytes = 4 GB: QLoRA cuantiza solo las capas lineales de los bloques del Transformer. La tabla de
 # *embeddings* (la entrada) y la capa de salida (`lm_head`) se quedan en 16 bits, y en Llama 3
 # son grandes por su vocabulario de 128 256 palabras:
 

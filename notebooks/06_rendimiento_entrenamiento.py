@@ -207,7 +207,7 @@ def multiplicaciones_grandes(xb, yb):  # pocas operaciones, mucho trabajo cada u
 
 for nombre, funcion in [("diminutas", operaciones_diminutas), ("grandes", multiplicaciones_grandes)]:
     d = diagnosticar(funcion, lotes_en_memoria, dispositivo, pasos=3)
-    print(f"{nombre:<10} → {d.cuello:<13} (lanzar {100 * d.fraccion_lanzamientos:.0f} %, "
+    print(f"{nombre:<10} → {d.nombre_cuello:<13} (lanzar {100 * d.fraccion_lanzamientos:.0f} %, "
           f"calcular {100 * d.fraccion_calculo:.0f} %)")
 
 # %% [markdown]

@@ -254,8 +254,9 @@ print(comparacion.veredicto)
 comparacion
 
 # %% [markdown]
-# La frase de arriba dice lo que pasó en tu máquina, con 200 tokens de entrada y 60 nuevos: las dos
-# medidas van alternadas, así que si la CPU está ocupada se frenan juntas. La ventaja de la caché crece con la longitud del
+# La frase de arriba dice lo que pasó en tu máquina. Con 200 tokens de entrada y 60 nuevos, en este
+# modelo diminuto y en una CPU de 2 núcleos, la caché ganó entre 1.5 y 4 veces, con la CPU tranquila
+# y con la CPU ocupada: las dos medidas van alternadas y se frenan juntas. La ventaja de la caché crece con la longitud del
 # texto (sin caché, el trabajo total crece con el cuadrado) y con el tamaño del modelo: en una T4
 # con un modelo de 0.5B y textos de miles de tokens, generar sin caché es inviable. Por eso
 # `use_cache=True` es lo que hace `generate` por defecto.
@@ -339,8 +340,8 @@ leyenda_fuera(ejes, debajo=True);
 # Lo que dice la figura:
 #
 # - Los tokens/s **suben con el lote**: un paso con 16 textos cuesta poco más que uno con 1, y
-#   mucho menos que 16 veces (la frase de arriba dice cuánto en tu máquina; por debajo de 1 es
-#   ruido). Lo caro es el coste fijo del paso, no los cálculos.
+#   mucho menos que 16 veces: menos de 8. La frase de arriba dice cuánto en tu máquina (por
+#   debajo de 1 es ruido). Lo caro es el coste fijo del paso, no los cálculos.
 # - El modelo diminuto queda **muy lejos** de su techo. Sus pesos (unos cientos de KiB) caben en la
 #   memoria caché del procesador (sus niveles L2 y L3: otra caché, nada que ver con la caché KV).
 #   Aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar decenas de

@@ -82,11 +82,12 @@ def entorno_del_kernel(simulada: bool = False) -> dict:
     entorno = {k: v for k, v in os.environ.items() if k not in fuera}
     otras = entorno.get("PYTHONPATH")
     entorno["PYTHONPATH"] = str(RAIZ) + (os.pathsep + otras if otras else "")
-    # Los hilos los fija quien ejecuta, no la lección: con varios procesos de xdist, cada kernel
-    # usa su parte de los núcleos (conftest.py pone 1 en cada trabajador); solo, los que haya.
-    procesos = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    # Los hilos los fija quien ejecuta, no la lección: un hilo de cálculo por kernel, como en cada
+    # proceso de xdist (conftest.py). Las lecciones usan modelos diminutos, y en la máquina de 2
+    # núcleos compartida más hilos se estorban: la lección 10, 20 s con un hilo y más de 90 s con dos
+    # (medido el 7-12-2026, la máquina ocupada). Quien quiera otro número, lo pone en el entorno.
     for variable in HILOS:
-        entorno.setdefault(variable, str(max(1, (os.cpu_count() or 1) // max(procesos, 1))))
+        entorno.setdefault(variable, "1")
     if simulada:
         entorno[SIMULAR] = "T4"
     return entorno

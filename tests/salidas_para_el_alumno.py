@@ -24,8 +24,16 @@ _DECIMAL = re.compile(r"(?<![\w.:])-?(\d+)\.(\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 _UNO_Y_PLURAL = re.compile(r"(?<![\d.,\w])1 ([a-záéíóúñ]+s)\b")
 _NO_SON_PLURALES = {"más", "menos", "tras", "antes", "después", "pues", "es", "vs", "mientras", "además",
                     "entonces", "mes", "gas", "bis", "lunes", "martes", "miércoles", "jueves", "viernes"}
+# Los mensajes de PyTorch se citan tal cual, en inglés («expected input to have 1 channels, but got 3»).
+_EN_INGLES = re.compile(r"\b(?:the|to have|but got|expected|instead)\b")
 _PLURAL_ENTRE_PARENTESIS = re.compile(r"\b\w+\(s\)|\b\w+\(es\)")
 _REGISTRO = re.compile(r"^\s*[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ ", re.M)
+
+
+def _linea_de(texto: str, posicion: int) -> str:
+    inicio = texto.rfind("\n", 0, posicion) + 1
+    fin = texto.find("\n", posicion)
+    return texto[inicio:fin if fin >= 0 else len(texto)]
 
 
 def cifras_significativas(entero: str, decimales: str) -> int:
@@ -40,7 +48,7 @@ def problemas_de_texto(texto: str, rutas: tuple[str, ...] = ()) -> list[str]:
     problemas += [f"número crudo {m.group(0)!r} (más de 6 cifras significativas)"
                   for m in _DECIMAL.finditer(texto) if cifras_significativas(m.group(1), m.group(2)) > 6]
     problemas += [f"plural tras un 1: {m.group(0)!r}" for m in _UNO_Y_PLURAL.finditer(texto)
-                  if m.group(1) not in _NO_SON_PLURALES]
+                  if m.group(1) not in _NO_SON_PLURALES and not _EN_INGLES.search(_linea_de(texto, m.start()))]
     problemas += [f"plural entre paréntesis {m.group(0)!r} (usa contar)" for m in _PLURAL_ENTRE_PARENTESIS.finditer(texto)]
     problemas += [f"línea de registro en inglés: {m.group(0).strip()!r}…" for m in _REGISTRO.finditer(texto)]
     return problemas

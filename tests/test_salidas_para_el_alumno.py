@@ -36,6 +36,7 @@ def test_cada_resto_de_la_maquina_se_detecta(texto):
     "accuracy 0.954 · pérdida 0.0312 · 1 024 hilos · 1 hilo · 2 hilos",
     "1 más que antes; época 1 después del fallo",
     "123456 bytes; 1.5x; 12.345 ms",
+    "RuntimeError: Given groups=1, expected input[4, 3, 8, 8] to have 1 channels, but got 3 channels instead",
 ])
 def test_lo_que_es_para_el_alumno_no_se_confunde(texto):
     assert problemas_de_texto(texto, ("/home/ana/curso_gpu",)) == []

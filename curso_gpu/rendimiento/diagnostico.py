@@ -76,6 +76,11 @@ class Diagnostico(ComoTabla):
     tiempos_paso: list[float] = field(default_factory=list, repr=False)
 
     @property
+    def nombre_cuello(self) -> str:
+        """El cuello de botella como se escribe: «datos», «lanzamientos» o «cálculo» (``cuello`` es la clave, sin tilde)."""
+        return {"calculo": "cálculo"}.get(self.cuello, self.cuello)
+
+    @property
     def consejo(self) -> str:
         """Qué hacer, en español, según el cuello de botella."""
         texto = _CONSEJOS[self.cuello]
