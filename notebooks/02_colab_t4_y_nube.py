@@ -304,7 +304,8 @@ graficos.grafico_reanudacion(
 # %% [markdown]
 # La pérdida sigue bajando desde donde estaba: no se perdió nada. En la lección 05,
 # `curso_gpu.guardado` hace esto mismo por ti (local, cada pocas épocas, copia atómica a
-# Drive solo si lo pides con `drive=True`).
+# Drive solo si lo pides con `drive=True`). ¿Qué pasa si se corta a mitad de guardar? Lo provoca el
+# apéndice del curso (lección 99, «no perder nada»).
 
 # %% [markdown]
 # ### Opción 3: una GPU alquilada en la nube

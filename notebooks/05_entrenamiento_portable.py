@@ -535,7 +535,8 @@ carpeta = carpeta_checkpoints("cnn_lineas", cada=10, drive=GUARDAR_EN_DRIVE)
 # renombra con `os.replace`: o está entero o no está. Lleva además su suma SHA-256: si un
 # solo bit cambia (un disco o una copia que fallan), se nota al cargarlo. En Drive, además,
 # se escribe en local y luego se copia, porque Drive sincroniza tarde. Se conservan los 3
-# últimos. Si el último está dañado, se avisa y se usa el anterior.
+# últimos. Si el último está dañado, se avisa y se usa el anterior. (El apéndice, lección 99,
+# provoca cada uno de esos fallos y enseña qué queda.)
 #
 # Simulamos una desconexión: el entrenamiento se corta en la época 37 de 60. Como esta
 # celda quizá ya la ejecutaste, pedimos empezar de cero con `carpeta.con(reanudar=False)` (la
