@@ -19,13 +19,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from ejecucion_compartida import Ejecutadas, LeccionFallida
+from ejecucion_compartida import HILOS, Ejecutadas, LeccionFallida
 from lentas import fixture_lenta
 
 EJECUTADAS = pytest.StashKey[Ejecutadas]()
 CARPETA_DE_LA_SESION = "curso_gpu_ejecutadas"  # en ``workerinput``: la carpeta que comparten los procesos
-
-HILOS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def pytest_configure(config):

@@ -3,7 +3,7 @@
 Ejecuta cada lección dos veces, como la orden de pruebas del README: en la CPU y en la T4 simulada
 (``CURSO_GPU_SIMULAR=T4``), con el kernel anotando las líneas que ejecuta de cada celda
 (``tests/cobertura_kernel.py``). Por lección imprime cuántas líneas de código ejecutó al menos una de
-las dos, cuántas se marcaron ``# solo en una GPU real: <motivo>`` y cuáles no ejecutó ninguna.
+las dos, cuántas llevan la marca ``# solo se ejecuta <dónde o por qué>`` y cuáles no ejecutó ninguna.
 
 Meta (``tests/cobertura.py``): ≥ 98 % de las líneas ejecutadas; las marcadas, menos del 2 %.
 Sale con 1 si alguna lección no la cumple. La prueba ``tests/test_cobertura_lecciones.py`` mira lo

@@ -68,23 +68,31 @@ def insignia_binder() -> str:
     return f"[![Abrir en Binder]({IMAGEN_BINDER})]({url_binder()})"
 
 
-MARCA_ARRANQUE = "# solo en una GPU real: en Colab"
-"""La instalación solo corre en Colab: la cobertura de las lecciones (tests/cobertura.py) no la cuenta."""
+MARCA_ARRANQUE = "# solo se ejecuta en Colab o Kaggle"
+"""La instalación solo corre en Colab o Kaggle: la cobertura de las lecciones (tests/cobertura.py) no la cuenta."""
+
+VARIABLE_KAGGLE = "KAGGLE_KERNEL_RUN_TYPE"
+"""La variable de entorno que define todo notebook de Kaggle. Fuente: kagglehub, la biblioteca de Kaggle,
+que la usa para saber si corre en un notebook de Kaggle (``KAGGLE_NOTEBOOK_ENV_VAR_NAME`` en
+https://github.com/Kaggle/kagglehub/blob/main/src/kagglehub/env.py, leído el 7-12-2026). ``google.colab``
+no sirve para Kaggle: su imagen parte de la de Colab, pero no importa ese módulo al arrancar."""
 
 
 def celda_arranque() -> str:
     """El código exacto de la primera celda de código de cada notebook. Lección 02.
 
-    Solo en Colab, y solo si ``curso_gpu`` no se puede importar, instala el paquete del curso
+    En Colab o en Kaggle, y solo si ``curso_gpu`` no se puede importar, instala el paquete del curso
     desde GitHub. No nombra torch: el paquete pide solo cotas inferiores (``torch>=2.1``) y el
-    torch de Colab ya las cumple, así que pip lo deja como está.
+    torch de Colab y de Kaggle ya las cumple, así que pip lo deja como está.
     """
     return (
-        "# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.\n"
-        "# En tu computadora esta celda no hace nada.\n"
-        "import importlib.util, subprocess, sys\n"
+        "# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,\n"
+        "# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:\n"
+        "# allí lo instalas tú una vez, como dice el README del curso.\n"
+        "import importlib.util, os, subprocess, sys\n"
         f'REPOSITORIO_CURSO = "{proyecto.URL_GITHUB}"\n'
-        'if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:\n'
+        f'EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "{VARIABLE_KAGGLE}" in os.environ\n'
+        'if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:\n'
         '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)'
         f"  {MARCA_ARRANQUE}"
     )
@@ -182,7 +190,7 @@ def generar_insignias(carpeta: str | Path = NOTEBOOKS) -> str:
         "",
         "Haz clic en la insignia de una lección para abrirla en Google Colab. Después elige el menú",
         f"**{MENU_COLAB}** y ejecuta las celdas en orden.",
-        "La primera instala el paquete del curso, sin tocar el PyTorch que ya trae Colab.",
+        "La primera instala el paquete del curso (también en Kaggle), sin tocar el PyTorch que ya traen.",
         "",
         "| # | Lección | Abrir |",
         "|---|---------|-------|",

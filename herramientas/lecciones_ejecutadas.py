@@ -7,14 +7,21 @@ huella del notebook y del código del paquete ``curso_gpu``. Si ninguno cambió,
 
 La caché se llena de dos maneras:
 
-- ``ejecutar(notebooks, cache)``: nbclient, como mucho dos lecciones a la vez, con el paquete
-  importable (``PYTHONPATH`` con la raíz) y sin ``PYTEST_CURRENT_TEST`` (con ella, ipykernel
-  esconde lo que la parte en C escribe en stderr).
+- ``ejecutar(notebooks, cache)``: nbclient, **una lección tras otra y en orden** (la 10 encuentra el
+  adaptador que guardó la 09), todas en una misma carpeta de trabajo nueva y neutral (una temporal:
+  ni el repositorio ni ``notebooks/``), con el paquete importable (``PYTHONPATH`` con la raíz) y sin
+  ``PYTEST_CURRENT_TEST`` (con ella, ipykernel esconde lo que la parte en C escribe en stderr). Son
+  copias **limpias**: lo que vería un alumno que sigue el curso en orden en una máquina tranquila.
 - ``RegistroNbval``: durante las pruebas, nbval ya ejecuta cada notebook. El ``conftest.py`` de la
   raíz le pone este registro, que anota los mensajes del kernel celda a celda, rehace las salidas
   como las guardaría Jupyter (incluidas las actualizaciones de una salida ya mostrada, que nbval
   descarta: las barras de progreso cerradas y la pizarra de la lección 05) y guarda la copia aquí.
-  Así la prueba del sitio no ejecuta las lecciones una segunda vez.
+  Así la prueba del sitio no ejecuta las lecciones una segunda vez. Esas copias no son limpias (van
+  en paralelo, en ``notebooks/``, en una máquina ocupada): el sitio no las publica salvo que se le pida
+  (``--copias-de-las-pruebas``, lo que hace la prueba del sitio).
+
+Cada copia lleva en sus metadatos (``METADATOS``) cómo se hizo: ``limpia`` es True solo para las de
+``ejecutar``.
 
 Solo importa la biblioteca estándar y ``curso_gpu.base`` (sin torch): lo carga el ``conftest.py``.
 """
@@ -40,8 +47,11 @@ PAQUETE = RAIZ / "curso_gpu"
 CACHE = RAIZ / "_build" / "ejecuciones"
 PATRON_LECCION = "[0-9][0-9]_*.ipynb"
 # Sube este número si cambia lo que se guarda en la caché: las copias viejas dejan de valer.
-FORMATO = 1
+FORMATO = 2
 METADATOS = "curso_gpu_ejecucion"  # la clave, en los metadatos del notebook, de quién lo ejecutó y dónde
+LECCIONES_PREVIAS = {"10": ("09",)}
+"""Lo que una lección usa de otra anterior (la 10 genera con el adaptador que guarda la 09): para
+ejecutar la 10 de forma limpia, la 09 se ejecuta antes, en la misma carpeta."""
 
 
 # ---------------------------------------------------------------------------
@@ -82,14 +92,32 @@ def ruta_fallo(notebook: str | Path, cache: str | Path = CACHE, paquete: str | N
     return ruta_en_cache(notebook, cache, paquete).with_suffix(".fallo")
 
 
-def leer(notebook: str | Path, cache: str | Path = CACHE, paquete: str | None = None):
-    """La copia ejecutada de ``notebook`` (un ``NotebookNode``) si está en la caché; si no, None."""
+def leer(notebook: str | Path, cache: str | Path = CACHE, paquete: str | None = None, solo_limpias: bool = False):
+    """La copia ejecutada de ``notebook`` (un ``NotebookNode``) si está en la caché; si no, None.
+    Con ``solo_limpias``, solo una copia limpia (``es_limpia``): las de las pruebas no valen."""
     import nbformat
 
     ruta = ruta_en_cache(notebook, cache, paquete)
     if not ruta.is_file():
         return None
-    return nbformat.read(ruta, as_version=4)
+    cuaderno = nbformat.read(ruta, as_version=4)
+    return cuaderno if not solo_limpias or es_limpia(cuaderno) else None
+
+
+def es_limpia(cuaderno) -> bool:
+    """¿Se hizo esta copia de forma limpia (``ejecutar``: sola, en orden, en una carpeta neutral)?"""
+    return bool((cuaderno.metadata.get(METADATOS) or {}).get("limpia"))
+
+
+def con_previas(notebooks: Iterable[Path], todas: Iterable[Path]) -> list[Path]:
+    """``notebooks`` más las lecciones de ``todas`` que necesitan antes (``LECCIONES_PREVIAS``), en orden de lección."""
+    por_numero = {Path(r).name[:2]: Path(r) for r in todas}
+    elegidas = {Path(r).name[:2]: Path(r) for r in notebooks}
+    for numero in list(elegidas):
+        for previa in LECCIONES_PREVIAS.get(numero, ()):
+            if previa in por_numero:
+                elegidas.setdefault(previa, por_numero[previa])
+    return [elegidas[n] for n in sorted(elegidas)]
 
 
 def fallo(notebook: str | Path, cache: str | Path = CACHE, paquete: str | None = None) -> str | None:
@@ -123,11 +151,12 @@ def describir_dispositivo() -> str:
 
 
 def guardar(cuaderno, notebook: str | Path, cache: str | Path = CACHE, origen: str = "sitio",
-            segundos: float | None = None, dispositivo: str | None = None) -> Path:
+            segundos: float | None = None, dispositivo: str | None = None, limpia: bool = False) -> Path:
     """Guarda la copia ejecutada ``cuaderno`` de ``notebook`` en la caché; devuelve su ruta.
 
-    Anota en sus metadatos cuándo, dónde (``dispositivo``) y quién (``origen``: «sitio» o
-    «pruebas») la ejecutó, y quita el estado de los widgets: el sitio muestra su copia fija.
+    Anota en sus metadatos cuándo, dónde (``dispositivo``), quién (``origen``: «sitio» o
+    «pruebas») la ejecutó y si es ``limpia`` (sola, en orden, en una carpeta neutral: ``ejecutar``),
+    y quita el estado de los widgets: el sitio muestra su copia fija.
     Las copias de versiones anteriores del mismo notebook se borran (son solo caché).
     """
     import nbformat
@@ -141,6 +170,7 @@ def guardar(cuaderno, notebook: str | Path, cache: str | Path = CACHE, origen: s
         "dispositivo": dispositivo or describir_dispositivo(),
         "origen": origen,
         "segundos": None if segundos is None else round(segundos, 1),
+        "limpia": bool(limpia),
     }
     _escribir_texto(destino, nbformat.writes(cuaderno))
     for vieja in cache.glob(f"{notebook.stem}-*"):
@@ -190,7 +220,8 @@ def entorno_kernel(paralelo: int = 1) -> dict:
     entorno.pop("CURSO_GPU_SIMULAR", None)  # curso_gpu.dispositivo.VARIABLE_SIMULAR (importarla cargaría torch)
     otras = entorno.get("PYTHONPATH")
     entorno["PYTHONPATH"] = str(RAIZ) + (os.pathsep + otras if otras else "")
-    entorno.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // max(paralelo, 1))))
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):  # las lecciones no los fijan (salvo la 03)
+        entorno.setdefault(variable, str(max(1, (os.cpu_count() or 1) // max(paralelo, 1))))
     return entorno
 
 
@@ -198,50 +229,49 @@ class LeccionFallida(RuntimeError):
     """Una lección terminó con un error: el sitio no se construye con salidas a medias."""
 
 
-def ejecutar(notebooks: Iterable[Path], cache: str | Path = CACHE, paralelo: int = 2,
-             tiempo_celda_s: int = 600, avisar=print) -> dict[Path, Path]:
-    """Ejecuta ``notebooks`` (como mucho ``paralelo`` a la vez) y guarda cada uno en la caché.
+def ejecutar(notebooks: Iterable[Path], cache: str | Path = CACHE, tiempo_celda_s: int = 600,
+             avisar=print) -> dict[Path, Path]:
+    """Ejecuta ``notebooks`` de forma limpia y guarda cada uno en la caché (``limpia=True``).
 
-    Devuelve {notebook: copia ejecutada}. Si alguno falla, espera a que terminen los demás (que
-    quedan guardados) y lanza ``LeccionFallida`` con la celda y el error de cada fallo.
+    Una lección tras otra, en orden de lección (con las que necesitan antes: ``con_previas``),
+    todas en la misma carpeta de trabajo, nueva y temporal: lo que guarda una (el adaptador de la
+    09) lo encuentra la siguiente, y ninguna ruta de la construcción sale en sus salidas (las rutas
+    que muestran son relativas a esa carpeta). La carpeta se borra al terminar.
+
+    Devuelve {notebook: copia ejecutada}. Si una falla, las siguientes se ejecutan igual (quedan
+    guardadas) y al final lanza ``LeccionFallida`` con la celda y el error de cada fallo.
     """
-    import asyncio
+    import tempfile
 
-    notebooks = list(notebooks)
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebooks = [Path(r) for r in notebooks]
+    if notebooks:
+        notebooks = con_previas(notebooks, lecciones(notebooks[0].parent))
     dispositivo = describir_dispositivo()
-    paralelo = max(1, min(paralelo, len(notebooks) or 1))
-    entorno = entorno_kernel(paralelo)
-
-    async def uno(ruta: Path, turno: asyncio.Semaphore):
-        import nbformat
-        from nbclient import NotebookClient
-
-        async with turno:
+    entorno = entorno_kernel(1)
+    hechas, fallos = {}, []
+    with tempfile.TemporaryDirectory(prefix="curso_gpu_leccion_") as carpeta:
+        for ruta in notebooks:
             inicio = time.monotonic()
-            cuaderno = nbformat.read(ruta, as_version=4)
-            cliente = NotebookClient(cuaderno, timeout=tiempo_celda_s, kernel_name="python3",
-                                     resources={"metadata": {"path": str(ruta.parent)}},
-                                     extra_arguments=["--IPKernelApp.log_level=ERROR"])
-            await cliente.async_execute(env=entorno)
+            try:
+                cuaderno = nbformat.read(ruta, as_version=4)
+                cliente = NotebookClient(cuaderno, timeout=tiempo_celda_s, kernel_name="python3",
+                                         resources={"metadata": {"path": carpeta}},
+                                         extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                cliente.execute(env=entorno)
+            except Exception as error:  # la celda y el error, para quien construye el sitio
+                motivo = resumen_del_error(error)
+                marcar_fallo(ruta, motivo, cache)
+                fallos.append(f"--- {ruta.name}:\n{motivo}")
+                continue
             segundos = time.monotonic() - inicio
-            destino = guardar(cuaderno, ruta, cache, "sitio", segundos, dispositivo)
+            hechas[ruta] = guardar(cuaderno, ruta, cache, "sitio", segundos, dispositivo, limpia=True)
             avisar(f"  {ruta.name}: ejecutada en {segundos:.0f} s")
-            return destino
-
-    async def todos():
-        turno = asyncio.Semaphore(paralelo)
-        return await asyncio.gather(*(uno(nb, turno) for nb in notebooks), return_exceptions=True)
-
-    resultados = asyncio.run(todos())
-    fallos = []
-    for ruta, resultado in zip(notebooks, resultados):
-        if isinstance(resultado, BaseException):
-            motivo = resumen_del_error(resultado)
-            marcar_fallo(ruta, motivo, cache)
-            fallos.append(f"--- {ruta.name}:\n{motivo}")
     if fallos:
         raise LeccionFallida("Estas lecciones fallaron al ejecutarse; corrígelas y repite:\n" + "\n".join(fallos))
-    return dict(zip(notebooks, resultados))
+    return hechas
 
 
 def resumen_del_error(error: BaseException, lineas: int = 12) -> str:

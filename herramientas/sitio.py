@@ -3,11 +3,13 @@
     python herramientas/sitio.py                      # escribe _build/sitio/
     python herramientas/sitio.py --salida CARPETA     # en otra carpeta
     python herramientas/sitio.py --sin-ejecutar       # solo lo que ya está en la caché
+    python herramientas/sitio.py --copias-de-las-pruebas   # también las copias de las pruebas (para probarlo)
 
 No forma parte del paquete que importa quien sigue el curso. Necesita lo de
 ``requirements-sitio.txt`` (Sphinx, myst-nb y sphinx-book-theme). Ejecuta cada lección de
-``notebooks/`` (las que haya, ``NN_nombre.ipynb``), o reutiliza su copia ejecutada de la caché
-(``herramientas/lecciones_ejecutadas.py``), y escribe un sitio estático: la portada con la
+``notebooks/`` (las que haya, ``NN_nombre.ipynb``) de forma limpia (una tras otra, en orden, en una
+carpeta de trabajo aparte: la 10 encuentra el adaptador de la 09), o reutiliza su copia limpia de la
+caché (``herramientas/lecciones_ejecutadas.py``), y escribe un sitio estático: la portada con la
 descripción y la tabla de lecciones del README, una página por lección con sus salidas y
 figuras, en orden, con buscador, en español, con la insignia «Abrir en Colab» y un pie que dice
 dónde y cuándo se produjeron las salidas. Las cifras medidas en una GPU de verdad
@@ -363,8 +365,12 @@ def _tamano(carpeta: Path) -> int:
 
 
 def construir(salida: str | Path = SALIDA, sin_ejecutar: bool = False, cache: str | Path = ejecutadas.CACHE,
-              paralelo: int = 2, avisar=print) -> Informe:
+              copias_de_las_pruebas: bool = False, avisar=print) -> Informe:
     """Ejecuta (o toma de la caché) las lecciones y escribe el sitio en ``salida``; devuelve un ``Informe``.
+
+    Publica solo copias limpias (``lecciones_ejecutadas.ejecutar``: una lección tras otra, en orden,
+    en una carpeta neutral). Las que guardan las pruebas (en paralelo, en una máquina ocupada) se
+    usan solo con ``copias_de_las_pruebas`` (para comprobar el sitio, no para publicarlo).
 
     ``salida`` solo se reemplaza si es un sitio anterior (tiene el archivo ``.sitio_curso_gpu``) o
     está vacía. El sitio nuevo se escribe al lado y se pone en su sitio al final: si algo falla,
@@ -381,14 +387,17 @@ def construir(salida: str | Path = SALIDA, sin_ejecutar: bool = False, cache: st
         raise ValueError(f"No hay lecciones NN_nombre.ipynb en {ejecutadas.NOTEBOOKS}: no hay sitio que construir.")
     validaciones = leer_validaciones()
     paquete = ejecutadas.huella_paquete()
-    faltan = [l.ruta for l in lecciones if not ejecutadas.ruta_en_cache(l.ruta, cache, paquete).is_file()]
+    solo_limpias = not copias_de_las_pruebas
+    faltan = [l.ruta for l in lecciones if ejecutadas.leer(l.ruta, cache, paquete, solo_limpias) is None]
+    if faltan and not sin_ejecutar:
+        faltan = ejecutadas.con_previas(faltan, [l.ruta for l in lecciones])
     de_cache = [l.ruta.name for l in lecciones if l.ruta not in faltan]
     if de_cache:
         avisar(f"En la caché ({cache}): {', '.join(n[:2] for n in de_cache)}.")
     if faltan and not sin_ejecutar:
-        avisar(f"Ejecutando {len(faltan)} lecciones ({min(paralelo, len(faltan))} a la vez): "
+        avisar(f"Ejecutando {len(faltan)} lecciones, una tras otra y en orden, en una carpeta aparte: "
                f"{', '.join(r.name for r in faltan)}")
-        ejecutadas.ejecutar(faltan, cache, paralelo, avisar=avisar)
+        ejecutadas.ejecutar(faltan, cache, avisar=avisar)
 
     salida.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".sitio-", dir=salida.parent) as temporal:
@@ -397,7 +406,7 @@ def construir(salida: str | Path = SALIDA, sin_ejecutar: bool = False, cache: st
         (fuente / "lecciones" / INSIGNIA_LOCAL).write_text(SVG_COLAB, encoding="utf-8")
         metadatos, sin_salidas = [], []
         for leccion in lecciones:
-            cuaderno = ejecutadas.leer(leccion.ruta, cache, paquete)
+            cuaderno = ejecutadas.leer(leccion.ruta, cache, paquete, solo_limpias)
             if cuaderno is None:
                 sin_salidas.append(leccion.ruta.name)
                 cuaderno = nbformat.read(leccion.ruta, as_version=4)
@@ -441,13 +450,12 @@ def main(argv: list[str] | None = None) -> int:
                             help="no ejecuta nada: usa la caché y muestra sin salidas las lecciones que falten")
     analizador.add_argument("--cache", metavar="CARPETA", default=str(ejecutadas.CACHE),
                             help="las lecciones ya ejecutadas (por defecto _build/ejecuciones)")
-    analizador.add_argument("--paralelo", type=int, default=2, metavar="N",
-                            help="cuántas lecciones ejecutar a la vez (por defecto 2)")
+    analizador.add_argument("--copias-de-las-pruebas", action="store_true",
+                            help="usa también las copias que guardan las pruebas (en paralelo, en una máquina "
+                                 "ocupada): para comprobar el sitio, no para publicarlo")
     args = analizador.parse_args(argv)
-    if args.paralelo < 1:
-        analizador.error(f"--paralelo debe ser 1 o más; recibí {args.paralelo}")
     try:
-        informe = construir(args.salida, args.sin_ejecutar, args.cache, args.paralelo)
+        informe = construir(args.salida, args.sin_ejecutar, args.cache, args.copias_de_las_pruebas)
     except ModuleNotFoundError as error:
         print(f"Error: falta {error.name}. Instala lo del sitio: "
               "`.venv/bin/pip install -r requirements-sitio.txt`.", file=sys.stderr)

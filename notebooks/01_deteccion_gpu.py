@@ -16,12 +16,14 @@
 # # Lección 01 — Detectar la GPU y usarla desde PyTorch
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -194,10 +196,11 @@ else:
 # - **Driver Version: 580.82.07**: la versión del driver de NVIDIA.
 # - **CUDA Version: 13.0**: la versión de CUDA que **ese driver admite con seguridad**. No es la
 #   CUDA que tienes instalada ni la que usa PyTorch. Tómala como una **regla práctica**, un
-#   techo prudente: un PyTorch para CUDA 13.0 o anterior funciona seguro. No es un muro: por
-#   la *compatibilidad de versión menor* de CUDA, un driver de la rama 580 ejecuta también
-#   una rueda para CUDA 13.2 (misma versión mayor, 13), aunque alguna función muy nueva
-#   podría faltar. Lo que nunca funciona es saltar de versión mayor: una rueda CUDA 13 con
+#   techo prudente: un PyTorch para CUDA 13.0 o anterior funciona seguro. No es un muro. En
+#   «13.2», 13 es la versión **mayor** y 2 la **menor**; por la *compatibilidad de versión menor*
+#   de CUDA, un driver de la rama 580 ejecuta también una **rueda** (*wheel*: el archivo `.whl`
+#   que descarga `pip install torch`, ya compilado para una versión de CUDA) para CUDA 13.2
+#   (misma versión mayor, 13), aunque alguna función muy nueva podría faltar. Lo que nunca funciona es saltar de versión mayor: una rueda CUDA 13 con
 #   un driver que solo llega a CUDA 12.
 # - **Tesla T4**: el modelo de GPU, con su índice `0` a la izquierda. Con varias GPU verías
 #   una fila por cada una (`0`, `1`…).
@@ -225,6 +228,15 @@ else:
 # ### 3. Qué ve PyTorch: la API de CUDA
 #
 # `nvidia-smi` dice qué ve el driver. Lo que importa para entrenar es qué ve **PyTorch**.
+#
+# > **La T4 simulada del curso.** ¿Sin GPU, y quieres ver qué hace cada celda cuando la hay? Abre
+# > Jupyter con la variable de entorno `CURSO_GPU_SIMULAR=T4` (en una terminal:
+# > `CURSO_GPU_SIMULAR=T4 jupyter lab`). Al importar `curso_gpu`, `torch.cuda` responde como la
+# > Tesla T4 de Colab: dice que hay GPU, su nombre y su memoria, y falla donde fallaría una T4. Pero
+# > calcula en tu CPU: sirve para comprobar que tu código de GPU funciona, **nunca para medir
+# > velocidad**. Cuando una salida del curso diga «T4 simulada», es esto. En Colab, o con una GPU de
+# > verdad, la variable no cambia nada.
+#
 # Estas cuatro preguntas son las de siempre:
 
 # %%
@@ -709,8 +721,8 @@ except (ValueError, DispositivoNoDisponible) as error:
 # - **T4**: la GPU NVIDIA (16 GiB físicos, 15 360 MiB usables con ECC) que Google Colab ofrece gratis.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: la GPU (o la CPU) calcula lo mismo que el bucle, los datos van al dispositivo del modelo y el mismo código aprende en los dos.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert torch.allclose(torch.tensor(con_bucle(), dtype=torch.float64), con_torch())  # mismo resultado
 assert comparacion.intervalo[0] > 1, comparacion  # torch gana al bucle de Python, con todo su intervalo
 assert X.device.type == y.device.type == Z.device.type == next(modelo.parameters()).device.type

@@ -16,12 +16,14 @@
 # # Lección 02 — GPU local, Colab T4 o nube
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # No necesitas comprar una GPU para aprender. Sí necesitas saber dónde conseguir una, y
@@ -36,8 +38,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 #
 # ## Por qué importa
 #
-# Las lecciones de los módulos 1 a 3 funcionan bien en CPU. Pero cuando entrenes redes
-# neuronales, Transformers o LLMs (del módulo 4 en adelante), necesitarás una GPU.
+# Las primeras lecciones del curso funcionan bien en CPU. Pero cuando entrenes redes
+# neuronales, Transformers o LLMs (desde la lección 05, y sobre todo de la 09 en adelante), querrás una GPU.
 # Un entrenamiento que tarda **8 horas en CPU** puede tardar **10 minutos en GPU**:
 
 # %%
@@ -72,7 +74,7 @@ import torch
 from curso_gpu.dispositivo import en_colab, simulacion_activa
 
 if en_colab():
-    print("Estás en Google Colab: la opción 2.")  # solo en una GPU real: en Colab
+    print("Estás en Google Colab: la opción 2.")  # solo se ejecuta en Colab
 elif torch.cuda.is_available():  # con CURSO_GPU_SIMULAR=T4, una T4 simulada en tu CPU
     opcion = "simulada en tu CPU; en Colab sería la opción 2" if simulacion_activa() else "la opción 1"
     print(f"Tienes una GPU local ({torch.cuda.get_device_name(0)}): {opcion}.")
@@ -303,7 +305,8 @@ graficos.grafico_reanudacion(
 # %% [markdown]
 # La pérdida sigue bajando desde donde estaba: no se perdió nada. En la lección 05,
 # `curso_gpu.guardado` hace esto mismo por ti (local, cada pocas épocas, copia atómica a
-# Drive solo si lo pides con `drive=True`).
+# Drive solo si lo pides con `drive=True`). ¿Qué pasa si se corta a mitad de guardar? Lo provoca el
+# apéndice del curso (lección 99, «no perder nada»).
 
 # %% [markdown]
 # ### Opción 3: una GPU alquilada en la nube
@@ -511,8 +514,8 @@ except ValueError as error:
 # - **Binder**: un servicio gratis que abre los notebooks en el navegador, sin GPU.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: el entrenamiento retomado acaba como el seguido y la cuenta de la nube cuadra.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert perdidas_antes[-1] < perdidas_antes[0] and perdidas_despues[-1] < perdidas_antes[-1]  # retomado, sigue bajando
 assert abs(perdidas_despues[-1] - perdidas_seguido[-1]) <= 1e-6 + 1e-3 * perdidas_seguido[-1]  # como sin cortes
 assert round(usado.total, 2) == 2.40 and round(olvidado.total / usado.total) == 21  # olvidarla cuesta 21 veces más

@@ -16,12 +16,14 @@
 # # Lección 04 — ¿Cuánta memoria necesita un modelo?
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # Antes de descargar un modelo de 16 GB, conviene saber si te cabe en la GPU.
@@ -334,7 +336,7 @@ print(f"  {sum(por_parametro.values()):>2} bytes  en total, sin contar las activ
 # %%
 for nombre in ["GPT-2", "Phi-3-mini", "Llama 3 8B", "Llama 3 70B"]:
     gb = a_gb(memoria_entrenamiento(nombre))
-    print(f"{nombre:<12} {gb:8.0f} GB   → {'cabe' if gb <= 16 else 'NO cabe'} en una T4")
+    print(f"{nombre:<12} {formatear_numero(gb, 0, 'GB'):>8}   → {'cabe' if gb <= 16 else 'NO cabe'} en una T4")
 
 # %% [markdown]
 # Frente a las GPU habituales (cada línea es la memoria de una):
@@ -360,8 +362,10 @@ print(f"Con LoRA:       {congelados_gb:.1f} GB congelados + {lora_gb:.1f} GB de 
       " (más las activaciones)")
 
 # %% [markdown]
-# Con los pesos congelados en int4 (la idea de **QLoRA**) baja mucho, pero no a 8B × 0.5 bytes
-# = 4 GB: QLoRA cuantiza solo las capas lineales de los bloques del Transformer. La tabla de
+# Con los pesos congelados en int4 (la idea de **QLoRA**) baja mucho. QLoRA los guarda en **NF4**
+# (*4-bit NormalFloat*): 4 bits por peso, con 16 valores posibles repartidos como se reparten los
+# pesos de una red (muchos cerca de cero), más una escala por cada bloque de 64 pesos. Pero no baja a
+# 8B × 0.5 bytes = 4 GB: QLoRA cuantiza solo las capas lineales de los bloques del Transformer. La tabla de
 # *embeddings* (la entrada) y la capa de salida (`lm_head`) se quedan en 16 bits, y en Llama 3
 # son grandes por su vocabulario de 128 256 palabras:
 
@@ -591,8 +595,8 @@ except ValueError as error:
 # - **8B, 124M**: 8 000 millones y 124 millones de parámetros (B de *billion* en inglés).
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: las cuentas de memoria de la lección (8B en fp16, qué cabe en 16 GB y 4 bytes por parámetro en fp32).
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert pesos_bytes == 16 * 10**9 and round(inferencia_bytes / 1e9, 1) == 19.2  # 8B en fp16: 16 GB, +20 %: 19,2 GB
 assert [fila.cabe for fila in tabla.filas] == [False, False, False, True, True]  # en 16 GB: solo int8 e int4
 assert estimado == exacto  # 4 bytes por parámetro en fp32: la cuenta coincide con los tensores de verdad

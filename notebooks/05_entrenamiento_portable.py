@@ -16,12 +16,14 @@
 # # Lección 05 — Entrenamiento portable en CPU y GPU
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -60,7 +62,6 @@ from curso_gpu.entrenamiento import CNNPequena, MLPTabular, contar_parametros_en
 from curso_gpu.base import formatear_numero
 from curso_gpu.interactivo import pizarra, selector_dispositivo
 
-torch.set_num_threads(1)  # un hilo: con una CNN diminuta, más hilos se estorban en una CPU compartida (como en la 08)
 print("PyTorch", torch.__version__)
 
 # %% [markdown]
@@ -303,7 +304,8 @@ else:
 
 # %%
 X_mano, y_mano = lineas_dibujadas()
-graficos.muestras_por_clase(X_mano, y_mano, por_clase=8, titulo="Líneas dibujadas a mano (para probar)");
+graficos.muestras_por_clase(X_mano, y_mano, por_clase=8,
+                            titulo=f"Líneas dibujadas a mano (para probar): 8 de cada clase, de las {len(X_mano)}");
 
 # %%
 torch.manual_seed(24)
@@ -534,7 +536,8 @@ carpeta = carpeta_checkpoints("cnn_lineas", cada=10, drive=GUARDAR_EN_DRIVE)
 # renombra con `os.replace`: o está entero o no está. Lleva además su suma SHA-256: si un
 # solo bit cambia (un disco o una copia que fallan), se nota al cargarlo. En Drive, además,
 # se escribe en local y luego se copia, porque Drive sincroniza tarde. Se conservan los 3
-# últimos. Si el último está dañado, se avisa y se usa el anterior.
+# últimos. Si el último está dañado, se avisa y se usa el anterior. (El apéndice, lección 99,
+# provoca cada uno de esos fallos y enseña qué queda.)
 #
 # Simulamos una desconexión: el entrenamiento se corta en la época 37 de 60. Como esta
 # celda quizá ya la ejecutaste, pedimos empezar de cero con `carpeta.con(reanudar=False)` (la
@@ -696,8 +699,8 @@ print("Pesos cargados de", ruta_pesos.name, "· ¿iguales?",
 # - **Dispositivo `meta`**: tensores con forma pero sin datos; útil para probar sin memoria ni GPU.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: la CNN aprende, la receta variada generaliza mejor y reanudar da los mismos pesos.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert historial.accuracy_validacion[-1] > 0.95, historial.accuracy_validacion  # la CNN distingue las líneas
 assert acc_variada > acc_semilla  # la receta variada acierta más líneas dibujadas a mano
 assert iguales  # reanudar desde el checkpoint da los mismos pesos que entrenar sin cortes

@@ -16,12 +16,14 @@
 # # Lección 06 — ¿Por qué va lenta mi GPU? Perfilar, alimentar la GPU y precisión mixta
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -68,7 +70,6 @@ from curso_gpu.rendimiento import comparar_cargadores, diagnosticar
 
 dispositivo = elegir_dispositivo()
 EN_GPU = dispositivo.type != "cpu"
-torch.set_num_threads(1)  # un hilo: con un modelo diminuto, más hilos solo se estorban (como en la lección 08)
 print("PyTorch", torch.__version__, "· dispositivo:", dispositivo)
 
 # %% [markdown]
@@ -113,7 +114,7 @@ def paso(xb, yb):
 
 for xb, yb in cargador:  # una época de calentamiento: la primera vez todo cuesta más
     paso(xb.to(dispositivo), yb.to(dispositivo))
-print("Pérdida tras una época:", paso(xb.to(dispositivo), yb.to(dispositivo)).item())
+print(f"Pérdida tras una época: {paso(xb.to(dispositivo), yb.to(dispositivo)).item():.4f}")
 
 # %% [markdown]
 # ### 2. `torch.profiler`: dónde se va el tiempo
@@ -206,7 +207,7 @@ def multiplicaciones_grandes(xb, yb):  # pocas operaciones, mucho trabajo cada u
 
 for nombre, funcion in [("diminutas", operaciones_diminutas), ("grandes", multiplicaciones_grandes)]:
     d = diagnosticar(funcion, lotes_en_memoria, dispositivo, pasos=3)
-    print(f"{nombre:<10} → {d.cuello:<13} (lanzar {100 * d.fraccion_lanzamientos:.0f} %, "
+    print(f"{nombre:<10} → {d.nombre_cuello:<13} (lanzar {100 * d.fraccion_lanzamientos:.0f} %, "
           f"calcular {100 * d.fraccion_calculo:.0f} %)" + (" [T4 simulada: tiempos de la CPU]" if d.simulada else ""))
 
 # %% [markdown]
@@ -445,8 +446,9 @@ for precision in ("fp32", "bf16", "fp16"):
 # | UNet (segmentación) | 7.7 millones | **unos 30 % menos** |
 # | BERT-base | 110 millones | **entre 50 y 60 % menos** |
 #
-# Sin cambiar la accuracy en ninguno. Ábrelo en Colab con GPU T4 y compara `fp32` con `fp16`
-# en el benchmark del curso: `python benchmarks/rendimiento_benchmark.py`.
+# Sin cambiar la accuracy en ninguno. Compruébalo tú en Colab con GPU T4: en la celda de
+# `comparar_tiempos` de arriba, pon `a = torch.randn(4096, 4096, device="cuda")` y `a16 = a.half()`
+# (fp16, la que acelera en una T4) y compara `fp32` con `fp16`.
 #
 # ### 7. Los interruptores gratis
 #
@@ -459,8 +461,8 @@ for precision in ("fp32", "bf16", "fp16"):
 print("matmul en fp32:", torch.backends.cuda.matmul.fp32_precision,
       "· convoluciones en fp32:", torch.backends.cudnn.conv.fp32_precision)
 if dispositivo.type == "cuda" and torch.cuda.get_device_capability(dispositivo)[0] >= 8:
-    torch.backends.cuda.matmul.fp32_precision = "tf32"   # solo en una GPU real: TF32 pide capacidad 8.0+ (la T4 es 7.5); "ieee" vuelve a fp32
-    print("TF32 activado para las multiplicaciones de matrices.")  # solo en una GPU real: TF32 pide capacidad 8.0+
+    torch.backends.cuda.matmul.fp32_precision = "tf32"   # solo se ejecuta en una GPU con capacidad 8.0+ (la T4 es 7.5); "ieee" vuelve a fp32
+    print("TF32 activado para las multiplicaciones de matrices.")  # solo se ejecuta en una GPU con capacidad 8.0+
 else:
     print("Sin GPU Ampere o más nueva: TF32 no cambia nada aquí (las convoluciones ya lo usan por defecto donde existe).")
 
@@ -558,13 +560,13 @@ else:
 # - **Precisión mixta (AMP)**: cuentas en 16 bits donde es seguro y en 32 donde no.
 # - **fp16 / bf16**: números de 16 bits; fp16 tiene más decimales y bf16 más rango.
 # - **`GradScaler`**: escala la pérdida para que los gradientes en fp16 no se vuelvan 0.
-# - **Núcleos tensor**: unidades de la GPU que multiplican matrices pequeñas en baja precisión.
+# - **Tensor Cores**: unidades de la GPU que multiplican matrices pequeñas en baja precisión.
 # - **TF32**: formato de Ampere para hacer las cuentas de fp32 en los Tensor Cores.
 # - **`torch.compile`**: compila tu modelo o función para lanzar menos *kernels* y más grandes.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: el diagnóstico nombra el mayor cuello de botella y cargar en paralelo gana con un disco lento.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert diagnostico.cuello in ("datos", "lanzamientos", "calculo")
 fracciones = (diagnostico.fraccion_datos, diagnostico.fraccion_lanzamientos, diagnostico.fraccion_calculo)
 assert abs(sum(fracciones) - 1) < 1e-6 and diagnostico.cuello == ("datos", "lanzamientos", "calculo")[fracciones.index(max(fracciones))]

@@ -16,12 +16,14 @@
 # # Lección 07 — Memoria al entrenar: activaciones, tamaño de lote y «CUDA out of memory»
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -57,7 +59,6 @@ from curso_gpu.entrenamiento import CNNPequena, GPT2Pequeno
 from curso_gpu.dispositivo import simulacion_activa
 
 torch.manual_seed(0)
-torch.set_num_threads(1)  # un hilo: con estos modelos pequeños, más hilos se estorban en una CPU compartida
 print("PyTorch", torch.__version__)
 
 # %% [markdown]
@@ -540,7 +541,7 @@ if torch.cuda.is_available():
     ids_gpu = ids.to(gpu)
     grabar = not simulacion_activa()  # la T4 simulada cuenta los bytes, pero no graba su historia
     if grabar:
-        torch.cuda.memory._record_memory_history(max_entries=100_000)  # solo en una GPU real: la graba el asignador de CUDA
+        torch.cuda.memory._record_memory_history(max_entries=100_000)  # solo se ejecuta en una GPU real: la graba el asignador de CUDA
     torch.cuda.reset_peak_memory_stats()
     for _ in range(2):                            # el segundo paso ya tiene los estados de Adam
         red(ids_gpu).float().mean().backward()
@@ -550,8 +551,8 @@ if torch.cuda.is_available():
     print(f"Pico medido: {torch.cuda.max_memory_allocated() / 1e6:.1f} MB · "
           f"estimado: {medir_memoria_entrenamiento(red, ids_gpu).total / 1e6:.1f} MB")
     if grabar:
-        torch.cuda.memory._dump_snapshot("foto_memoria.pickle")  # solo en una GPU real: la escribe el asignador de CUDA
-        torch.cuda.memory._record_memory_history(enabled=None)  # solo en una GPU real: deja de grabar
+        torch.cuda.memory._dump_snapshot("foto_memoria.pickle")  # solo se ejecuta en una GPU real: la escribe el asignador de CUDA
+        torch.cuda.memory._record_memory_history(enabled=None)  # solo se ejecuta en una GPU real: deja de grabar
     print(torch.cuda.memory_summary(abbreviated=True)[:1500])
     print("Arrastra foto_memoria.pickle a https://pytorch.org/memory_viz" if grabar else
           "La T4 simulada no graba la historia de la memoria: en Colab, esta celda deja foto_memoria.pickle.")
@@ -614,10 +615,11 @@ except ValueError as error:
 # - **`torch.OutOfMemoryError`**: la excepción de PyTorch cuando una reserva de memoria no cabe.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: las activaciones medidas, acumular gradientes y el activation checkpointing.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert desglose.activaciones == 660  # las activaciones del MLP, medidas, igual que a mano
 assert grande.activaciones > 50 * (grande.pesos + grande.gradientes + grande.optimizador)  # con lote 512 mandan ellas
-assert diferencia < 1e-5, diferencia  # acumular 4 lotes de 8 da (casi) lo mismo que un lote de 32
+assert diferencia < 1e-3, diferencia  # acumular 4 lotes de 8 da (casi) lo mismo que un lote de 32 (con
+# varios hilos, las sumas cambian de orden y Adam agranda esas diferencias de redondeo: del orden de 1e-4)
 assert con_ck.activaciones < sin_ck.activaciones  # activation checkpointing guarda menos
 print("Comprobado: activaciones medidas, acumular gradientes y checkpointing hacen lo que dicen.")

@@ -16,23 +16,25 @@
 # # Lección 09 — Ajustar un modelo de lenguaje en una T4: LoRA y QLoRA, sin quedarse sin memoria
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %%
-# Las bibliotecas de modelos de lenguaje: en Colab se instalan las que falten; en tu computadora,
-# esta celda te dice cuáles. Colab ya trae transformers, peft y accelerate; bitsandbytes (los 4 bits)
+# Las bibliotecas de modelos de lenguaje: en Colab y en Kaggle se instalan las que falten; en tu
+# computadora, esta celda te dice cuáles. Colab ya trae transformers, peft y accelerate; bitsandbytes (los 4 bits)
 # solo hace falta con GPU (el curso solo usa los 4 bits en una GPU CUDA).
 import torch
 
 paquetes = ("transformers", "peft", "accelerate") + (("bitsandbytes",) if torch.cuda.is_available() else ())
 faltan = [p for p in paquetes if importlib.util.find_spec(p) is None]
-if faltan and "google.colab" in sys.modules:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *faltan], check=True)  # solo en una GPU real: instala en Colab
+if faltan and EN_COLAB_O_KAGGLE:  # EN_COLAB_O_KAGGLE: de la primera celda
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *faltan], check=True)  # solo se ejecuta en Colab o Kaggle, si faltan
 elif faltan:
     print("Faltan:", ", ".join(faltan), "→ pip install", " ".join(faltan),
           "(bitsandbytes solo lo usa la celda de QLoRA, al final)" if faltan == ["bitsandbytes"] else "")
@@ -69,7 +71,7 @@ import time
 import torch
 from torch import nn
 
-from curso_gpu.base import formatear_numero
+from curso_gpu.base import formatear_numero, mostrar_ruta
 from curso_gpu.ajuste import (
     TEXTO_ENTRENAMIENTO,
     LoRALineal,
@@ -85,7 +87,6 @@ from curso_gpu.ajuste import (
     tabla_metodos,
 )
 
-INICIO_LECCION = time.perf_counter()
 print("PyTorch", torch.__version__)
 
 # %% [markdown]
@@ -201,7 +202,6 @@ print("Se entrenan:", [(n, tuple(p.shape)) for n, p in mia.named_parameters() if
 # `target_modules="all-linear"` adapta todas las capas lineales de los bloques (no la cabeza de salida).
 
 # %%
-torch.set_num_threads(1)  # un modelo tan pequeño no gana nada repartiendo cada operación entre hilos
 modelo, tokenizador = modelo_diminuto(semilla=0)
 print(modelo.model.layers[0])
 torch.manual_seed(0)
@@ -228,8 +228,9 @@ print(f"Diferencia máxima entre peft y LoRA a mano: {diferencia:.1e}")
 print("Coinciden (≤ 1e-6):", diferencia <= 1e-6)
 
 # %% [markdown]
-# El paquete guarda esta misma capa como `curso_gpu.ajuste.LoRALineal` (las pruebas del curso
-# comprueban que el modelo entero con ella da los mismos logits que con `peft`).
+# El paquete guarda esta misma capa como `curso_gpu.ajuste.LoRALineal`: el modelo entero con ella da
+# los mismos logits que con `peft`.
+# <!-- Lo comprueba tests/test_ajuste.py. -->
 #
 # ### 3. Cuántos parámetros entrena LoRA
 #
@@ -305,8 +306,10 @@ modelo_lora.eval();
 # lleva **solo el adaptador** (y el optimizador), no el modelo base, que no cambia.
 #
 # En Colab, cambia `GUARDAR_EN_DRIVE` a `True` para que los checkpoints sobrevivan a una
-# desconexión (montar Drive pide permisos: solo se hace si tú lo eliges). Simulamos una
-# desconexión en la época 5 de 10.
+# desconexión (montar Drive pide permisos: solo se hace si tú lo eliges). En Colab, además, cada
+# notebook tiene su propia máquina: lo que guardes junto a este notebook ya no está cuando abras la
+# lección 10. Si vas a seguir con ella en Colab, guarda en Drive. Simulamos una desconexión en la
+# época 5 de 10.
 
 # %%
 from curso_gpu.guardado import carpeta_checkpoints
@@ -358,15 +361,17 @@ print(f"El checkpoint ocupa {resultado.bytes_checkpoint / 1e3:.1f} kB: el adapta
 
 # %% [markdown]
 # Para usar el adaptador después (o compartirlo), se guarda en el formato de `peft`, también sin
-# archivos a medias. Se carga con `PeftModel.from_pretrained(modelo_base, carpeta)`: la lección 10
-# lo hace para generar texto con él (lo busca en `checkpoints/lora_diminuto/adaptador`, junto al
-# notebook; si lo guardaste en Drive, dale esa ruta).
+# archivos a medias, en la misma carpeta que los checkpoints: junto al notebook
+# (`checkpoints/lora_diminuto/adaptador`) o, con `GUARDAR_EN_DRIVE = True`, en tu Drive
+# (`MyDrive/curso_gpu/checkpoints/lora_diminuto/adaptador`). Se carga con
+# `PeftModel.from_pretrained(modelo_base, carpeta)`: la lección 10 lo hace para generar texto con él
+# (en Colab, pon allí también `ADAPTADOR_EN_DRIVE = True` y lo busca en tu Drive).
 
 # %%
-archivos = guardar_adaptador(modelo_lora, carpeta.local / "adaptador")  # la lección 10 lo busca aquí
+archivos = guardar_adaptador(modelo_lora, carpeta.ruta / "adaptador")  # la lección 10 lo busca aquí
 for archivo in archivos:
     print(f"{archivo.name}: {archivo.stat().st_size / 1e3:.1f} kB")
-print("Guardado en", carpeta.local / "adaptador")
+print("Guardado en", mostrar_ruta(carpeta.ruta / "adaptador"))
 print(f"Para Qwen2.5-0.5B con r=16 serían {parametros_lora(config_de('Qwen2.5-0.5B'), 16) * 4 / 1e6:.1f} MB en fp32 "
       "(el modelo entero en fp16: ~1 GB).")
 
@@ -470,7 +475,6 @@ print(f"Qwen2.5-0.5B en fp16 ocupa ~{2 * 494_032_768 / 1e9:.1f} GB; Qwen2.5-7B, 
 from peft import prepare_model_for_kbit_training
 
 from curso_gpu.ajuste import cargar_en_4_bits, motivo_sin_qlora
-from curso_gpu.generacion import ADAPTADOR_QWEN
 
 if not torch.cuda.is_available():
     print("Sin GPU CUDA: no cargo Qwen2.5-0.5B en 4 bits (bitsandbytes necesita una GPU). En una T4 de Colab, "
@@ -481,7 +485,7 @@ else:
     falta = motivo_sin_qlora()  # None: GPU de verdad, bitsandbytes y conexión con huggingface.co
     torch.cuda.reset_peak_memory_stats()
     if falta is None:
-        modelo_q, tokenizador_q = cargar_en_4_bits("Qwen/Qwen2.5-0.5B", "fp16")  # solo en una GPU real: bitsandbytes y ~1 GB del Hub
+        modelo_q, tokenizador_q = cargar_en_4_bits("Qwen/Qwen2.5-0.5B", "fp16")  # solo se ejecuta en una GPU real: necesita bitsandbytes y ~1 GB del Hub
     else:
         print(f"No cargo Qwen2.5-0.5B en 4 bits: {falta}\nHago los mismos pasos con el modelo diminuto, "
               "en fp16 y sin cuantizar: la memoria y los tiempos son los suyos, no los de Qwen.\n")
@@ -497,9 +501,10 @@ else:
     print(f"Pico de memoria: {torch.cuda.max_memory_allocated() / 1e6:.2f} MB · "
           f"{resultado_q.segundos / max(resultado_q.pasos, 1):.2f} s por paso")
     print(memoria_ajuste(config_q, "qlora" if falta is None else "lora", "fp16", lote=2, secuencia=32, r=16))
-    destino_q = ADAPTADOR_QWEN if falta is None else carpeta.local / "adaptador_fp16"  # la lección 10 genera con el de Qwen
+    carpeta_q = carpeta_checkpoints("qlora_qwen", drive=GUARDAR_EN_DRIVE, silenciosa=True) if falta is None else carpeta
+    destino_q = carpeta_q.ruta / ("adaptador" if falta is None else "adaptador_fp16")  # la lección 10 genera con el de Qwen
     guardar_adaptador(modelo_q, destino_q)
-    print("Adaptador guardado en", destino_q)
+    print("Adaptador guardado en", mostrar_ruta(destino_q))
 
 # %% [markdown]
 # **Lo que verás en una T4**: primero la memoria tras cargar (los pesos en 4 bits), luego la que queda
@@ -572,11 +577,8 @@ for intento in (lambda: aplicar_lora(modelo_diminuto()[0], r=0),
 # - **`GradScaler`**: multiplica la pérdida para que los gradientes pequeños no se pierdan en fp16.
 
 # %%
-print(f"Lección ejecutada en {time.perf_counter() - INICIO_LECCION:.0f} s.")
-
-# %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: la pérdida baja, el modelo base queda intacto y fusionar el adaptador no cambia lo que predice.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert resultado.perdidas[-1] < resultado.perdidas[0], resultado.perdidas  # LoRA aprende
 assert iguales  # los pesos del modelo base no cambiaron: solo se entrenó el adaptador
 assert diferencia < 1e-4, diferencia  # fusionar el adaptador (merge_and_unload) da los mismos logits

@@ -16,12 +16,14 @@
 # # Lección 10 — Generar texto rápido: caché KV, lotes y el techo del ancho de banda
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -72,9 +74,7 @@ from curso_gpu.medicion import comparar_tiempos
 from curso_gpu.base import formatear_numero
 from curso_gpu.dispositivo import simulacion_activa
 
-torch.set_num_threads(1)  # con un modelo diminuto, más hilos solo se estorban
 torch.manual_seed(0)
-INICIO = time.perf_counter()
 # En la T4 simulada (CURSO_GPU_SIMULAR=T4) cada operación pasa por el simulador: menos repeticiones
 # en las medidas, que de todos modos no dicen nada de una GPU.
 RONDAS = 3 if simulacion_activa() else None
@@ -254,9 +254,9 @@ print(comparacion.veredicto)
 comparacion
 
 # %% [markdown]
-# Con 200 tokens de entrada y 60 nuevos, en este modelo diminuto la caché ganó entre 1.5 y 4 veces
-# en nuestras ejecuciones, con la CPU tranquila y con la CPU ocupada (las medidas alternadas se frenan
-# juntas). La frase de arriba dice lo que pasó en la tuya. La ventaja crece con la longitud del
+# La frase de arriba dice lo que pasó en tu máquina. Con 200 tokens de entrada y 60 nuevos, en este
+# modelo diminuto y en una CPU de 2 núcleos, la caché ganó entre 1.5 y 4 veces, con la CPU tranquila
+# y con la CPU ocupada: las dos medidas van alternadas y se frenan juntas. La ventaja de la caché crece con la longitud del
 # texto (sin caché, el trabajo total crece con el cuadrado) y con el tamaño del modelo: en una T4
 # con un modelo de 0.5B y textos de miles de tokens, generar sin caché es inviable. Por eso
 # `use_cache=True` es lo que hace `generate` por defecto.
@@ -340,9 +340,8 @@ leyenda_fuera(ejes, debajo=True);
 # Lo que dice la figura:
 #
 # - Los tokens/s **suben con el lote**: un paso con 16 textos cuesta poco más que uno con 1, y
-#   mucho menos que 16 veces: menos de 8. En nuestras ejecuciones, de 0.6 a 4 veces, según lo
-#   ocupada que estuviera la máquina (por debajo de 1 es ruido; la frase de arriba dice cuánto en
-#   la tuya). Lo caro es el coste fijo del paso, no los cálculos.
+#   mucho menos que 16 veces: menos de 8. La frase de arriba dice cuánto en tu máquina (por
+#   debajo de 1 es ruido). Lo caro es el coste fijo del paso, no los cálculos.
 # - El modelo diminuto queda **muy lejos** de su techo. Sus pesos (unos cientos de KiB) caben en la
 #   memoria caché del procesador (sus niveles L2 y L3: otra caché, nada que ver con la caché KV).
 #   Aquí no manda la memoria, sino el coste fijo de cada paso (Python y lanzar decenas de
@@ -353,17 +352,26 @@ leyenda_fuera(ejes, debajo=True);
 #
 # ### 5. Con el adaptador que entrenaste en la lección 09
 #
-# La lección 09 entrenó un adaptador LoRA para **este mismo** modelo diminuto y lo guardó en
-# `checkpoints/lora_diminuto/adaptador` (`ADAPTADOR_DIMINUTO`, junto al notebook). Se carga sobre el
-# modelo base con `PeftModel.from_pretrained` (`cargar_adaptador` es esa llamada, sin un aviso entre
-# `peft` y `transformers` que no depende de ti). `adaptador_diminuto` hace eso: busca la carpeta y la
-# carga con `cargar_adaptador`. Si no ejecutaste la lección 09 (o guardaste en Drive), entrena aquí uno
-# igual, con el mismo `ajustar` (unos segundos), y lo dice:
+# La lección 09 entrenó un adaptador LoRA para **este mismo** modelo diminuto y lo guardó junto a sus
+# checkpoints: en `checkpoints/lora_diminuto/adaptador`, junto al notebook, o en tu Drive si pusiste
+# `GUARDAR_EN_DRIVE = True`. **En Colab**, cada notebook tiene su propia máquina: lo que la 09 guardó
+# junto a ella ya no está aquí. Si la seguiste en Colab y guardaste en Drive, pon abajo
+# `ADAPTADOR_EN_DRIVE = True` (monta tu Drive y te pide permiso). En tu computadora, las dos lecciones
+# comparten la carpeta `notebooks/` y no hace falta.
+#
+# El adaptador se carga sobre el modelo base con `PeftModel.from_pretrained` (`cargar_adaptador` es
+# esa llamada, sin un aviso entre `peft` y `transformers` que no depende de ti). `adaptador_diminuto`
+# hace eso: busca la carpeta y la carga con `cargar_adaptador`. Si no la encuentra (no ejecutaste la
+# lección 09, o la ejecutaste en otra máquina), entrena aquí uno igual, con el mismo `ajustar` (unos
+# segundos), y lo dice:
 
 # %%
 from curso_gpu.generacion import adaptador_diminuto
+from curso_gpu.guardado import carpeta_checkpoints
 
-ajustado = adaptador_diminuto(tokenizador)  # el de la lección 09 con cargar_adaptador; si no está, uno igual
+ADAPTADOR_EN_DRIVE = False  # en Colab: True si en la lección 09 guardaste en Drive
+carpeta_09 = carpeta_checkpoints("lora_diminuto", drive=ADAPTADOR_EN_DRIVE, silenciosa=True).ruta / "adaptador"
+ajustado = adaptador_diminuto(tokenizador, carpeta_09)  # el de la lección 09 con cargar_adaptador; si no está, uno igual
 ajustado.eval()  # ajustar deja el modelo en train(): sin eval(), el dropout seguiría encendido (si lo hubiera)
 
 INICIO_09 = tokenizador("La GPU", return_tensors="pt")
@@ -416,14 +424,14 @@ print(comparacion_fusion.veredicto)
 
 # %%
 if torch.cuda.is_available():
-    from curso_gpu.generacion import ADAPTADOR_QWEN, cargar_para_generar
+    from curso_gpu.generacion import cargar_para_generar
 
     nombre_gpu = torch.cuda.get_device_name(0)
-    adaptador_qwen = buscar_adaptador(ADAPTADOR_QWEN)
+    adaptador_qwen = buscar_adaptador(carpeta_checkpoints("qlora_qwen", drive=ADAPTADOR_EN_DRIVE, silenciosa=True).ruta / "adaptador")
     medida = dict(lotes=(1, 4, 16), max_tokens_nuevos=64, repeticiones=3, nombre_gpu=nombre_gpu)
     try:
         qwen_gpu, tokenizador_qwen = cargar_para_generar("Qwen/Qwen2.5-0.5B", "cuda", adaptador=adaptador_qwen)
-        print(f"Qwen2.5-0.5B en fp16 en tu {nombre_gpu}",  # solo en una GPU real: descarga Qwen2.5-0.5B (~1 GB)
+        print(f"Qwen2.5-0.5B en fp16 en tu {nombre_gpu}",  # solo se ejecuta en una GPU real, tras descargar Qwen2.5-0.5B (~1 GB)
               f"con el adaptador de la lección 09 ({adaptador_qwen}), fusionado." if adaptador_qwen else
               "(sin adaptador: no encontré el de la lección 09).")
     except OSError as error:  # sin red (o con HF_HUB_OFFLINE=1, como en la T4 simulada) y sin una copia guardada
@@ -492,9 +500,8 @@ for formato, leidos in bytes_por_paso.items():
 #   8 bits y los convierte al calcular: la mitad de bytes que leer. Sin compilar, convertir cuesta y
 #   la ganancia se pierde; no tenemos una medida publicada en una T4 que citar: mídelo tú (reto 6).
 #
-# `benchmarks/validar_en_gpu.py` mide con Qwen2.5-0.5B los tokens/s con lotes de 1, 4 y 16, con y
-# sin caché y con la caché estática compilada, y los compara con el techo, cada vez que quien
-# mantiene el curso tiene una GPU.
+# En Colab con GPU T4, la celda del paso 6 mide eso mismo con Qwen2.5-0.5B: tokens/s con lotes de 1,
+# 4 y 16, con y sin caché y con la caché estática compilada, frente al techo de tu GPU.
 #
 # ## Pruébalo
 #
@@ -590,11 +597,8 @@ for llamada in [lambda: bytes_cache_kv(QWEN25_05B, tokens=0),
 # - **Cuantizar**: guardar los pesos con menos bits (int8, int4) para leer menos bytes.
 
 # %%
-print(f"Lección ejecutada en {time.perf_counter() - INICIO:.0f} s")
-
-# %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: la caché KV ocupa lo calculado y generar en lote da el mismo texto que de uno en uno.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 assert medido == calculado  # la caché KV medida ocupa lo que dice la cuenta
 assert por_token == 12_288  # Qwen2.5-0.5B en fp16: 12 KiB por token
 assert en_lote == [t for t in uno_a_uno], (en_lote, uno_a_uno)  # en lote con relleno a la izquierda: el mismo texto

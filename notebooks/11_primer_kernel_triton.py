@@ -16,12 +16,14 @@
 # # Lección 11 — Tu primer kernel de GPU con Triton
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -55,7 +57,8 @@ if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is No
 #
 # Triton solo tiene versión para **Linux** (también WSL2 en Windows). El PyTorch con CUDA de
 # Linux ya lo instala; en Colab está siempre, también en el entorno de CPU. En un Linux con el
-# PyTorch de CPU: `pip install "curso_gpu[kernels]"`. En macOS o Windows sin WSL2 no hay Triton:
+# PyTorch de CPU, instala el curso desde su repositorio con su grupo «kernels»:
+# `pip install "curso_gpu[kernels] @ git+https://github.com/curso-gpu/curso_gpu"`. En macOS o Windows sin WSL2 no hay Triton:
 # la lección te lo dice y ejecuta igualmente todo lo que no lo necesita. En Linux, Triton es parte
 # del curso (`requirements.txt`): si falta, la última celda falla y te dice cómo instalarlo.
 #
@@ -68,9 +71,9 @@ import time
 
 import torch
 
+from curso_gpu.base import contar
 from curso_gpu.kernels import COMO_INSTALAR, INTERPRETE, modo_triton, triton_declarado, triton_instalado
 
-INICIO = time.perf_counter()
 HAY_GPU = torch.cuda.is_available()
 DISPOSITIVO = torch.device("cuda" if HAY_GPU else "cpu")
 if not HAY_GPU:
@@ -93,7 +96,7 @@ if si_hay_triton(f"{COMO_INSTALAR}\nSigue leyendo: las celdas que necesitan Trit
     import triton.language as tl
     print(f"Triton {triton.__version__} con PyTorch {torch.__version__} en {DISPOSITIVO}",
           "(intérprete: correcto pero lento)" if INTERPRETADO else "(compilado)")
-torch.manual_seed(0)
+torch.manual_seed(0);  # el «;» calla lo que devuelve (el generador de números aleatorios)
 
 # %% [markdown]
 # ## La idea clave: muchos programas, cada uno con un bloque
@@ -120,7 +123,7 @@ torch.manual_seed(0)
 # %%
 n, BLOQUE = 10, 4
 programas = -(-n // BLOQUE)  # división hacia arriba: triton.cdiv(n, BLOQUE)
-print(f"{n} elementos en bloques de {BLOQUE}: {programas} programas")
+print(f"{n} elementos en bloques de {BLOQUE}: {contar(programas, 'programa')}")
 for programa in range(programas):  # en la GPU, repartidos por oleadas entre los SM, sin orden fijo
     posiciones = [programa * BLOQUE + i for i in range(BLOQUE)]
     mascara = [p < n for p in posiciones]
@@ -164,7 +167,7 @@ if si_hay_triton("aquí verías la suma comprobada contra x + y con n = 1, 1023,
         x = torch.randn(n, device=DISPOSITIVO)
         y = torch.randn(n, device=DISPOSITIVO)
         iguales = torch.equal(suma_triton(x, y), x + y)
-        print(f"n = {formatear_numero(n):>6}: {triton.cdiv(n, 1024):>2} programas → igual que x + y: {iguales}")
+        print(f"n = {formatear_numero(n):>6}: {contar(triton.cdiv(n, 1024), 'programa'):>12} → igual que x + y: {iguales}")
 
 # %% [markdown]
 # **Depurar con `print`.** En el intérprete, el kernel es Python que corre en la CPU: un `print`
@@ -218,10 +221,10 @@ for llamada in [lambda: suma(torch.ones(3), torch.ones(4)),
 
 # %%
 fila = torch.tensor([1000.0, 999.0, 0.0])
-print("ingenuo:", (fila.exp() / fila.exp().sum()).tolist())
+print("ingenuo:", [round(v, 4) for v in (fila.exp() / fila.exp().sum()).tolist()])  # 4 decimales bastan para verlo
 estable = (fila - fila.max()).exp()
-print("estable:", (estable / estable.sum()).tolist())
-print("PyTorch:", torch.softmax(fila, dim=0).tolist())
+print("estable:", [round(v, 4) for v in (estable / estable.sum()).tolist()])
+print("PyTorch:", [round(v, 4) for v in torch.softmax(fila, dim=0).tolist()])
 
 # %% [markdown]
 # Ahora la memoria. En PyTorch, paso a paso, cada línea es un kernel que lee su entrada de la
@@ -377,7 +380,7 @@ if si_hay_triton("aquí verías 97×89 @ 89×83 igual que a @ b, y el error de a
         return c
 
     a, b = torch.randn(97, 89, device=DISPOSITIVO), torch.randn(89, 83, device=DISPOSITIVO)
-    print("97×89 @ 89×83, máxima diferencia con a @ b:", (matmul_triton(a, b) - a @ b).abs().max().item())
+    print(f"97×89 @ 89×83, máxima diferencia con a @ b: {(matmul_triton(a, b) - a @ b).abs().max().item():.1e}")
     a16, b16 = torch.rand(16, 4096).half(), torch.rand(4096, 16).half()  # resultados de unos 1000
     exacto = a16.double() @ b16.double()
     en_fp16 = torch.zeros(16, 16, dtype=torch.float16)
@@ -524,8 +527,8 @@ if HAY_GPU and HAY_TRITON:
             print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton interpretado {ritmo_t:.3g} {unidad}; "
                   f"PyTorch {ritmo_p:.3g} {unidad}. Son tiempos de la CPU: no dicen nada de una GPU.")
         else:
-            fraccion = f" = {ritmo_t / techo:.2f} del techo ({techo:g} {unidad})" if techo else ""  # solo en una GPU real: Triton compilado
-            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton {ritmo_t:.1f} {unidad}{fraccion}; "  # solo en una GPU real: Triton compilado
+            fraccion = f" = {ritmo_t / techo:.2f} del techo ({techo:g} {unidad})" if techo else ""  # solo se ejecuta en una GPU real, con Triton compilado
+            print(f"{titulo}: igual que PyTorch (al 1 % del mayor valor): {iguales_en_gpu[titulo]}. Triton {ritmo_t:.1f} {unidad}{fraccion}; "  # solo se ejecuta en una GPU real, con Triton compilado
                   f"PyTorch {ritmo_p:.1f} {unidad}.\n  {c.veredicto}")
 else:
     t4 = picos_de("Tesla T4")  # la ficha de la T4 en el catálogo del curso, con su fuente
@@ -558,8 +561,7 @@ else:
 #   cuBLAS. En una GPU con capacidad 8.0 o más (A100, L4, H100), `tl.dot` sí usa los Tensor Cores, y
 #   allí el autotune del tutorial 03 de Triton lo pone cerca de cuBLAS.
 #
-# `benchmarks/validar_en_gpu.py` comprueba estas cifras en una GPU de verdad cada vez que quien
-# mantiene el curso tiene una.
+# <!-- Estas cifras las comprueba benchmarks/validar_en_gpu.py en una GPU de verdad. -->
 #
 # ## Pruébalo
 #
@@ -634,7 +636,8 @@ for llamada in [lambda: softmax_filas(torch.ones(4, 3).T),
 # - **Ancho de banda**: bytes por segundo entre la memoria de la GPU y sus núcleos.
 
 # %%
-# Lo que enseña la lección, comprobado: si algo de esto cambia, la lección falla aquí.
+# Comprobación final: fusionar lee 4 veces menos bytes, restar el máximo evita los NaN y los kernels dan lo
+# mismo que PyTorch. Ejecútala tras cambiar un kernel: si deja de ser cierto, falla y dice qué.
 assert round(paso_a_paso.total / fusionado.total, 2) == 4.0            # fusionar: 4 veces menos bytes
 assert torch.isnan(fila.exp() / fila.exp().sum()).any() and not torch.isnan(estable).any()  # restar el máximo
 # En Linux el curso instala triton (requirements.txt): si falta, la instalación está incompleta.
@@ -643,4 +646,4 @@ if HAY_TRITON:
     assert (nuestro.double() - exacto).abs().max() <= 0.5 < (en_fp16.double() - exacto).abs().max()  # fp32
     if HAY_GPU:
         assert all(iguales_en_gpu.values()), iguales_en_gpu  # los kernels medidos dan lo mismo que PyTorch
-print(f"Lección ejecutada en {time.perf_counter() - INICIO:.0f} s")
+print("Comprobado: fusionar ahorra bytes, el softmax es estable y los kernels dan lo mismo que PyTorch.")

@@ -16,12 +16,14 @@
 # # Lección 12 — Un modelo que no cabe en una GPU: FSDP2
 
 # %%
-# Arranque: solo en Google Colab, y solo si falta, instala el paquete del curso.
-# En tu computadora esta celda no hace nada.
-import importlib.util, subprocess, sys
+# Arranque: en Google Colab o en Kaggle, instala el paquete del curso si falta (en Kaggle,
+# activa antes Internet en las opciones del notebook). En tu computadora no hace nada:
+# allí lo instalas tú una vez, como dice el README del curso.
+import importlib.util, os, subprocess, sys
 REPOSITORIO_CURSO = "https://github.com/curso-gpu/curso_gpu"
-if "google.colab" in sys.modules and importlib.util.find_spec("curso_gpu") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo en una GPU real: en Colab
+EN_COLAB_O_KAGGLE = "google.colab" in sys.modules or "KAGGLE_KERNEL_RUN_TYPE" in os.environ
+if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"git+{REPOSITORIO_CURSO}"], check=True)  # solo se ejecuta en Colab o Kaggle
 
 # %% [markdown]
 # ## Qué vas a aprender
@@ -85,7 +87,6 @@ print("PyTorch", torch.__version__, "· ¿CUDA?", torch.cuda.is_available(),
       "· GPU:", torch.cuda.device_count(), "· núcleos de CPU:", os.cpu_count())
 CARPETA = Path(tempfile.mkdtemp(prefix="leccion12_"))  # aquí van el guion, los resultados y los checkpoints
 ENTORNO = {"OMP_NUM_THREADS": "1"}  # un hilo por proceso, como en la lección 08
-torch.set_num_threads(1)
 
 # %% [markdown]
 # ## La idea clave: repartirlo todo y reunir solo lo que se calcula
@@ -648,7 +649,7 @@ except CheckpointDanado as error:
 #    (la ves en tu perfil) y corre desde que arranca la sesión: apágala al terminar.
 # 3. Enciende **Settings › Internet**: sin él, `pip` no llega a GitHub. Kaggle solo lo deja encender
 #    si tu cuenta está verificada con un número de teléfono.
-# 4. Instala el curso: `!pip install -q git+https://github.com/curso-gpu/curso_gpu`.
+# 4. Sube esta lección (o ábrela desde GitHub): su primera celda instala el curso también en Kaggle.
 # 5. Escribe el guion de arriba en un archivo y lánzalo **con el mismo código** de esta lección:
 #    `orden_torchrun([...], procesos=2)` y `ejecutar(...)`. `iniciar()` ve las dos GPU y elige
 #    `nccl`; cada proceso usa la suya (`LOCAL_RANK`). No cambia nada más.
@@ -657,7 +658,7 @@ except CheckpointDanado as error:
 #
 # La misma celda que aquí dice «en CPU no hay memoria de GPU»; en Kaggle, los bytes de cada T4,
 # junto a lo que dice la calculadora para este MLP (con un modelo tan pequeño pesa el redondeo del
-# asignador de CUDA; la comparación con un modelo grande está en `benchmarks/fsdp_benchmark.py`):
+# asignador de CUDA, que reserva en bloques):
 
 # %%
 print(f"Kaggle da: {KAGGLE_T4X2['gpus']} × {KAGGLE_T4X2['nombre']} de {formatear_numero(KAGGLE_T4X2['memoria_mib'])} MiB "
@@ -671,7 +672,7 @@ for r in rangos:
         print(f"rango {r['rango']}: en {r['dispositivo']} no hay memoria de GPU que leer; los trozos ocupan "
               f"{formatear_bytes(r['medido'])}")
     else:
-        print(f"rango {r['rango']} en {r['dispositivo']}: pico de {formatear_bytes(r['memoria_gpu'])}; los trozos "  # solo en una GPU real: la memoria de cada GPU
+        print(f"rango {r['rango']} en {r['dispositivo']}: pico de {formatear_bytes(r['memoria_gpu'])}; los trozos "  # solo se ejecuta en una GPU real: la memoria de cada GPU
               f"ocupan {formatear_bytes(r['medido'])}")
 
 # %% [markdown]
@@ -790,8 +791,8 @@ print("código de salida:", entrenar_ddp_main(["--estrategia", "fsdp", "--epocas
 # - **Relleno (*padding*)**: los ceros que completan el último trozo cuando las filas no se dividen.
 
 # %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: quién cabe en dos T4 según la cuenta (sin medir en una T4) y por qué.
+# Ejecútala tras cambiar algo: si deja de ser cierto, falla y dice qué.
 # Qwen2.5-1.5B entero, según la cuenta, sin medir en una T4: ni una T4 ni DDP; FSDP tal cual tampoco
 # (el temporal de Adam); con foreach=False o CPUOffloadPolicy, sí; checkpointing y secuencias cortas, solos, no.
 assert not cabe_una and not cabe_ddp and not cabe_fsdp, "según la cuenta, sin medir en una T4"

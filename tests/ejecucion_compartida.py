@@ -34,6 +34,7 @@ STDERR_ESPERADO = "stderr-esperado"  # la etiqueta de una celda que enseña un a
 TIEMPO_CELDA_S = 600     # lo más que puede tardar una celda
 ESPERA_CERROJO_S = 1200  # lo más que se espera a que otro proceso termine la misma lección
 VARIABLE = "CURSO_GPU_EJECUTADAS"  # la carpeta de la sesión, para quien no la recibe de pytest
+HILOS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")  # los hilos de cálculo de torch y sus bibliotecas
 SIMULAR = "CURSO_GPU_SIMULAR"        # con T4, la lección corre en la GPU simulada (curso_gpu.dispositivo.simulacion)
 SUFIJO_T4 = ".t4"                    # la copia ejecutada en la T4 simulada: 05_nombre.t4.ipynb
 COBERTURA = "CURSO_GPU_COBERTURA"    # dónde guarda el kernel sus líneas ejecutadas (tests/cobertura_kernel.py)
@@ -75,11 +76,18 @@ def entorno_del_kernel(simulada: bool = False) -> dict:
     """El entorno del kernel: el paquete de esta carpeta importable, sin ``PYTEST_CURRENT_TEST``
     (con ella, ipykernel esconde lo que la parte en C escribe en stderr) y sin ``TRITON_INTERPRET``
     (la pone conftest.py para las pruebas; la lección 11 arranca como la de un alumno).
-    ``simulada``: con ``CURSO_GPU_SIMULAR=T4`` (la T4 simulada); si no, sin esa variable."""
+    ``simulada``: con ``CURSO_GPU_SIMULAR=T4`` (la T4 simulada); si no, sin esa variable.
+    Los hilos de cálculo (``HILOS``) los fija este entorno; las lecciones no los tocan, salvo la 03, que los enseña."""
     fuera = ("PYTEST_CURRENT_TEST", "TRITON_INTERPRET", SIMULAR)
     entorno = {k: v for k, v in os.environ.items() if k not in fuera}
     otras = entorno.get("PYTHONPATH")
     entorno["PYTHONPATH"] = str(RAIZ) + (os.pathsep + otras if otras else "")
+    # Los hilos los fija quien ejecuta, no la lección: un hilo de cálculo por kernel, como en cada
+    # proceso de xdist (conftest.py). Las lecciones usan modelos diminutos, y en la máquina de 2
+    # núcleos compartida más hilos se estorban: la lección 10, 20 s con un hilo y más de 90 s con dos
+    # (medido el 7-12-2026, la máquina ocupada). Quien quiera otro número, lo pone en el entorno.
+    for variable in HILOS:
+        entorno.setdefault(variable, "1")
     if simulada:
         entorno[SIMULAR] = "T4"
     return entorno

@@ -363,7 +363,7 @@ def test_empezar_de_cero_aparta_los_viejos_sin_borrar_nada(tmp_path, capsys):
     historial = entrenar(_modelo(), ENT, VAL, "cpu", epocas=3, checkpoints=como_carpeta(tmp_path, reanudar=False),
                          silencioso=True)
     (aviso,) = historial.avisos
-    assert "reanudar=False: empiezo de cero. Muevo 2 checkpoint(s) anteriores a" in aviso
+    assert "reanudar=False: empiezo de cero. Muevo 2 checkpoints anteriores a" in aviso
     assert "no se borra nada" in aviso and aviso in str(historial)
     assert capsys.readouterr().out == ""  # entrenar no imprime: lo anota en el historial
     assert sorted(p.name for p in tmp_path.iterdir()) == ["anteriores", "checkpoint_epoca_000003.pt"]

@@ -8,7 +8,7 @@ línea lo imprime ``benchmarks/cobertura_lecciones.py``.
 from pathlib import Path
 
 import pytest
-from cobertura import MARCADAS_MAX, OBJETIVO, cobertura_de, leer_registros
+from cobertura import CONVERTIR_MARCAS, MARCA, MARCADAS_MAX, OBJETIVO, cobertura_de, leer_registros, marcas_antiguas_en
 from ejecucion_compartida import ruta_de_leccion
 
 LECCIONES = sorted(r.name[:2] for r in (Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -19,8 +19,8 @@ def test_cada_linea_de_la_leccion_se_ejecuta_en_la_cpu_o_en_la_t4_simulada(numer
     registros = leer_registros([leccion_ejecutada.cobertura(numero), leccion_ejecutada.cobertura(numero, simulada=True)])
     resultado = cobertura_de(ruta_de_leccion(numero), registros)
     assert resultado.total > 0 and registros, f"la lección {numero} no dejó su cobertura"
-    assert not resultado.marcas_sin_motivo, str(resultado)
-    assert resultado.fraccion_marcadas < MARCADAS_MAX, f"demasiadas líneas marcadas «solo en una GPU real»:\n{resultado}"
+    assert not resultado.marcas_sin_motivo and not resultado.marcas_antiguas, str(resultado)
+    assert resultado.fraccion_marcadas < MARCADAS_MAX, f"demasiadas líneas marcadas «{MARCA}»:\n{resultado}"
     assert resultado.fraccion >= OBJETIVO, f"líneas que no ejecutó ninguna de las dos ejecuciones:\n{resultado}"
 
 
@@ -30,7 +30,7 @@ def test_una_linea_que_nadie_ejecuta_cuenta_como_no_ejecutada(tmp_path):
     import nbformat
 
     cuaderno = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "x = 1\nif x > 5:\n    print('nunca')\ndescargar = 0  # solo en una GPU real: una descarga")])
+        "x = 1\nif x > 5:\n    print('nunca')\ndescargar = 0  # solo se ejecuta con red: una descarga")])
     ruta = tmp_path / "99_prueba.ipynb"
     nbformat.write(cuaderno, ruta)
     fuente = cuaderno.cells[0].source + "\n"
@@ -38,6 +38,26 @@ def test_una_linea_que_nadie_ejecuta_cuenta_como_no_ejecutada(tmp_path):
     resultado = cobertura_de(ruta, leer_registros([tmp_path / "c.json", tmp_path / "no_existe.json"]))
     assert (resultado.total, resultado.ejecutadas, resultado.marcadas) == (3, 2, 1)
     assert [(c, n) for c, n, _ in resultado.sin_ejecutar] == [(0, 3)] and not resultado.cumple
+
+
+def test_ninguna_leccion_lleva_la_marca_antigua_que_el_alumno_leia_como_una_nota_de_las_pruebas():
+    """``# solo en una GPU real: en Colab`` junto a un pip install no le dice nada a quien sigue el curso."""
+    carpeta = Path(__file__).resolve().parent.parent / "notebooks"
+    antiguas = [f"{ruta.name}:{n}: {linea.strip()}" for ruta in sorted(carpeta.glob("[0-9][0-9]_*.py"))
+                for n, linea in marcas_antiguas_en(ruta.read_text(encoding="utf-8"))]
+    assert not antiguas, f"conviértelas con: {CONVERTIR_MARCAS}\n" + "\n".join(antiguas)
+
+
+def test_una_marca_antigua_no_cuenta_como_marca_y_dice_como_convertirla(tmp_path):
+    import nbformat
+
+    cuaderno = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "x = 1\ndescargar = 0  # solo en una GPU real: una descarga")])
+    ruta = tmp_path / "99_prueba.ipynb"
+    nbformat.write(cuaderno, ruta)
+    resultado = cobertura_de(ruta, {})
+    assert resultado.marcadas == 0 and [(c, n) for c, n, _ in resultado.marcas_antiguas] == [(0, 2)]
+    assert not resultado.cumple and CONVERTIR_MARCAS in str(resultado)
 
 
 CELDA_QUE_LO_EJECUTA_TODO = '''"""docstring de la celda"""

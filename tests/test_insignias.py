@@ -1,7 +1,7 @@
 """Lección 02: cada notebook se abre en Colab con un clic y se prepara solo.
 
 Cada notebook empieza con su insignia «Abrir en Colab» y con la celda de arranque canónica;
-``colab_badges.md`` está al día; la celda de arranque instala el curso solo en Colab, solo si
+``colab_badges.md`` está al día; la celda de arranque instala el curso solo en Colab o Kaggle, solo si
 falta, y sin tocar el torch de Colab.
 """
 
@@ -250,8 +250,10 @@ def test_la_orden_sin_notebooks_da_un_error_en_espanol(tmp_path, capsys):
 
 # --- La decisión de la celda de arranque ----------------------------------------------------
 
-def _ejecutar_arranque(codigo: str, monkeypatch, *, colab: bool, instalado: bool) -> list:
-    """Ejecuta la celda con Colab y pip falsos; devuelve las órdenes que habría lanzado."""
+def _ejecutar_arranque(codigo: str, monkeypatch, *, colab: bool, instalado: bool, kaggle: bool = False) -> list:
+    """Ejecuta la celda con Colab (o Kaggle) y pip falsos; devuelve las órdenes que habría lanzado.
+
+    Kaggle se reconoce como lo hace kagglehub: por su variable de entorno (``insignias.VARIABLE_KAGGLE``)."""
     ordenes = []
     monkeypatch.setattr(subprocess, "run", lambda orden, **opciones: ordenes.append((orden, opciones)))
     buscar = importlib.util.find_spec
@@ -263,6 +265,10 @@ def _ejecutar_arranque(codigo: str, monkeypatch, *, colab: bool, instalado: bool
         monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
     else:
         monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    if kaggle:
+        monkeypatch.setenv(insignias.VARIABLE_KAGGLE, "Interactive")
+    else:
+        monkeypatch.delenv(insignias.VARIABLE_KAGGLE, raising=False)
     exec(compile(codigo, "<celda de arranque>", "exec"), {})
     return ordenes
 
@@ -285,13 +291,21 @@ def test_en_colab_sin_el_curso_lo_instala_desde_github_sin_nombrar_torch(arranqu
 
 
 @pytest.mark.parametrize("arranque", ARRANQUES)
+def test_en_kaggle_sin_el_curso_tambien_lo_instala_desde_github(arranque, monkeypatch):
+    """Lección 08 («Pruébalo» con torchrun) y 12 (2 × T4) se siguen en Kaggle: la primera celda instala allí."""
+    ordenes = _ejecutar_arranque(_arranque(arranque), monkeypatch, colab=False, kaggle=True, instalado=False)
+    assert ordenes == [([sys.executable, "-m", "pip", "install", "-q", f"git+{proyecto.URL_GITHUB}"], {"check": True})]
+
+
+@pytest.mark.parametrize("arranque", ARRANQUES)
 def test_en_tu_computadora_la_celda_de_arranque_no_hace_nada(arranque, monkeypatch):
     assert _ejecutar_arranque(_arranque(arranque), monkeypatch, colab=False, instalado=False) == []
 
 
 @pytest.mark.parametrize("arranque", ARRANQUES)
-def test_en_colab_con_el_curso_ya_instalado_no_reinstala(arranque, monkeypatch):
-    assert _ejecutar_arranque(_arranque(arranque), monkeypatch, colab=True, instalado=True) == []
+@pytest.mark.parametrize("colab, kaggle", [(True, False), (False, True)], ids=["colab", "kaggle"])
+def test_en_colab_o_kaggle_con_el_curso_ya_instalado_no_reinstala(arranque, colab, kaggle, monkeypatch):
+    assert _ejecutar_arranque(_arranque(arranque), monkeypatch, colab=colab, kaggle=kaggle, instalado=True) == []
 
 
 def test_instalar_el_curso_no_reemplaza_el_torch_de_colab():

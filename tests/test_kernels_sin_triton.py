@@ -125,7 +125,7 @@ def test_importar_no_carga_triton_y_sin_gpu_el_primer_kernel_pone_el_interprete(
 def test_sin_triton_los_kernels_dicen_como_instalarlo_y_lo_demas_funciona(casos):
     r = resultado(casos, "sin triton")
     assert r["instalado"] is False
-    assert r["error"] == r["como"] and 'pip install "curso_gpu[kernels]"' in r["error"] and "Colab" in r["error"]
+    assert r["error"] == r["como"] and 'pip install "curso_gpu[kernels] @ git+https://' in r["error"] and "Colab" in r["error"]
     assert "float32 y float16" in r["tipo"]  # lo que se puede comprobar sin triton, se comprueba
     assert r["bytes"] == 2 * 2 * 3 * 4
 

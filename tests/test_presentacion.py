@@ -132,3 +132,37 @@ def test_formatear_tiempo_rechaza_lo_que_no_es_un_tiempo():
     for malo in (float("nan"), float("inf"), -1.0, True, None, "1"):
         with pytest.raises((TypeError, ValueError), match=r"^segundos debe ser"):
             formatear_tiempo(malo)
+
+
+# --- contar y mostrar_ruta -----------------------------------------------------------------
+
+@pytest.mark.parametrize("cantidad, singular, esperado", [
+    (1, "hilo", "1 hilo"), (2, "hilo", "2 hilos"), (0, "proceso", "0 procesos"), (1, "programa", "1 programa"),
+    (3, "canción", "3 canciones"), (2, "vez", "2 veces"), (2, "tensor", "2 tensores"), (2, "GPU", "2 GPU"),
+    (1024, "hilo", "1 024 hilos"),
+])
+def test_contar_concuerda_el_nombre_con_la_cantidad(cantidad, singular, esperado):
+    from curso_gpu.base import contar
+
+    assert contar(cantidad, singular) == esperado
+
+
+def test_contar_acepta_un_plural_irregular_y_rechaza_lo_que_no_es_un_numero():
+    from curso_gpu.base import contar
+
+    assert contar(1, "proceso lanzado", "procesos lanzados") == "1 proceso lanzado"
+    assert contar(2, "proceso lanzado", "procesos lanzados") == "2 procesos lanzados"
+    with pytest.raises(ValueError, match="cantidad"):
+        contar("dos", "hilo")
+    with pytest.raises(ValueError, match="singular"):
+        contar(2, "")
+
+
+def test_mostrar_ruta_es_relativa_a_la_carpeta_de_trabajo_y_entera_fuera_de_ella(tmp_path, monkeypatch):
+    from curso_gpu.base import mostrar_ruta
+
+    monkeypatch.chdir(tmp_path)
+    assert mostrar_ruta(tmp_path / "checkpoints" / "lora") == "checkpoints/lora"
+    assert mostrar_ruta("checkpoints/lora") == "checkpoints/lora"
+    fuera = tmp_path.parent / "otra"
+    assert mostrar_ruta(fuera) == str(fuera)

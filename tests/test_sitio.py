@@ -137,6 +137,42 @@ def test_esperar_no_espera_a_un_notebook_que_fallo_y_devuelve_los_que_faltan(tmp
     assert ejecutadas.fallo(notebook, cache) == "una celda falló"
 
 
+def test_el_sitio_publica_solo_copias_limpias_y_las_de_las_pruebas_solo_si_se_le_pide(tmp_path):
+    notebook = tmp_path / "01_prueba.ipynb"
+    nbformat.write(_cuaderno("print(1)"), notebook)
+    cache = tmp_path / "cache"
+    ejecutadas.guardar(_cuaderno("print(1)"), notebook, cache, "pruebas", 3.0, dispositivo="CPU: prueba")
+    assert ejecutadas.leer(notebook, cache) is not None
+    assert ejecutadas.leer(notebook, cache, solo_limpias=True) is None  # en paralelo, en notebooks/: no
+    ejecutadas.guardar(_cuaderno("print(1)"), notebook, cache, "sitio", 3.0, dispositivo="CPU: prueba", limpia=True)
+    assert ejecutadas.es_limpia(ejecutadas.leer(notebook, cache, solo_limpias=True))
+
+
+def test_ejecutar_la_10_de_forma_limpia_ejecuta_antes_la_09():
+    todas = [Path(f"notebooks/{n}_x.ipynb") for n in ("08", "09", "10", "11")]
+    assert ejecutadas.con_previas([todas[2]], todas) == [todas[1], todas[2]]
+    assert ejecutadas.con_previas([todas[3], todas[0]], todas) == [todas[0], todas[3]]  # en orden de lección
+
+
+@pytest.mark.lento  # arranca dos kernels de Jupyter
+def test_las_lecciones_limpias_van_en_orden_en_una_carpeta_aparte_que_comparten(tmp_path):
+    """Lo que guarda una lección lo encuentra la siguiente (09 → 10), y ninguna corre en el repositorio."""
+    carpeta = tmp_path / "notebooks"
+    carpeta.mkdir()
+    nbformat.write(_cuaderno("from pathlib import Path\nPath('adaptador.txt').write_text('de la 01')"),
+                   carpeta / "01_guarda.ipynb")
+    nbformat.write(_cuaderno("import os\nfrom pathlib import Path\nprint(Path('adaptador.txt').read_text())\n"
+                             f"print({str(RAIZ)!r} in os.getcwd(), {str(carpeta)!r} in os.getcwd())"),
+                   carpeta / "02_lee.ipynb")
+    cache = tmp_path / "cache"
+    dichas = []
+    hechas = ejecutadas.ejecutar([carpeta / "02_lee.ipynb", carpeta / "01_guarda.ipynb"], cache, avisar=dichas.append)
+    assert [r.name for r in hechas] == ["01_guarda.ipynb", "02_lee.ipynb"]  # en orden, aunque se pidan al revés
+    assert [d.split(":")[0].strip() for d in dichas] == ["01_guarda.ipynb", "02_lee.ipynb"]
+    leida = ejecutadas.leer(carpeta / "02_lee.ipynb", cache, solo_limpias=True)
+    assert leida.cells[1].outputs[0]["text"] == "de la 01\nFalse False\n"
+
+
 def test_el_entorno_de_los_kernels_importa_el_paquete_y_no_hereda_pytest_ni_la_t4_simulada(monkeypatch):
     monkeypatch.setenv("PYTEST_CURRENT_TEST", "x.py::y (call)")
     monkeypatch.setenv("PYTHONPATH", "/otra")

@@ -61,7 +61,8 @@ def sitio_construido(request, tmp_path_factory, leccion_ejecutada):
     entorno = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
     entorno["PYTHONPATH"] = str(RAIZ)
     inicio = time.monotonic()
-    resultado = subprocess.run([sys.executable, str(RAIZ / "herramientas" / "sitio.py"), "--salida", str(salida)],
+    resultado = subprocess.run([sys.executable, str(RAIZ / "herramientas" / "sitio.py"), "--salida", str(salida),
+                                "--copias-de-las-pruebas"],  # las de esta sesión: no se ejecutan dos veces
                                cwd=RAIZ, env=entorno, capture_output=True, text=True, timeout=LIMITE_SITIO_S)
     with captura.global_and_fixture_disabled():
         print(f"\n[tiempo] lecciones ejecutadas (o esperadas): {espera:.1f} s"

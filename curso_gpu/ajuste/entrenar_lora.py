@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from ..base import ComoTabla, Tabla, formatear_bytes, formatear_numero, formatear_tiempo, leer_numero
+from ..base import ComoTabla, Tabla, formatear_bytes, formatear_numero, formatear_tiempo, leer_numero, mostrar_ruta
 from ..guardado import CarpetaCheckpoints, comprobar_destino, copiar_atomico, huella_de_datos
 from ..dispositivo import dispositivo_del_modelo
 from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita
@@ -64,7 +64,7 @@ class ResultadoAjuste(ComoTabla):
         if self.reanudado_desde:
             notas.append(f"reanudado desde la época {self.reanudado_desde} (las anteriores, del checkpoint)")
         if self.ruta_checkpoint:
-            notas.append(f"último checkpoint: {self.ruta_checkpoint} ({formatear_bytes(self.bytes_checkpoint)})")
+            notas.append(f"último checkpoint: {mostrar_ruta(self.ruta_checkpoint)} ({formatear_bytes(self.bytes_checkpoint)})")
         return Tabla("Pérdida media por época (entropía cruzada)", ["época", "pérdida"], filas, notas=notas)
 
     def __repr__(self) -> str:  # una celda que acaba en «resultado» lo muestra como la tabla, no como la dataclass

@@ -10,6 +10,8 @@ solo se decide cómo se ven en la terminal y en el notebook. Del paquete solo us
 ``formatear_numero`` es la única forma de escribir un número en el curso: punto decimal,
 espacio de millares desde cuatro cifras y la unidad tras un espacio («1 130 GB», «22 %»).
 ``formatear_bytes``, la única de escribir un tamaño (memoria, archivos, checkpoints).
+``contar`` escribe una cantidad con su nombre en singular o plural («1 hilo», «2 hilos»), y
+``mostrar_ruta``, una ruta como la ve quien sigue la lección (relativa a su carpeta de trabajo).
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ import html
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .numeros import leer_numero
 
 __all__ = [
-    "Celda", "ComoTabla", "Tabla", "formatear_bytes", "formatear_numero", "formatear_tiempo",
-    "informe_html", "informe_texto", "tabla_html", "tabla_texto",
+    "Celda", "ComoTabla", "Tabla", "contar", "formatear_bytes", "formatear_numero", "formatear_tiempo",
+    "informe_html", "informe_texto", "mostrar_ruta", "tabla_html", "tabla_texto",
     "AVISO_SIMULADA", "MARCA_SIMULADA", "marcar_simulada",
 ]
 
@@ -153,6 +156,47 @@ def formatear_tiempo(segundos: float) -> str:
     if segundos >= 1e-3:
         return f"{segundos * 1e3:.3f} ms"
     return f"{segundos * 1e6:.1f} µs"
+
+
+def _plural(singular: str) -> str:
+    """El plural regular en español: vocal sin tilde + «s»; lo demás + «es» (la «z» pasa a «c»).
+    Las siglas no cambian: «2 GPU», «2 CPU» (la RAE: las siglas son invariables por escrito)."""
+    ultima = singular.split()[-1]
+    if ultima.isupper():
+        return singular
+    if singular[-1] in "aeiouáéó":
+        return singular + "s"
+    if singular.endswith("z"):
+        return singular[:-1] + "ces"
+    sin_tilde = singular.translate(str.maketrans("áéíóú", "aeiou")) if singular[-2:-1] in "áéíóú" else singular
+    return sin_tilde + "es"
+
+
+def contar(cantidad, singular: str, plural: str | None = None) -> str:
+    """Una cantidad con su nombre concordado: «1 hilo», «2 hilos», «1 proceso», «0 procesos». Lección 01.
+
+    El plural se forma solo (``hilo`` → ``hilos``, ``capa`` → ``capas``, ``rango`` → ``rangos``,
+    ``canción`` → ``canciones``); para uno irregular, dalo en ``plural``. El número sale de
+    ``formatear_numero`` («1 024 hilos»). Varias palabras concuerdan todas si das ``plural``:
+    ``contar(n, "programa lanzado", "programas lanzados")``.
+    """
+    numero = leer_numero(cantidad, "cantidad", ejemplo="contar(2, 'hilo')")
+    if not isinstance(singular, str) or not singular.strip():
+        raise ValueError(f"singular debe ser la palabra en singular, p. ej. 'hilo'; recibí {singular!r}.")
+    palabra = singular if numero == 1 else (plural if plural is not None else _plural(singular))
+    return f"{formatear_numero(numero)} {palabra}"
+
+
+def mostrar_ruta(ruta) -> str:
+    """Una ruta como la ve quien sigue la lección: relativa a la carpeta de trabajo si está dentro de
+    ella (``checkpoints/lora_diminuto/adaptador``), y entera si no (``/content/drive/MyDrive/...``)."""
+    ruta = Path(ruta)
+    if not ruta.is_absolute():
+        return str(ruta)
+    try:
+        return str(ruta.relative_to(Path.cwd()))
+    except ValueError:
+        return str(ruta)
 
 
 # ---------------------------------------------------------------------------

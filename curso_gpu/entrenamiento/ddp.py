@@ -29,7 +29,7 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 from .. import distribuido
 from ..guardado import AvisoCheckpoint, cargar_fragmentado, comprobar_destino, como_carpeta, guardar_pesos, huella_de_datos
 from .datos import generar_dataset
-from ..base import ESTRATEGIAS, leer_numero, mostrar_valor
+from ..base import ESTRATEGIAS, contar, leer_numero, mostrar_valor
 from .entradas import SEMILLA_MAXIMA, modo_evaluacion, validar_semilla
 from .modelos import CNNPequena
 from .nucleo import NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita
@@ -71,7 +71,7 @@ class ResultadoDDP:
     def __str__(self) -> str:
         reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
         final = f"{self.perdidas[-1]:.4f}" if self.perdidas else "—"
-        return (f"{self.tamano_mundo} proceso(s), {self.epocas} épocas en {self.segundos:.2f} s{reanudado} · "
+        return (f"{contar(self.tamano_mundo, 'proceso')}, {contar(self.epocas, 'época')} en {self.segundos:.2f} s{reanudado} · "
                 f"pérdida final {final} · acc. val. {self.accuracy_validacion:.3f} · "
                 f"huella {self.huella_de_pesos} · copias idénticas: {'sí' if self.copias_identicas else 'NO'}")
 
@@ -282,6 +282,6 @@ def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
         guardar_pesos(completos if completos is not None else modelo, destino_pesos)
     nucleo.terminar()
     if not silencioso:
-        _decir(proceso, f"¿Copias idénticas en los {proceso.tamano_mundo} procesos? "
-                        f"{'sí' if resultado.copias_identicas else 'NO'} · {resultado}")
+        pregunta = f"¿Copias idénticas en los {proceso.tamano_mundo} procesos?" if proceso.tamano_mundo > 1 else "¿Copias idénticas?"
+        _decir(proceso, f"{pregunta} {'sí' if resultado.copias_identicas else 'NO'} · {resultado}")
     return resultado

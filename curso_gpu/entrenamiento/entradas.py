@@ -14,7 +14,7 @@ import warnings
 import torch
 from torch import nn
 
-from ..base import leer_numero, mostrar_valor
+from ..base import contar, leer_numero, mostrar_valor
 from ..dispositivo import como_dispositivo, dispositivo_del_modelo
 from .modelos import CNNPequena
 
@@ -183,7 +183,7 @@ def comprobar_con_modelo(modelo: nn.Module, criterio, X: torch.Tensor, y: torch.
     if rango is not None and (valores[-2] < rango[0] or valores[-1] > rango[1]):
         raise ValueError(
             f"{nombre}: y tiene etiquetas de {valores[-2]:g} a {valores[-1]:g}, pero deben ir de {rango[0]} a "
-            f"{rango[1]} (el modelo da {salida.shape[1] if salida.ndim == 2 and rango[1] > 1 else 1} salida(s) "
+            f"{rango[1]} (el modelo da {contar(salida.shape[1] if salida.ndim == 2 and rango[1] > 1 else 1, 'salida')} "
             "por ejemplo). Revisa las etiquetas o usa un modelo con tantas salidas como clases.")
     _probar_criterio(criterio, salida, y[:n].to(salida.device), nombre)
     return criterio, y

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..base import Celda, ComoTabla, Tabla, marcar_simulada
+from ..base import Celda, ComoTabla, Tabla, contar, marcar_simulada
 from ..dispositivo import dispositivo_simulado
 
 __all__ = ["Historial", "Prediccion", "Registro"]
@@ -103,7 +103,7 @@ class Historial(ComoTabla):
     def tabla(self) -> Tabla:
         """Las métricas como ``Tabla``: una fila por punto de registro; los avisos, debajo."""
         reanudado = f" (reanudado tras la época {self.reanudado_desde})" if self.reanudado_desde else ""
-        titulo = marcar_simulada(f"Entrenamiento en {self.dispositivo}: {self.epocas_totales} épocas en "
+        titulo = marcar_simulada(f"Entrenamiento en {self.dispositivo}: {contar(self.epocas_totales, 'época')} en "
                                  f"{self.segundos:.2f} s{reanudado}", self.simulada)
         filas = [[r.epoca, f"{r.perdida_entrenamiento:.4f}", f"{r.perdida_validacion:.4f}",
                   f"{r.accuracy_entrenamiento:.3f}", f"{r.accuracy_validacion:.3f}"] for r in self.registros()]

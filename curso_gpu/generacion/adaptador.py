@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from ..base import mostrar_valor
+from ..base import mostrar_ruta, mostrar_valor
 from ..dispositivo import como_dispositivo
 
 __all__ = ["ADAPTADOR_DIMINUTO", "ADAPTADOR_QWEN", "adaptador_diminuto", "buscar_adaptador", "cargar_adaptador",
@@ -86,15 +86,15 @@ def adaptador_diminuto(tokenizador, carpeta: str | os.PathLike = ADAPTADOR_DIMIN
     if ruta is not None:
         try:
             modelo = cargar_adaptador(modelo_diminuto(semilla=0)[0], ruta)
-            avisar(f"Cargué el adaptador de la lección 09 ({ruta}).")
+            avisar(f"Cargué el adaptador de la lección 09 ({mostrar_ruta(ruta)}).")
             return modelo.eval()
         except (OSError, ValueError, RuntimeError, SafetensorError) as error:
-            avisar(f"No pude cargar el adaptador de {ruta} ({type(error).__name__}: {str(error).splitlines()[0][:120]}).")
+            avisar(f"No pude cargar el adaptador de {mostrar_ruta(ruta)} ({type(error).__name__}: {str(error).splitlines()[0][:120]}).")
     with torch.random.fork_rng(devices=[]):  # el mismo adaptador inicial que la lección 09, sin tocar tu semilla
         torch.manual_seed(0)
         modelo = aplicar_lora(modelo_diminuto(semilla=0)[0], r=8, alpha=16)
     entrenado = ajustar(modelo, tokenizador, epocas=epocas, avisar=lambda *a: None)
-    avisar(f"Sin el adaptador de la lección 09 en {carpeta}: entrené uno igual aquí "
+    avisar(f"Sin el adaptador de la lección 09 en {mostrar_ruta(carpeta)}: entrené uno igual aquí "
            f"(pérdida {entrenado.perdidas[0]:.2f} → {entrenado.perdidas[-1]:.2f}).")
     return modelo.eval()
 

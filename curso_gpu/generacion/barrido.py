@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..base import (
-    AVISO_SIMULADA, ComoTabla, Tabla, ancho_de_banda_conocido, formatear_numero, formatear_tiempo, leer_numero,
+    AVISO_SIMULADA, ComoTabla, Tabla, ancho_de_banda_conocido, contar, formatear_numero, formatear_tiempo, leer_numero,
     marcar_simulada, mostrar_valor,
 )
 from ..dispositivo import como_dispositivo, dispositivo_simulado, sincronizar
@@ -160,7 +160,8 @@ class BarridoGeneracion(ComoTabla):
                           formatear_numero(f.tokens_por_segundo, 0),
                           formatear_numero(techo, 0) if techo else "—",
                           formatear_numero(del_techo, cifras=2, unidad="%") if del_techo is not None else "—"])
-        notas = [f"Mediana de {self.repeticiones} generaciones por fila, alternando las filas en cada ronda; "
+        medida = f"Mediana de {contar(self.repeticiones, 'generación')}" if self.repeticiones > 1 else "Una generación"
+        notas = [f"{medida} por fila, alternando las filas en cada ronda; "
                  f"entrada de {self.tokens_entrada} tokens (con relleno), búsqueda voraz."]
         if self.ancho_de_banda_gb_s is None:
             notas.append("No conozco su ancho de banda: sin techo.")

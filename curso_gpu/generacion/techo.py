@@ -37,13 +37,23 @@ def ancho_de_banda_de(nombre_gpu: str) -> float:
     return _ancho_de_banda(nombre_gpu, "nombre_gpu")
 
 
+_EJEMPLOS = ("NVIDIA T4", "NVIDIA L4", "NVIDIA A100", "NVIDIA H100 SXM")
+"""Las GPU que el error nombra como ejemplo cuando el nombre dado no se parece a ninguna."""
+
+
 def _ancho_de_banda(nombre_gpu, argumento: str) -> float:
     fila = picos_de(nombre_gpu) if isinstance(nombre_gpu, str) and nombre_gpu.strip() else None
     if fila is None or fila.ancho_de_banda_gb_s is None:
+        import difflib
+
         validas = [f.nombre for f in tabla_picos() if f.ancho_de_banda_gb_s]
+        parecidas = difflib.get_close_matches(str(nombre_gpu), validas, n=3, cutoff=0.5)
+        ejemplos = parecidas or [v for v in validas if v in _EJEMPLOS] or validas[:4]
         raise ValueError(
-            f"{argumento}: GPU desconocida {mostrar_valor(nombre_gpu)}: no está en la tabla de anchos de banda del curso. Usa una de: "
-            f"{', '.join(validas)}; o da la cifra de su ficha en GB/s (por ejemplo, 320 para una T4)."
+            f"{argumento}: GPU desconocida {mostrar_valor(nombre_gpu)}: no está en la tabla de anchos de banda del curso. "
+            f"{'¿Quisiste decir' if parecidas else 'Usa, por ejemplo,'} {', '.join(ejemplos)}{'?' if parecidas else ''} "
+            f"(el curso conoce {len(validas)}: están en curso_gpu.base.tabla_picos()); o da la cifra de su ficha en GB/s "
+            "(por ejemplo, 320 para una T4)."
         )
     return fila.ancho_de_banda_gb_s
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
+from ..base import ComoTabla, Tabla, contar, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
 from ..dispositivo import como_dispositivo, sincronizar
 from .cache_kv import bytes_de_cache, cache_de
 
@@ -60,7 +60,7 @@ class MedicionGeneracion(ComoTabla):
             ["caché KV al terminar", formatear_numero(self.bytes_cache / 2**10, cifras=3, unidad="KiB")],
         ]
         return Tabla(f"Generación en {self.dispositivo}", [], filas,
-                     notas=[f"Mediana de {self.repeticiones} generaciones tras una de calentamiento; "
+                     notas=[f"{'Mediana de ' + contar(self.repeticiones, 'generación') if self.repeticiones > 1 else 'Una generación'} tras una de calentamiento; "
                             "búsqueda voraz, relleno a la izquierda."])
 
 

@@ -105,7 +105,8 @@ def dibujos_fallados(X, y, predicciones: dict, nombres=None, maximo: int = 8,
     """Una fila por modelo con los dibujos que clasifica mal, enmarcados en rojo. Lección 05.
 
     ``predicciones``: ``{"nombre del modelo": tensor de clases predichas}``, en el orden de
-    ``X``. Bajo cada dibujo: la clase real y la que dijo el modelo.
+    ``X``. Bajo cada dibujo: la clase real y la que dijo el modelo. Se dibujan como mucho ``maximo``
+    por fila; si falla más, la etiqueta de la fila lo dice («9 de 35 mal; aquí, los 8 primeros»).
     """
     nombres = tuple(nombres or NOMBRES_CLASES)
     plt = pyplot()
@@ -131,7 +132,8 @@ def dibujos_fallados(X, y, predicciones: dict, nombres=None, maximo: int = 8,
                 eje.set_xlabel(f"es {nombres[int(y[i])]}\ndijo {nombres[predichas[i]]}", fontsize=8)
             elif j == 0:
                 eje.text(0.5, 0.5, "ninguno", ha="center", va="center", fontsize=10, transform=eje.transAxes)
-        ejes[fila][0].set_ylabel(f"{modelo}\n({len(malos)} de {len(y)} mal)", fontsize=9)
+        vistos = f"; aquí, los {maximo} primeros" if len(malos) > maximo else ""
+        ejes[fila][0].set_ylabel(f"{modelo}\n({len(malos)} de {len(y)} mal{vistos})", fontsize=9)
     figura.suptitle(titulo)
     return figura
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 
 from ..dispositivo import como_dispositivo
-from ..base import formatear_bytes, leer_numero
+from ..base import contar, formatear_bytes, leer_numero, mostrar_ruta
 from .escritura_segura import (
     AvisoCheckpoint,
     Candado,
@@ -99,9 +99,10 @@ class CarpetaCheckpoints:
         cada = (f"cada {self.cada} épocas y al final" if self.cada else "al final" if self.cada == 0
                 else "cuando diga el entrenador: entrenar, al final; entrenar_ddp y ajustar, cada época")
         if self.en_drive:
-            return (f"Los checkpoints se guardan en Google Drive: {self.ruta} "
-                    f"(primero en {self.local}; {cada}; se conservan los últimos {self.conservar}).")
-        return f"Los checkpoints se guardan en la carpeta local {self.ruta} ({cada}; se conservan los últimos {self.conservar})."
+            return (f"Los checkpoints se guardan en Google Drive: {mostrar_ruta(self.ruta)} "
+                    f"(primero en {mostrar_ruta(self.local)}; {cada}; se conservan los últimos {self.conservar}).")
+        return (f"Los checkpoints se guardan en la carpeta local {mostrar_ruta(self.ruta)} ({cada}; "
+                f"se conservan los últimos {self.conservar}).")
 
     def con(self, **opciones) -> "CarpetaCheckpoints":
         """La misma carpeta con otras opciones: ``carpeta.con(reanudar=False)``, ``carpeta.con(cada=5)``."""
@@ -228,7 +229,7 @@ class CarpetaCheckpoints:
         viejo = propios[-1]
         warnings.warn(f"Queda poco espacio en {self.local} ({formatear_bytes(libre)} libres y cada checkpoint ocupa unos "
                       f"{formatear_bytes(necesario)}): borro antes {viejo.name}, el más viejo, que se iba a borrar "
-                      f"igualmente al guardar este. Quedan {len(propios) - 1} checkpoint(s) sanos.",
+                      f"igualmente al guardar este. Quedan {contar(len(propios) - 1, 'checkpoint sano', 'checkpoints sanos')}.",
                       AvisoCheckpoint, stacklevel=3)
         borrar_checkpoint(viejo)
         fsync_carpeta(self.local)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ..base import formatear_numero, leer_numero
+from ..base import contar, formatear_numero, leer_numero, mostrar_ruta
 from .carpeta import CarpetaCheckpoints
 from .escritura_segura import AvisoCheckpoint
 from .formato import CLAVE_DE_PESOS, ENTRENADORES, formas_distintas, quien_lo_escribio
@@ -45,7 +45,7 @@ def _cambio_de_datos(guardada: dict | None, actual: dict | None) -> str | None:
 def _empezar_de_cero(carpeta: CarpetaCheckpoints, motivo: str, avisar) -> None:
     destino, movidos = carpeta.apartar()
     if movidos:
-        avisar(f"{motivo}: empiezo de cero. Muevo {movidos} checkpoint(s) anteriores a {destino} "
+        avisar(f"{motivo}: empiezo de cero. Muevo {contar(movidos, 'checkpoint anterior', 'checkpoints anteriores')} a {mostrar_ruta(destino)} "
                "(no se borra nada).")
 
 
@@ -145,13 +145,13 @@ def preparar_reanudacion(carpeta: CarpetaCheckpoints, configuracion: dict, dispo
                        "antes o empieza de cero con reanudar=False)")
     otro = estado.get("entrenador") != entrenador
     if cambios or otro:
-        desde = f"Reanudo desde {ruta}, escrito por {quien}" if otro else f"Reanudo desde {ruta}"
+        desde = f"Reanudo desde {mostrar_ruta(ruta)}, escrito por {quien}" if otro else f"Reanudo desde {mostrar_ruta(ruta)}"
         texto = desde + (" con cambios respecto al checkpoint: " + "; ".join(cambios) if cambios else "") + "."
         warnings.warn(texto, AvisoCheckpoint, stacklevel=3)
         avisar(texto)
     if epoca == configuracion["epocas"]:
-        avisar(f"El entrenamiento de {ruta} ya había terminado (época {epoca} de {epoca}): cargo ese modelo "
+        avisar(f"El entrenamiento de {mostrar_ruta(ruta)} ya había terminado (época {epoca} de {epoca}): cargo ese modelo "
                "y no entreno más. Para volver a entrenar desde cero, usa carpeta_checkpoints(..., reanudar=False).")
     else:
-        avisar(f"Reanudo desde {Path(ruta).name} (época {epoca} de {configuracion['epocas']}), en {Path(ruta).parent}.")
+        avisar(f"Reanudo desde {Path(ruta).name} (época {epoca} de {configuracion['epocas']}), en {mostrar_ruta(Path(ruta).parent)}.")
     return estado

@@ -25,6 +25,8 @@ import importlib.util
 import os
 import sys
 
+from ..base import URL_GITHUB
+
 __all__ = [
     "COMO_INSTALAR", "COMPILADO", "INTERPRETE", "PLATAFORMAS_CON_TRITON", "TRITON_MINIMO", "cargar_programas",
     "interprete_pedido", "modo_triton", "preparar_interprete", "triton_declarado", "triton_instalado",
@@ -42,14 +44,14 @@ Probado con torch 2.13.0 (CPU) y NumPy 2.4.6, con ``tests/test_kernels.py`` (3-1
 como argumento (``for inicio in range(0, K, BLOQUE_K)``, la matmul y las filas largas del softmax)
 fallan en el intérprete con «only 0-dimensional arrays can be converted to Python scalars»: NumPy
 ya no convierte un vector de un elemento en un número (las NumPy anteriores solo avisaban), y
-triton 3.7.0 lo arregló. Con 3.1.0 falla ya la suma. Es la cota de ``pip install
-"curso_gpu[kernels]"``; con una triton más antigua y una NumPy que solo avisa (Colab), los
+triton 3.7.0 lo arregló. Con 3.1.0 falla ya la suma. Es la cota del grupo «kernels» del curso
+(``pip install "curso_gpu[kernels] @ git+..."``); con una triton más antigua y una NumPy que solo avisa (Colab), los
 lanzadores la aceptan. Compilados en una GPU, los kernels no dependen de esto.
 """
 
 COMO_INSTALAR = (
-    "Triton no está instalado. En Linux (también WSL2 en Windows): pip install \"curso_gpu[kernels]\" "
-    "(o pip install triton); el PyTorch con CUDA de Linux ya lo trae. En macOS y en Windows sin WSL2 "
+    f"Triton no está instalado. En Linux (también WSL2 en Windows): pip install \"curso_gpu[kernels] @ "
+    f"git+{URL_GITHUB}\" (o pip install triton); el PyTorch con CUDA de Linux ya lo trae. En macOS y en Windows sin WSL2 "
     "Triton no tiene versión: abre la lección en Google Colab (también con el entorno de CPU)."
 )
 """Qué hacer cuando falta ``triton``: lo dicen la lección 11 y cada kernel del curso."""

@@ -206,7 +206,7 @@ def _programas(tensor: torch.Tensor):
         raise RuntimeError(
             f"El intérprete de triton {version} no ejecuta bien estos kernels con NumPy {numpy.__version__}: "
             f"sus bucles fallan («only 0-dimensional arrays can be converted to Python scalars»). Actualízalo: "
-            f"pip install -U \"triton>={TRITON_MINIMO}\" (o \"curso_gpu[kernels]\").")
+            f"pip install -U \"triton>={TRITON_MINIMO}\".")
     return programas
 
 

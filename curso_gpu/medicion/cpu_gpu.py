@@ -29,7 +29,7 @@ from .memoria_libre import (
     tipo_de_dato,
 )
 from ..base import (
-    ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, marcar_simulada, normalizar_precision,
+    ComoTabla, Tabla, contar, formatear_numero, formatear_tiempo, leer_numero, marcar_simulada, normalizar_precision,
     pico_teorico, tabla_html, tabla_texto,
 )
 from ..base import barra as barra_progreso
@@ -118,7 +118,7 @@ class ResultadoMatmul:
         return datos
 
     def _filas(self) -> list[tuple[str, str]]:
-        hilos = f" ({self.hilos_cpu} hilos)" if self.hilos_cpu else ""
+        hilos = f" ({contar(self.hilos_cpu, 'hilo')})" if self.hilos_cpu else ""
         filas = [
             ("dispositivo", marcar_simulada(f"{self.dispositivo}: {self.nombre_dispositivo}{hilos}", self.simulada)),
             ("operación", f"a @ b, {self.n}×{self.n}, {self.modo}"),
@@ -283,7 +283,7 @@ class ComparacionCpuGpu(ComoTabla):
         if self.acelerador is not None and self.acelerador.simulada:
             titulo = marcar_simulada(titulo, True)
         columnas = ["dispositivo", "tiempo", "GFLOP/s"]
-        filas = [[f"CPU ({c.hilos_cpu} hilos)", formatear_tiempo(c.segundos), f"{c.gflops:.1f}"]]
+        filas = [[f"CPU ({contar(c.hilos_cpu, 'hilo')})" if c.hilos_cpu else "CPU", formatear_tiempo(c.segundos), f"{c.gflops:.1f}"]]
         g = self.acelerador
         if g is None:
             return Tabla(titulo, columnas, filas,

@@ -24,7 +24,7 @@ from typing import Callable
 import torch
 
 from ..dispositivo import como_dispositivo, dispositivo_simulado, sincronizar
-from ..base import AVISO_SIMULADA, formatear_tiempo, leer_numero, marcar_simulada, tabla_html, tabla_texto
+from ..base import AVISO_SIMULADA, contar, formatear_tiempo, leer_numero, marcar_simulada, tabla_html, tabla_texto
 
 __all__ = [
     "DISPERSION_MAXIMA", "Medicion", "comprobar_sin_argumentos", "cronometrar", "cronometrar_con_presupuesto",
@@ -173,7 +173,7 @@ class Medicion:
             ("rango intercuartílico", formatear_tiempo(self.rango_intercuartilico)),
             ("muestras", f"{self.repeticiones} tras {self.calentamiento} de calentamiento"),
         ]
-        hilos = f", {self.hilos_cpu} hilos" if self.hilos_cpu else ""
+        hilos = f", {contar(self.hilos_cpu, 'hilo')}" if self.hilos_cpu else ""
         sinc = "sincronizando" if self.sincronizada else "SIN sincronizar (mal a propósito)"
         filas.append(("dispositivo", marcar_simulada(f"{self.dispositivo}{hilos}, {sinc}", self.simulada)))
         return filas

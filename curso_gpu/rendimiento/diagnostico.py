@@ -22,7 +22,7 @@ import torch
 # comparar_cargadores vive en cargadores; la lección 06 lo importa desde aquí.
 from .cargadores import cerrar_iterador, separar_lote
 from ..dispositivo import como_dispositivo, dispositivo_simulado, sincronizar
-from ..base import AVISO_SIMULADA, ComoTabla, Tabla, formatear_numero, leer_numero, marcar_simulada
+from ..base import AVISO_SIMULADA, ComoTabla, Tabla, contar, formatear_numero, formatear_tiempo, leer_numero, marcar_simulada
 
 __all__ = ["Diagnostico", "PasoFallido", "diagnosticar", "perfilador_ve"]
 
@@ -77,11 +77,16 @@ class Diagnostico(ComoTabla):
     simulada: bool = False  # medido en la GPU simulada: los tiempos (y el coste de lanzar) son de la CPU
 
     @property
+    def nombre_cuello(self) -> str:
+        """El cuello de botella como se escribe: «datos», «lanzamientos» o «cálculo» (``cuello`` es la clave, sin tilde)."""
+        return {"calculo": "cálculo"}.get(self.cuello, self.cuello)
+
+    @property
     def consejo(self) -> str:
         """Qué hacer, en español, según el cuello de botella."""
         texto = _CONSEJOS[self.cuello]
         if self.sincronizaciones_por_paso >= 1 and self.dispositivo != "cpu":
-            texto += (f" Ojo: cada paso espera al dispositivo {self.sincronizaciones_por_paso:.0f} vez/veces "
+            texto += (f" Ojo: cada paso espera al dispositivo {contar(round(self.sincronizaciones_por_paso), 'vez')} "
                       "(.item(), print, .cpu()): haz esas lecturas cada N pasos.")
         return texto
 
@@ -92,8 +97,19 @@ class Diagnostico(ComoTabla):
             ("calculando", formatear_numero(100 * self.fraccion_calculo, 0, "%")),
             ("muestras por segundo", formatear_numero(self.muestras_por_segundo, 0)),
             ("tiempo por paso (mediana)", f"{self.segundos_por_paso * 1e3:.2f} ms"),
-            ("operaciones por paso", f"{self.operaciones_por_paso:.0f} (≈ {self.microsegundos_por_operacion:.1f} µs fijos cada una)"),
+            ("operaciones por paso", formatear_numero(self.operaciones_por_paso, 0)),
+            ("lanzarlas, por paso", self._lanzar_por_paso()),
         ]
+
+    def _lanzar_por_paso(self) -> str:
+        """El tiempo de lanzar las operaciones de un paso, y por operación: la misma cuenta que el «%» de arriba
+        (la fracción de lanzamientos por el tiempo del paso), con Python entre una y otra incluido."""
+        segundos = self.fraccion_lanzamientos * self.segundos_por_paso
+        texto = f"≈ {formatear_tiempo(segundos)}"
+        if self.operaciones_por_paso >= 1:
+            texto += (f" (≈ {formatear_tiempo(segundos / self.operaciones_por_paso)} cada una; la más diminuta, "
+                      f"sola, cuesta {formatear_tiempo(self.microsegundos_por_operacion * 1e-6)})")
+        return texto
 
     def _titulo(self) -> str:
         nombres = {"datos": "los DATOS", "lanzamientos": "los LANZAMIENTOS", "calculo": "el CÁLCULO"}
