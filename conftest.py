@@ -155,6 +155,7 @@ class SeEjecutaEntera(pytest.Item):
 VIGILADOS = {
     "torchrun": ("torch.distributed.run", "torchrun"),
     "un kernel de Jupyter": ("ipykernel", "jupyter-lab", "jupyterlab", "jupyter_server", "jupyter-server"),
+    "un servidor de modelos (lección 13)": ("curso_gpu.servir._hijo", "transformers serve", "vllm serve"),
     "un navegador": ("chromium", "chrome", "playwright", "Xvfb", "xvfb-run"),
     # los guiones de las pruebas que siempre entrenan; el resto lo delata su CPU (CPU_HIJOS_MAX_S)
     "un entrenamiento": ("entrenar_con_checkpoints", "ajustar_lora_con_cortes", "comprobar_widgets"),
