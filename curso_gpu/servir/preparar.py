@@ -36,7 +36,15 @@ def guardar_para_servir(modelo, tokenizador, carpeta) -> Path:
         modelo = modelo.merge_and_unload()
     if getattr(tokenizador, "chat_template", None) is None:
         tokenizador.chat_template = PLANTILLA_CHAT
+    from transformers.utils import logging as registro
+
     ruta.mkdir(parents=True, exist_ok=True)
-    modelo.save_pretrained(ruta)
-    tokenizador.save_pretrained(ruta)
+    barras = registro.is_progress_bar_enabled()
+    registro.disable_progress_bar()  # «Writing model shards» iría a stderr: un archivo pequeño no la necesita
+    try:
+        modelo.save_pretrained(ruta)
+        tokenizador.save_pretrained(ruta)
+    finally:
+        if barras:
+            registro.enable_progress_bar()
     return ruta
