@@ -61,6 +61,7 @@ LARGAS_PRIMERO = (
     "tests/test_sitio_navegador.py",     # el sitio (con las lecciones de la sesión) en Chromium
     "notebooks/08_",                     # torchrun con 2 procesos
     "notebooks/12_",                     # torchrun con 2 procesos, dos veces (FSDP)
+    "notebooks/13_",                     # dos servidores de transformers serve
     "notebooks/05_",
     "tests/test_app_lineas.py",          # la ventana Tk de la lección 05
     "tests/test_torchrun_sigkill.py",
