@@ -134,11 +134,13 @@ print("Guardado en", carpeta, "→", sorted(p.name for p in carpeta.iterdir()))
 # Desde un notebook, `Servidor` la arranca como proceso hijo en un puerto libre, espera a que responda
 # en `/health`, guarda lo que escribe en un archivo y, pase lo que pase (un error, parar el kernel, o
 # que el kernel muera), lo apaga: nunca queda un servidor huérfano ocupando el puerto y la memoria.
-# Arrancamos dos a la vez, sin y con lotes continuos, para compararlos después:
+# Arrancamos dos a la vez, sin y con lotes continuos, para compararlos después. (En la CPU, `Servidor`
+# limita la caché de los lotes continuos con `--cb-num-blocks 128`: sin eso, `transformers serve` 5.25
+# reserva unos 14 GB de RAM para el modelo diminuto; lo medimos, y el sistema lo mató por falta de memoria.)
 
 # %%
-sin_lotes = Servidor(carpeta, lotes_continuos=False, max_model_len=512).iniciar()  # 512: el contexto del diminuto
-con_lotes = Servidor(carpeta, lotes_continuos=True, max_model_len=512).iniciar()
+sin_lotes = Servidor(carpeta, lotes_continuos=False, max_model_len=256).iniciar()  # entrada + respuesta ≤ 256 tokens
+con_lotes = Servidor(carpeta, lotes_continuos=True, max_model_len=256).iniciar()
 for servidor in (sin_lotes, con_lotes):
     servidor.esperar()
     print(f"{servidor} listo en {servidor.segundos_arranque:.1f} s:", " ".join(servidor.orden()))
@@ -320,8 +322,8 @@ except ValueError as error:
 
 # %% [markdown]
 # **Una entrada más larga que `--max-model-len`.** Entrada y respuesta tienen que caber en el largo
-# máximo que le diste al servidor (`--max-model-len`; arriba, `max_model_len=512`, el contexto del modelo
-# diminuto; en Qwen2.5 son 32 768). Si no caben, el servidor responde 400, y `medir_carga` lo cuenta
+# máximo que le diste al servidor (`--max-model-len`; arriba, `max_model_len=256`; sin él, el contexto
+# del modelo: 32 768 tokens en Qwen2.5). Si no caben, el servidor responde 400, y `medir_carga` lo cuenta
 # como error, con su texto:
 
 # %%
@@ -336,14 +338,14 @@ print(larga.errores, larga.peticiones[0].detalle)
 # %%
 resultados = {}
 hilo = threading.Thread(target=lambda: resultados.update(
-    r=medir_carga(sin_lotes.url, sin_lotes.modelo, usuarios=1, peticiones=1, max_tokens=480, prompt="La GPU",
+    r=medir_carga(sin_lotes.url, sin_lotes.modelo, usuarios=1, peticiones=1, max_tokens=240, prompt="La GPU",
                   limite_s=30)))
 hilo.start()
 time.sleep(0.1)
 sin_lotes.proceso.kill()  # SIGKILL: como el OOM killer
 hilo.join(60)
 cortada = resultados["r"].peticiones[0]
-print(f"error: {cortada.error!r} ({cortada.detalle}); tokens que llegaron: {cortada.tokens_contados} de 480")
+print(f"error: {cortada.error!r} ({cortada.detalle}); tokens que llegaron: {cortada.tokens_contados} de 240")
 sin_lotes.detener()
 
 # %% [markdown]
@@ -450,7 +452,7 @@ assert not una.errores and respuesta.ttft < respuesta.latencia  # el primer toke
 assert [r.usuarios for r in barrido.resultados] == [1, 2, 4, 8] and not any(r.errores for r in barrido.resultados)
 assert all(r.concurrencia_maxima <= r.usuarios for r in barrido.resultados)  # nunca más usuarios de los pedidos
 assert larga.errores == {"HTTP 400": 1} and "max-model-len" in larga.peticiones[0].detalle
-assert cortada.error is not None and cortada.tokens_contados < 480  # murió antes de terminar: un error, sin colgarse
+assert cortada.error is not None and cortada.tokens_contados < 240  # murió antes de terminar: un error, sin colgarse
 assert not sin_lotes.vivo and not con_lotes.vivo  # ningún servidor queda encendido
 assert tokens_en_cache // 4096 > 10  # en una T4 caben decenas de conversaciones de Qwen2.5-0.5B
 print("Comprobado: el servidor responde lo pedido, la carga se midió sin pasarse de usuarios y no queda ningún servidor.")

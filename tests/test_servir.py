@@ -200,6 +200,9 @@ def test_la_orden_es_la_de_transformers_serve_en_loopback(tmp_path):
     orden = Servidor(tmp_path, lotes_continuos=True, dispositivo="cpu", max_model_len=128, puerto=8123).orden()
     assert orden[:3] == ["transformers", "serve", str(tmp_path.resolve())]
     assert "--continuous-batching" in orden and orden[orden.index("--host") + 1] == "127.0.0.1"
+    assert orden[orden.index("--cb-num-blocks") + 1] == "128"  # en la CPU, sin esto reserva 14 GB
+    propio = Servidor(tmp_path, lotes_continuos=True, dispositivo="cpu", extra=["--cb-num-blocks", "8"]).orden()
+    assert propio.count("--cb-num-blocks") == 1
     assert orden[orden.index("--max-model-len") + 1] == "128"
     vllm = Servidor(tmp_path, motor="vllm", puerto=8123, extra=["--dtype", "half"]).orden()
     assert vllm[:2] == ["vllm", "serve"] and vllm[-2:] == ["--dtype", "half"]

@@ -38,6 +38,11 @@ MOTORES = ("transformers", "vllm")
 _FALTA_SERVING = ("fastapi", "uvicorn", "openai")  # lo que añade el extra transformers[serving]
 _LINEAS_DEL_REGISTRO = 15
 _GRACIA_S = 5.0  # tras SIGTERM, lo que se espera antes de SIGKILL
+_BLOQUES_CPU = 128
+"""En la CPU, ``--continuous-batching`` de transformers 5.25 reserva la caché KV según la memoria del
+sistema: con el modelo diminuto, 14 GB de RAM (medido aquí: el proceso del modelo, 14 365 MiB; el
+sistema lo mató por falta de memoria). Con 128 bloques, unos 1.2 GB en total: de sobra para 8
+usuarios de 256 tokens. Si das ``--cb-num-blocks`` o ``--cb-max-memory-percent`` en ``extra``, mandan."""
 _vivos: "weakref.WeakSet[Servidor]" = weakref.WeakSet()
 
 
@@ -155,6 +160,8 @@ class Servidor:
                  "--port", puerto, "--log-level", "warning"]
         if self.lotes_continuos:
             orden.append("--continuous-batching")
+            if self._dispositivo() == "cpu" and not {"--cb-num-blocks", "--cb-max-memory-percent"} & set(self.extra):
+                orden += ["--cb-num-blocks", str(_BLOQUES_CPU)]
         if self.max_model_len is not None:
             orden += ["--max-model-len", str(self.max_model_len)]
         return orden + self.extra
