@@ -83,8 +83,9 @@ torch.manual_seed(0)
 INICIO = time.perf_counter()
 # Los servidores son programas aparte: en la T4 simulada también calculan en la CPU, y así lo dicen
 # todas las cifras medidas.
+EN_GPU = torch.cuda.is_available() and not simulacion_activa()  # dónde calcula el servidor (Servidor lo elige igual)
 DONDE = ("Medido en la CPU (con la T4 simulada el servidor es otro programa, que no la ve)."
-         if simulacion_activa() else "Medido en la CPU de esta máquina.")
+         if simulacion_activa() else f"Medido en {'la GPU' if EN_GPU else 'la CPU'} de esta máquina.")
 print("PyTorch", torch.__version__)
 
 # %% [markdown]
@@ -225,7 +226,7 @@ grafico_carga(barrido);
 # %%
 comparacion = comparar_servidores(sin_lotes.url, sin_lotes.modelo, con_lotes.url, con_lotes.modelo,
                                   nombres=("sin lotes continuos", "con lotes continuos"), usuarios=8,
-                                  peticiones=8, max_tokens=16, rondas=5)
+                                  peticiones=8, max_tokens=16, rondas=5, dispositivo="cuda" if EN_GPU else "cpu")
 print(comparacion.veredicto)
 print(DONDE)
 
