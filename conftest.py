@@ -59,6 +59,7 @@ LARGAS_PRIMERO = (
     "tests/test_sitio_navegador.py",     # el sitio (con las lecciones de la sesión) en Chromium
     "notebooks/08_",                     # torchrun con 2 procesos
     "notebooks/12_",                     # torchrun con 2 procesos, dos veces (FSDP)
+    "notebooks/13_",                     # dos servidores de transformers serve
     "notebooks/05_",
     "tests/test_app_lineas.py",          # la ventana Tk de la lección 05
     "tests/test_torchrun_sigkill.py",
@@ -153,6 +154,7 @@ class SeEjecutaEntera(pytest.Item):
 VIGILADOS = {
     "torchrun": ("torch.distributed.run", "torchrun"),
     "un kernel de Jupyter": ("ipykernel", "jupyter-lab", "jupyterlab", "jupyter_server", "jupyter-server"),
+    "un servidor de modelos (lección 13)": ("curso_gpu.servir._hijo", "transformers serve", "vllm serve"),
     "un navegador": ("chromium", "chrome", "playwright", "Xvfb", "xvfb-run"),
     # los guiones de las pruebas que siempre entrenan; el resto lo delata su CPU (CPU_HIJOS_MAX_S)
     "un entrenamiento": ("entrenar_con_checkpoints", "ajustar_lora_con_cortes", "comprobar_widgets"),

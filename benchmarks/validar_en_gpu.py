@@ -26,6 +26,9 @@ con y sin caché, caché estática compilada) frente al techo de la GPU.
 La lección 11 (``comprobar_leccion_11``): los kernels de Triton ≡ PyTorch en la GPU y su fracción
 del ancho de banda y del pico de la ficha. La lección 12 (``comprobar_leccion_12``): FSDP2 con nccl,
 la política fp16 y la memoria de cada GPU frente a ``memoria_por_gpu`` (``benchmarks/fsdp_benchmark.py``).
+La lección 13 (``comprobar_leccion_13``): sirve el modelo diminuto con ``transformers serve`` en la GPU (y
+con vLLM si está instalado) y hace el mismo barrido de 1, 2, 4 y 8 usuarios
+(``benchmarks/servir_benchmark.py``).
 
 Con ``--cuadernos CARPETA`` ejecuta además cada lección entera en la GPU (nbclient, como las
 pruebas) y guarda en CARPETA cada notebook ejecutado con sus salidas: una línea PASS/FAIL por
@@ -403,6 +406,18 @@ def comprobar_leccion_09(gpu: torch.device, rapido: bool) -> list[Resultado]:
     return desde_lineas("09", comprobar(gpu))
 
 
+# --- GANCHO lección 13: servir un modelo -----------------------------------------------------------
+def comprobar_leccion_13(gpu: torch.device, rapido: bool) -> list[Resultado]:
+    """GANCHO de la lección 13: el modelo diminuto servido por ``transformers serve`` en la GPU (y por
+    vLLM donde está instalado), con el barrido de 1, 2, 4 y 8 usuarios de la lección.
+
+    Llama a ``comprobar_en_gpu`` de ``benchmarks/servir_benchmark.py`` (sin red: el modelo se guarda en
+    una carpeta temporal; todo en 127.0.0.1).
+    """
+    comprobar = _comprobacion_de_benchmark("servir_benchmark.py")
+    return desde_lineas("13", comprobar(gpu, rapido))
+
+
 # --- GANCHO lección 10: generar texto -------------------------------------------------------------
 def comprobar_leccion_10(gpu: torch.device, rapido: bool) -> list[Resultado]:
     """GANCHO de la lección 10: la caché KV, el techo del ancho de banda y el lote, en la GPU.
@@ -641,6 +656,7 @@ def comprobaciones(rapido: bool):
         ("lección 10 con Qwen2.5-0.5B", lambda g: comprobar_leccion_10_qwen(g, rapido)),
         ("lección 11", lambda g: comprobar_leccion_11(g, rapido)),
         ("lección 12", lambda g: comprobar_leccion_12(g, rapido)),
+        ("lección 13", lambda g: comprobar_leccion_13(g, rapido)),
     ]
 
 

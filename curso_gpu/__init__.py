@@ -30,11 +30,12 @@ de abajo (lo comprueba ``tests/test_arquitectura.py``):
 5. ``entrenamiento``: datos, modelos, ``entrenar``, ``evaluar`` y ``predecir`` (lección 05).
 6. ``ajuste``: LoRA y QLoRA con ``transformers`` y ``peft`` (lección 09).
    ``generacion``: generar texto rápido: caché KV, lotes y el techo del ancho de banda (lección 10).
+   ``servir``: servir un modelo a muchos a la vez con ``transformers serve`` o vLLM, y medirlo (lección 13).
 7. ``graficos``: las figuras del curso (matplotlib se importa al dibujar).
 8. ``interactivo``: la pizarra, la calculadora de VRAM y ``python -m curso_gpu``.
 9. Las órdenes: ``__main__`` (``python -m curso_gpu``), ``app_lineas`` (``python -m
    curso_gpu.app_lineas``, la app de la lección 05) y ``entrenar_ddp`` (``python -m
-   curso_gpu.entrenar_ddp``, lección 08).
+   curso_gpu.entrenar_ddp``, lección 08). ``python -m curso_gpu.servir`` (lección 13) vive en su subpaquete.
 
 ``import curso_gpu`` no carga torch, matplotlib, ipywidgets, transformers ni triton: cada subpaquete (y
 cada atajo) se carga al usarlo (``curso_gpu.memoria`` funciona sin importarlo antes).

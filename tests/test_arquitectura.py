@@ -34,6 +34,7 @@ CAPAS = {
     "entrenamiento": 4,  # datos, modelos, entrenar
     "ajuste": 5,         # LoRA y QLoRA (lección 09)
     "generacion": 5,     # generar texto (lección 10)
+    "servir": 5,         # servir un modelo a muchos usuarios (lección 13)
     "graficos": 6,       # las figuras
     "interactivo": 7,    # widgets, calculadora, la CLI
     "app_lineas": 8,     # python -m curso_gpu.app_lineas
@@ -41,7 +42,7 @@ CAPAS = {
     "__main__": 8,       # python -m curso_gpu
     "__init__": 8,
 }
-LECCIONES_NUEVAS = {"ajuste", "generacion", "kernels"}  # llegaron después de fijar el límite de 14 entradas
+LECCIONES_NUEVAS = {"ajuste", "generacion", "kernels", "servir"}  # llegaron después de fijar el límite de 14 entradas
 ATAJOS = ["describir_entorno", "elegir_dispositivo", "sincronizar", "cronometrar", "comparar_tiempos",
           "calculadora_vram", "entrenar"]
 """Lo único que se ofrece en ``curso_gpu`` además de en su subpaquete: lo que un alumno busca primero."""

@@ -53,7 +53,7 @@ def test_un_numero_sin_separador_o_con_coma_decimal_se_encuentra(texto, malos):
     "hash 433ebc8a9f5ed17b5df8", "PyTorch 2.13.0+cpu", "2026-12-03",
     "[0, 0, 36, 17]", "(1, 2, 300, 16)", "salida (1, 16, 50257)",  # listas y formas: código
     "por ejemplo n=42752.", "--rdzv-endpoint=127.0.0.1:48177", "El puerto 53241 ya está en uso",
-    "local_rank: 1 (pid: 17143)", "E1204 18:15:29.876000 17125 torch/distributed/elastic/multiprocessing/api.py:882]",
+    "local_rank: 1 (pid: 17143)", "vllm-project/vllm#47549 y #24224", "E1204 18:15:29.876000 17125 torch/distributed/elastic/multiprocessing/api.py:882]",
 ])
 def test_lo_bien_escrito_y_el_codigo_no_cuentan(texto):
     assert numeros_mal_escritos(texto) == []

@@ -12,6 +12,7 @@
 - ``progreso``: barras de progreso que dejan una copia fija al cerrarse.
 - ``gpu_simulada``: los datos de la Tesla T4 que simula ``CURSO_GPU_SIMULAR=T4``.
 - ``nube``: el menú de Colab que da una T4, lo que cuesta una GPU alquilada y olvidarse de apagarla, con los precios y su fuente (lección 02).
+- ``servir_t4``: servir en una T4: qué vLLM la admite, qué le falta, sus errores y SGLang (lección 13).
 - ``fsdp``: ZeRO-3 frente a DDP (comunicación), Kaggle con dos T4, desde dónde hay bf16 (lección 12).
 - ``_puerta`` (privado): la carga perezosa de cada subpaquete a partir de los ``__all__`` de sus módulos.
 """
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar
     from .catalogo import *  # noqa: F403
     from .fsdp import *  # noqa: F403
     from .mensajes_torch import *  # noqa: F403
+    from .servir_t4 import *  # noqa: F403
     from .nube import *  # noqa: F403
     from .numeros import *  # noqa: F403
     from .picos import *  # noqa: F403

@@ -3,6 +3,7 @@
 - ``estilo``: el estilo común (``nueva_figura``, ``dar_estilo``, ``leyenda_fuera``).
 - ``velocidad_memoria``: velocidad y memoria de un modelo (lecciones 02 a 04).
 - ``curvas``: entrenar: curvas, reanudación, memoria, cargadores (lecciones 05 a 07).
+- ``servir``: una respuesta token a token y la curva rendimiento-latencia (lección 13).
 """
 
 from typing import TYPE_CHECKING
@@ -16,4 +17,5 @@ abrir(globals())
 if TYPE_CHECKING:  # para los editores y los comprobadores de tipos; al ejecutar no se importa nada
     from .curvas import *  # noqa: F403
     from .estilo import *  # noqa: F403
+    from .servir import *  # noqa: F403
     from .velocidad_memoria import *  # noqa: F403
