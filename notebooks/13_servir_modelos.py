@@ -67,6 +67,7 @@ from curso_gpu.base import (
     MENSAJE_VLLM_FP8_KV_T4,
     ORDEN_VLLM_T4,
     Tabla,
+    contar,
     formatear_numero,
 )
 from curso_gpu.dispositivo import simulacion_activa
@@ -248,7 +249,7 @@ print(DONDE)
 slo = {"ttft": 2 * barrido.resultados[0].ttft.p50, "tpot": 2 * barrido.resultados[0].tpot.p50}
 print(f"SLO: TTFT ≤ {1000 * slo['ttft']:.1f} ms y TPOT ≤ {1000 * slo['tpot']:.2f} ms (el doble de lo de 1 usuario)")
 for resultado in barrido.resultados:
-    print(f"  {resultado.usuarios} usuarios: goodput {100 * resultado.goodput(slo):.0f} %, "
+    print(f"  {contar(resultado.usuarios, 'usuario')}: goodput {100 * resultado.goodput(slo):.0f} %, "
           f"{formatear_numero(resultado.tokens_por_segundo, 3)} tokens/s")
 print(DONDE)
 

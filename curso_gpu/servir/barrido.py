@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
+from ..base import ComoTabla, Tabla, contar, formatear_numero, formatear_tiempo, leer_numero, mostrar_valor
 from ..medicion import Comparacion, comparar_muestras
 from .carga import PROMPT, medir_carga
 from .resultados import ResultadoCarga
@@ -50,11 +50,11 @@ class BarridoCarga(ComoTabla):
         rodilla = self.rodilla
         veces_tokens = ultimo.tokens_por_segundo / primero.tokens_por_segundo if primero.tokens_por_segundo else float("nan")
         veces_latencia = ultimo.latencia.p95 / primero.latencia.p95 if primero.latencia.p95 else float("nan")
-        texto = (f"De {primero.usuarios} a {ultimo.usuarios} usuarios, los tokens/s se multiplican por "
+        texto = (f"De {primero.usuarios} a {contar(ultimo.usuarios, 'usuario')}, los tokens/s se multiplican por "
                  f"{formatear_numero(veces_tokens, 2)} y la latencia p95 por {formatear_numero(veces_latencia, 2)}. ")
         if rodilla == ultimo.usuarios:
             return texto + "Cada paso aún rinde: la rodilla está más allá de lo medido."
-        return texto + (f"La rodilla está en {rodilla} usuarios: desde ahí, más usuarios apenas dan más tokens/s "
+        return texto + (f"La rodilla está en {contar(rodilla, 'usuario')}: desde ahí, más usuarios apenas dan más tokens/s "
                         f"(menos de un {round((GANANCIA_MINIMA - 1) * 100)} % más) y solo alargan la espera.")
 
     def tabla(self) -> Tabla:

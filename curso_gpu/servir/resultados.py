@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..base import ComoTabla, Tabla, formatear_numero, formatear_tiempo, mostrar_valor
+from ..base import ComoTabla, Tabla, contar, formatear_numero, formatear_tiempo, mostrar_valor
 
 __all__ = ["Peticion", "Percentiles", "ResultadoCarga", "percentil"]
 
@@ -170,7 +170,7 @@ class ResultadoCarga(ComoTabla):
             return [nombre] + [formatear_tiempo(x) if not math.isnan(x) else "—" for x in (pc.p50, pc.p90, pc.p99)]
 
         modo = (f"llegadas de Poisson a {formatear_numero(self.llegadas)} peticiones/s (máx. {self.usuarios} a la vez)"
-                if self.llegadas is not None else f"{self.usuarios} usuarios a la vez")
+                if self.llegadas is not None else f"{contar(self.usuarios, 'usuario')} a la vez")
         notas = [f"{len(self.bien)} de {len(self.peticiones)} peticiones bien en {formatear_tiempo(self.duracion_s)}; "
                  f"{formatear_numero(self.tokens_por_segundo, 3)} tokens/s, "
                  f"{formatear_numero(self.peticiones_por_segundo, 3)} peticiones/s; "
