@@ -1,0 +1,90 @@
+"""Los dos modos de torch de la GPU simulada: el de funciones (dispositivos) y el de despacho (memoria)."""
+
+from __future__ import annotations
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from .memoria import almacen, bytes_de_fabrica, es_cuda, tensores_de
+
+__all__ = ["ESPECIALES", "ModoDispositivo", "ModoMemoria", "anotar_resultados"]
+
+ESPECIALES = frozenset({"to", "cuda", "cpu", "pin_memory", "record_stream"})
+"""Las funciones que ``ModoDispositivo.__torch_function__`` cambia (además de las que piden ``device=``)."""
+
+
+class ModoDispositivo(TorchFunctionMode):
+    """Cambia ``device="cuda"`` por la CPU y anota en la GPU simulada lo que se creó allí."""
+
+    def __init__(self, simulador) -> None:
+        super().__init__()
+        self.simulador = simulador
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        nombre = getattr(func, "__name__", "")
+        if nombre not in ESPECIALES and not (kwargs and ("device" in kwargs or kwargs.get("pin_memory"))):
+            return func(*args, **(kwargs or {}))  # casi todas: nada que cambiar (y es cada llamada a torch)
+        kwargs = dict(kwargs or {})
+        simulador = self.simulador
+        a_la_gpu = False
+        if "device" in kwargs and es_cuda(kwargs["device"]):
+            kwargs["device"] = "cpu"
+            a_la_gpu = True
+            pedido = bytes_de_fabrica(nombre, args, kwargs)
+            if pedido is not None:  # se mira ANTES de reservar: un pedido de 20 GB no toca la RAM
+                simulador.reservar(pedido)
+        if kwargs.get("pin_memory"):  # memoria fijada para copiar a la GPU (safetensors con device="cuda"): sin GPU no hay
+            kwargs["pin_memory"] = False
+        if nombre == "to" and args and isinstance(args[0], torch.Tensor):
+            return simulador.mover(args[0], args[1:], kwargs, a_la_gpu)
+        if nombre == "cuda" and args and isinstance(args[0], torch.Tensor):
+            return simulador.a_la_gpu(args[0], kwargs.get("non_blocking", False))
+        if nombre == "cpu" and args and isinstance(args[0], torch.Tensor):
+            return simulador.a_la_cpu(args[0])
+        if nombre == "pin_memory":
+            return args[0]
+        if nombre == "record_stream":
+            return None
+        resultado = func(*args, **kwargs)
+        if a_la_gpu:
+            for tensor in tensores_de((resultado,)):
+                simulador.memoria.anotar(tensor)
+        return resultado
+
+
+def anotar_resultados(modo: "ModoMemoria", func, types, args=(), kwargs=None):
+    """El ``__torch_dispatch__`` de ``ModoMemoria``: anota lo que sale de una operación con una entrada en la GPU."""
+    resultado = func(*args, **kwargs) if kwargs else func(*args)
+    memoria = modo.simulador.memoria
+    if not memoria.vivos or modo.simulador.copiando:
+        return resultado
+    entradas = tensores_de(args)
+    if kwargs:
+        entradas += tensores_de(kwargs.values())
+    en_gpu = [memoria.contiene(t) for t in entradas]
+    if any(en_gpu):
+        # Una operación que escribe en su entrada (cpu.copy_(gpu), lo que hace load_state_dict) deja el
+        # destino donde estaba, como en una GPU: no se anota lo que comparte memoria con una entrada de la CPU.
+        en_cpu = {almacen(t) for t, gpu in zip(entradas, en_gpu) if not gpu}
+        for tensor in tensores_de((resultado,)):
+            if almacen(tensor) not in en_cpu:
+                memoria.anotar(tensor)
+    return resultado
+
+
+class ModoMemoria(TorchDispatchMode):
+    """Anota en la GPU simulada el resultado de toda operación con una entrada que vive allí."""
+
+    def __init__(self, simulador) -> None:
+        super().__init__()
+        self.simulador = simulador
+
+    __torch_dispatch__ = anotar_resultados
+
+
+# torch envuelve el ``__torch_dispatch__`` de cada modo con ``torch._disable_dynamo``: importaría
+# ``torch._dynamo`` en la primera operación (3–6 s de CPU en una lección que no compila nada) y
+# pasaría cada operación por su envoltura. Se quita tras ``__init_subclass__``; quien compila
+# (``parches.compile_eager``) pone, mientras la simulación está encendida, la versión invisible para dynamo.
+ModoMemoria.__torch_dispatch__ = anotar_resultados
