@@ -37,7 +37,9 @@ def test_sin_la_variable_nadie_importa_la_maquinaria_de_la_simulacion():
 
 
 def test_apagarla_deshace_el_cambio_de_despacho_la_constante_sin_red_y_las_funciones_de_salida(t4, monkeypatch):
-    from curso_gpu.dispositivo.maquina_simulada.modos import ModoMemoria, anotar_resultados
+    from curso_gpu.dispositivo.maquina_simulada import modos
+
+    ModoMemoria, anotar_resultados = modos.ModoMemoria, modos.anotar_resultados
 
     import huggingface_hub.constants as constantes
     import torch._dynamo  # noqa: F401  (dynamo pone sus propias funciones de salida al importarse)
