@@ -60,9 +60,9 @@ def test_los_tensores_de_cuda_viven_en_la_cpu_pero_dicen_cuda(t4):
     y = x @ x + 1
     assert y.is_cuda
     z = y.cpu()
-    assert z.device.type == "cpu" and not z.is_cuda and torch.equal(z, y)
+    assert z.device.type == "cpu" and not z.is_cuda and torch.equal(z, y.cpu())
     z.add_(1)  # .cpu() es una copia, como en una GPU
-    assert not torch.equal(z, y)
+    assert not torch.equal(z, y.cpu())
     assert torch.ones(3).cuda().is_cuda and torch.ones(3).to("cuda").is_cuda
     assert torch.ones(3).to(torch.device("cuda:0"), torch.float16).dtype == torch.float16
     assert torch.ones(3).to(x).is_cuda and torch.ones(3).to(z).device.type == "cpu"

@@ -75,3 +75,63 @@ def test_uno_o_true_en_la_variable_quieren_decir_la_t4(valor):
 def test_otro_valor_en_la_variable_dice_los_aceptados():
     with pytest.raises(ValueError, match=r"no sé simular la GPU 'sí, por favor'; usa una de: T4, o 1 / true"):
         activar_simulacion("sí, por favor")
+
+
+# --- la regla del dispositivo: los errores de una T4, con los textos de PyTorch -------------------
+
+def test_mezclar_un_tensor_de_la_gpu_y_uno_de_la_cpu_da_el_error_de_pytorch(t4):
+    from curso_gpu.base import MEZCLA_LINEAL, MEZCLA_SUMA, coincide
+
+    a, b = torch.ones(3, device="cuda"), torch.ones(3)
+    with pytest.raises(RuntimeError) as error:
+        a + b
+    assert str(error.value) == MEZCLA_SUMA
+    with pytest.raises(RuntimeError, match="found at least two devices, cpu and cuda:0!"):
+        b * a
+    with pytest.raises(RuntimeError) as error:
+        torch.nn.Linear(3, 2).cuda()(b.reshape(1, 3))  # un modelo en la GPU con la entrada en la CPU
+    assert coincide(str(error.value), MEZCLA_LINEAL)
+
+
+def test_una_convolucion_con_la_entrada_en_la_cpu_da_el_error_de_tipos(t4):
+    from curso_gpu.base import MEZCLA_CONVOLUCION, MEZCLA_CONVOLUCION_MODELO_EN_CPU
+
+    with pytest.raises(RuntimeError, match=MEZCLA_CONVOLUCION.replace("(", r"\(").replace(")", r"\)")):
+        torch.nn.Conv2d(1, 2, 3).cuda()(torch.ones(1, 1, 5, 5))
+    with pytest.raises(RuntimeError) as error:
+        torch.nn.Conv2d(1, 2, 3)(torch.ones(1, 1, 5, 5, device="cuda"))
+    assert str(error.value) == MEZCLA_CONVOLUCION_MODELO_EN_CPU
+
+
+def test_las_etiquetas_en_la_cpu_tambien_fallan(t4):
+    with pytest.raises(RuntimeError, match="but got target is on cpu, different from other tensors on cuda:0"):
+        torch.nn.functional.cross_entropy(torch.ones(2, 3, device="cuda"), torch.tensor([0, 1]))
+
+
+def test_escalares_copias_e_indices_de_la_cpu_pasan_como_en_cuda(t4):
+    a = torch.arange(4.0, device="cuda")
+    assert (a * torch.tensor(2.0)).device.type == "cuda"  # un tensor de 0 dimensiones de la CPU
+    assert (torch.tensor(2.0) + a).is_cuda
+    assert a[torch.tensor([0, 2])].tolist() == [0.0, 2.0]  # índices de la CPU para un tensor de la GPU
+    assert a[torch.tensor([True, False, True, False])].is_cuda
+    a[torch.tensor([1])] = 7.0
+    destino = torch.zeros(4)
+    destino.copy_(a)  # copiar entre dispositivos
+    assert destino.tolist() == [0.0, 7.0, 2.0, 3.0] and not destino.is_cuda
+    assert a.to("cpu").device.type == "cpu" and torch.ones(4).to(a.device).is_cuda
+    with pytest.raises(RuntimeError, match=r"indices should be either on cpu or on the same device as the indexed tensor \(cpu\)"):
+        destino[torch.tensor([0], device="cuda")]
+
+
+def test_numpy_de_un_tensor_de_la_gpu_da_el_error_de_pytorch(t4):
+    import numpy as np
+
+    from curso_gpu.base import NUMPY_EN_GPU
+
+    a = torch.ones(3, device="cuda")
+    for convertir in (lambda: a.numpy(), lambda: np.asarray(a)):
+        with pytest.raises(TypeError) as error:
+            convertir()
+        assert str(error.value) == NUMPY_EN_GPU.format(dispositivo="cuda:0")
+        assert str(error.value).startswith("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu()")
+    assert a.cpu().numpy().tolist() == [1.0, 1.0, 1.0]

@@ -6,11 +6,13 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from .memoria import almacen, bytes_de_fabrica, es_cuda, tensores_de
+from ...base import NUMPY_EN_GPU
+from .memoria import CUDA0, almacen, bytes_de_fabrica, es_cuda, tensores_de
+from .reglas import MEZCLABLES, comprobar_dispositivos
 
 __all__ = ["ESPECIALES", "ModoDispositivo", "ModoMemoria", "anotar_resultados"]
 
-ESPECIALES = frozenset({"to", "cuda", "cpu", "pin_memory", "record_stream"})
+ESPECIALES = frozenset({"to", "cuda", "cpu", "pin_memory", "record_stream", "numpy", "__array__"})
 """Las funciones que ``ModoDispositivo.__torch_function__`` cambia (además de las que piden ``device=``)."""
 
 
@@ -42,6 +44,8 @@ class ModoDispositivo(TorchFunctionMode):
             return simulador.a_la_gpu(args[0], kwargs.get("non_blocking", False))
         if nombre == "cpu" and args and isinstance(args[0], torch.Tensor):
             return simulador.a_la_cpu(args[0])
+        if nombre in ("numpy", "__array__") and args and simulador.memoria.contiene(args[0]):
+            raise TypeError(NUMPY_EN_GPU.format(dispositivo=CUDA0))
         if nombre == "pin_memory":
             return args[0]
         if nombre == "record_stream":
@@ -54,15 +58,18 @@ class ModoDispositivo(TorchFunctionMode):
 
 
 def anotar_resultados(modo: "ModoMemoria", func, types, args=(), kwargs=None):
-    """El ``__torch_dispatch__`` de ``ModoMemoria``: anota lo que sale de una operación con una entrada en la GPU."""
-    resultado = func(*args, **kwargs) if kwargs else func(*args)
+    """El ``__torch_dispatch__`` de ``ModoMemoria``: comprueba los dispositivos de las entradas y anota
+    lo que sale de una operación con una entrada en la GPU."""
     memoria = modo.simulador.memoria
     if not memoria.vivos or modo.simulador.copiando:
-        return resultado
+        return func(*args, **kwargs) if kwargs else func(*args)
     entradas = tensores_de(args)
     if kwargs:
         entradas += tensores_de(kwargs.values())
     en_gpu = [memoria.contiene(t) for t in entradas]
+    if any(en_gpu) and not all(en_gpu) and func not in MEZCLABLES:
+        comprobar_dispositivos(func, args, kwargs)
+    resultado = func(*args, **kwargs) if kwargs else func(*args)
     if any(en_gpu):
         # Una operación que escribe en su entrada (cpu.copy_(gpu), lo que hace load_state_dict) deja el
         # destino donde estaba, como en una GPU: no se anota lo que comparte memoria con una entrada de la CPU.
