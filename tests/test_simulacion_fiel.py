@@ -135,3 +135,38 @@ def test_numpy_de_un_tensor_de_la_gpu_da_el_error_de_pytorch(t4):
         assert str(error.value) == NUMPY_EN_GPU.format(dispositivo="cuda:0")
         assert str(error.value).startswith("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu()")
     assert a.cpu().numpy().tolist() == [1.0, 1.0, 1.0]
+
+
+def _entrenar_mutado(monkeypatch, funcion: str, linea: str):
+    """``entrenar`` con la línea ``linea`` quitada de ``bucle.<funcion>`` (una mutación del núcleo)."""
+    import inspect
+    import textwrap
+
+    from curso_gpu.entrenamiento import bucle
+
+    fuente = textwrap.dedent(inspect.getsource(getattr(bucle, funcion)))
+    assert linea in fuente, f"la línea ya no está en bucle.{funcion}: actualiza la mutación"
+    espacio = dict(vars(bucle))
+    exec(compile(fuente.replace(linea, "pass"), bucle.__file__, "exec"), espacio)  # noqa: S102
+    monkeypatch.setattr(bucle, funcion, espacio[funcion])
+
+
+@pytest.mark.parametrize("mutacion", [
+    None,
+    ("_una_epoca", "xb = xb.to(s.dispositivo, non_blocking=True)"),
+    ("_preparar", "X_ent, y_ent = X_ent.to(dispositivo), y_ent.to(dispositivo)"),
+])
+def test_sin_mover_las_entradas_a_la_gpu_entrenar_falla_como_en_una_t4(t4, monkeypatch, mutacion):
+    from curso_gpu.entrenamiento import CNNPequena, entrenar
+
+    torch.manual_seed(0)
+    X, y = torch.randn(32, 1, 8, 8), torch.randint(0, 3, (32,))
+    if mutacion is not None:
+        _entrenar_mutado(monkeypatch, *mutacion)
+    lote = 8 if mutacion is None or mutacion[0] == "_una_epoca" else None
+    entrenar_ = lambda: entrenar(CNNPequena(), (X, y), (X[:8], y[:8]), "cuda", epocas=1, tamano_lote=lote)  # noqa: E731
+    if mutacion is None:
+        assert entrenar_().epocas_registradas == [1]  # sin mutar, entrena en la GPU simulada
+    else:
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device|should be the same"):
+            entrenar_()
