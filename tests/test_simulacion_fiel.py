@@ -170,3 +170,55 @@ def test_sin_mover_las_entradas_a_la_gpu_entrenar_falla_como_en_una_t4(t4, monke
     else:
         with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device|should be the same"):
             entrenar_()
+
+
+# --- las esperas de la CPU: set_sync_debug_mode y los eventos --------------------------------------
+
+@pytest.mark.parametrize("espera", [
+    lambda a: a.sum().item(), lambda a: a.cpu(), lambda a: a.tolist(), lambda a: a.nonzero(), lambda a: repr(a),
+    lambda a: torch.tensor([1.0, 2.0], device="cuda"), lambda a: torch.ones(2).to("cuda"), lambda a: a[a > 0],
+    lambda a: bool(a.sum() > 0), lambda a: torch.cuda.current_stream().synchronize(),
+], ids=["item", "cpu", "tolist", "nonzero", "imprimir", "tensor_en_cuda", "to_cuda", "mascara", "bool", "stream"])
+def test_en_modo_error_cada_espera_de_la_cpu_lanza_el_error_de_pytorch(t4, espera):
+    from curso_gpu.base import SINCRONIZACION
+
+    a = torch.arange(3.0, device="cuda")
+    torch.cuda.set_sync_debug_mode("error")
+    assert torch.cuda.get_sync_debug_mode() == 2
+    with pytest.raises(RuntimeError, match=f"^{SINCRONIZACION}$"):
+        espera(a)
+    torch.cuda.set_sync_debug_mode("default")
+    espera(a)  # sin el modo, lo mismo no lanza nada
+
+
+def test_en_modo_error_lo_que_no_espera_no_lanza_y_en_modo_warn_avisa(t4):
+    a = torch.arange(3.0, device="cuda")
+    torch.cuda.set_sync_debug_mode("error")
+    b = torch.ones(3).to("cuda", non_blocking=True) * a + 1  # copia sin espera y cálculo en la GPU
+    b.to("cpu", non_blocking=True)
+    torch.cuda.synchronize()  # la espera explícita no avisa (como en PyTorch)
+    torch.cuda.set_sync_debug_mode("warn")
+    with pytest.warns(UserWarning, match="called a synchronizing CUDA operation"):
+        b.sum().item()
+    torch.cuda.set_sync_debug_mode(0)
+    with pytest.raises(RuntimeError, match="invalid value of debug_mode, expected one of `default`, `warn`, `error`"):
+        torch.cuda.set_sync_debug_mode("siempre")
+
+
+def test_elapsed_time_sin_sincronizar_da_device_not_ready(t4):
+    from curso_gpu.base import EVENTO_SIN_TERMINAR
+
+    inicio, fin = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a = torch.randn(64, 64, device="cuda")
+    inicio.record()
+    a @ a
+    fin.record()
+    assert not fin.query()
+    with pytest.raises(torch.AcceleratorError, match=f"^{EVENTO_SIN_TERMINAR}$"):
+        inicio.elapsed_time(fin)  # el cronómetro que olvida torch.cuda.synchronize()
+    fin.synchronize()
+    assert fin.query() and inicio.elapsed_time(fin) >= 0
+    inicio.record()
+    fin.record()
+    torch.cuda.synchronize()  # también vale esperar a toda la GPU
+    assert inicio.elapsed_time(fin) >= 0

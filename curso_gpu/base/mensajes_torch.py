@@ -24,7 +24,7 @@ from __future__ import annotations
 __all__ = [
     "MENSAJE_OOM_CPU", "MENSAJE_OOM_CUDA", "MEZCLA_CONVOLUCION", "MEZCLA_CONVOLUCION_MODELO_EN_CPU",
     "MEZCLA_ARGUMENTO", "MEZCLA_DISPOSITIVOS", "MEZCLA_INDICES", "MEZCLA_LINEAL", "MEZCLA_SUMA", "MEZCLA_TIPOS",
-    "EVENTO_SIN_TERMINAR", "NUMPY_EN_GPU", "PILA_DE_FORMAS_DISTINTAS", "SIN_CUDA_COMPILADA", "SIN_DRIVER", "SIN_RUNTIME_CUDA",
+    "EVENTO_SIN_TERMINAR", "NUMPY_EN_GPU", "SINCRONIZACION", "PILA_DE_FORMAS_DISTINTAS", "SIN_CUDA_COMPILADA", "SIN_DRIVER", "SIN_RUNTIME_CUDA",
     "UNSCALE_FP16", "coincide",
     "mensaje_sin_memoria",
 ]
@@ -79,6 +79,13 @@ NUMPY_EN_GPU = "can't convert {dispositivo} device type tensor to numpy. Use Ten
 # ``cudaErrorNotReady``, que PyTorch lanza como «CUDA error: device not ready» (pytorch/pytorch#85796,
 # y el tutorial de FSDP2 de pytorch/tutorials#3166, que añadió ``end.synchronize()`` por ese error).
 EVENTO_SIN_TERMINAR = "CUDA error: device not ready"
+
+# ``torch.cuda.set_sync_debug_mode("warn" | "error")``: lo que avisa (``UserWarning``) o lanza
+# (``RuntimeError``) cada operación que hace esperar a la CPU por la GPU. ``warn_or_error_on_sync`` de
+# c10/cuda/CUDAFunctions.cpp (en libc10_cuda.so, que solo traen las versiones con CUDA); lo llaman
+# ``memcpy_and_sync`` (copias sin non_blocking, ``.item()``, ``.cpu()``) y ``stream_synchronize``, no
+# ``torch.cuda.synchronize()`` ni ``Event.synchronize()``.
+SINCRONIZACION = "called a synchronizing CUDA operation"
 
 # Un PyTorch con CUDA en una máquina sin driver de NVIDIA (Colab en un entorno sin GPU).
 SIN_DRIVER = (

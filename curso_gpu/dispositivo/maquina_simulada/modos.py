@@ -12,7 +12,8 @@ from .reglas import MEZCLABLES, comprobar_dispositivos
 
 __all__ = ["ESPECIALES", "ModoDispositivo", "ModoMemoria", "anotar_resultados"]
 
-ESPECIALES = frozenset({"to", "cuda", "cpu", "pin_memory", "record_stream", "numpy", "__array__"})
+ESPECIALES = frozenset({"to", "cuda", "cpu", "pin_memory", "record_stream", "numpy", "__array__",
+                        "tolist", "__repr__", "__str__", "__format__"})
 """Las funciones que ``ModoDispositivo.__torch_function__`` cambia (además de las que piden ``device=``)."""
 
 
@@ -43,18 +44,32 @@ class ModoDispositivo(TorchFunctionMode):
         if nombre == "cuda" and args and isinstance(args[0], torch.Tensor):
             return simulador.a_la_gpu(args[0], kwargs.get("non_blocking", False))
         if nombre == "cpu" and args and isinstance(args[0], torch.Tensor):
-            return simulador.a_la_cpu(args[0])
+            return simulador.a_la_cpu(args[0], kwargs.get("non_blocking", False))
         if nombre in ("numpy", "__array__") and args and simulador.memoria.contiene(args[0]):
             raise TypeError(NUMPY_EN_GPU.format(dispositivo=CUDA0))
+        if nombre in _LEEN and args and simulador.memoria.contiene(args[0]):
+            simulador.esperar()  # la CPU lee los valores: espera a la GPU
         if nombre == "pin_memory":
             return args[0]
         if nombre == "record_stream":
             return None
+        if a_la_gpu and nombre in _COPIAN:  # torch.tensor(datos, device="cuda"): una copia que espera
+            simulador.esperar()
         resultado = func(*args, **kwargs)
         if a_la_gpu:
             for tensor in tensores_de((resultado,)):
                 simulador.memoria.anotar(tensor)
         return resultado
+
+
+_LEEN = frozenset({"tolist", "__repr__", "__str__", "__format__"})  # leen los valores desde la CPU
+_COPIAN = frozenset({"tensor", "as_tensor", "asarray"})  # con device="cuda", copian datos de la CPU a la GPU
+_aten = torch.ops.aten
+_ESPERAN = frozenset({  # su resultado (o su forma) depende de los valores: la CPU espera a la GPU
+    _aten._local_scalar_dense.default, _aten.nonzero.default, _aten.masked_select.default, _aten.equal.default,
+    _aten.is_nonzero.default, _aten._unique2.default, _aten.unique_dim.default, _aten.unique_consecutive.default,
+    _aten.repeat_interleave.Tensor,
+})
 
 
 def anotar_resultados(modo: "ModoMemoria", func, types, args=(), kwargs=None):
@@ -67,8 +82,11 @@ def anotar_resultados(modo: "ModoMemoria", func, types, args=(), kwargs=None):
     if kwargs:
         entradas += tensores_de(kwargs.values())
     en_gpu = [memoria.contiene(t) for t in entradas]
-    if any(en_gpu) and not all(en_gpu) and func not in MEZCLABLES:
-        comprobar_dispositivos(func, args, kwargs)
+    if any(en_gpu):
+        if not all(en_gpu) and func not in MEZCLABLES:
+            comprobar_dispositivos(func, args, kwargs)
+        if func in _ESPERAN or (func in MEZCLABLES and not _sin_esperar(args, kwargs)) or _con_mascara(func, args):
+            modo.simulador.esperar()
     resultado = func(*args, **kwargs) if kwargs else func(*args)
     if any(en_gpu):
         # Una operación que escribe en su entrada (cpu.copy_(gpu), lo que hace load_state_dict) deja el
@@ -78,6 +96,17 @@ def anotar_resultados(modo: "ModoMemoria", func, types, args=(), kwargs=None):
             if almacen(tensor) not in en_cpu:
                 memoria.anotar(tensor)
     return resultado
+
+
+def _sin_esperar(args, kwargs) -> bool:
+    """¿Es una copia con ``non_blocking=True``? (el tercer argumento de ``copy_``)."""
+    return bool((kwargs or {}).get("non_blocking", len(args) > 2 and args[2] is True))
+
+
+def _con_mascara(func, args) -> bool:
+    """``x[mascara]`` con una máscara de booleanos: CUDA busca sus ``True`` (``nonzero``) y espera."""
+    return (func is _aten.index.Tensor and len(args) > 1
+            and any(isinstance(i, torch.Tensor) and i.dtype == torch.bool for i in args[1] or ()))
 
 
 class ModoMemoria(TorchDispatchMode):

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 
 import torch
 
+from ...base import EVENTO_SIN_TERMINAR
 from .memoria import CUDA0
 
-__all__ = ["ESTADO_RNG", "Evento", "Flujo", "Propiedades", "bf16_soportado", "comprobar_indice",
+__all__ = ["ESTADO_RNG", "Evento", "Flujo", "Propiedades", "bf16_soportado", "clase_evento", "clase_flujo",
+           "comprobar_indice",
            "respuestas_acelerador", "respuestas_cuda"]
 
 ESTADO_RNG = torch.zeros(16, dtype=torch.uint8)
@@ -39,20 +41,30 @@ class Propiedades:
 
 
 class Evento:
-    """``torch.cuda.Event`` en la GPU simulada: el reloj de la CPU (``time.perf_counter``)."""
+    """``torch.cuda.Event`` en la GPU simulada: el reloj de la CPU (``time.perf_counter``).
+
+    Como en CUDA, un evento grabado no ha terminado hasta que la CPU espera a la GPU después de
+    grabarlo (``torch.cuda.synchronize()``, ``evento.synchronize()``, ``.item()``...): hasta
+    entonces ``query()`` da False y ``elapsed_time`` lanza «CUDA error: device not ready».
+    """
+
+    simulador = None  # lo pone ``clase_evento``: cuenta las esperas de la CPU
 
     def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> None:
         self.enable_timing = enable_timing
         self.instante: float | None = None
+        self.espera = 0  # las esperas que había al grabarlo
 
     def record(self, stream=None) -> None:
         self.instante = time.perf_counter()
+        self.espera = self.simulador.esperas if self.simulador is not None else 0
 
     def synchronize(self) -> None:
-        return None
+        if self.simulador is not None and not self.query():
+            self.simulador.esperar(implicita=False)
 
     def query(self) -> bool:
-        return True
+        return self.instante is None or self.simulador is None or self.simulador.esperas > self.espera
 
     def wait(self, stream=None) -> None:
         return None
@@ -62,17 +74,27 @@ class Evento:
             raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
         if self.instante is None or fin.instante is None:
             raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        if not (self.query() and fin.query()):
+            raise torch.AcceleratorError(EVENTO_SIN_TERMINAR)
         return (fin.instante - self.instante) * 1000.0
+
+
+def clase_evento(simulador) -> type:
+    """``torch.cuda.Event`` de ``simulador``: sus eventos terminan cuando la CPU espera a esa GPU."""
+    return type("Event", (Evento,), {"simulador": simulador, "__module__": Evento.__module__})
 
 
 class Flujo:
     """``torch.cuda.Stream`` en la GPU simulada: todo ocurre en orden, en la CPU."""
 
+    simulador = None  # lo pone ``clase_flujo``
+
     def __init__(self, device=None, priority: int = 0, **_kwargs) -> None:
         self.device = CUDA0
 
     def synchronize(self) -> None:
-        return None
+        if self.simulador is not None:  # ``stream_synchronize``: sí avisa con set_sync_debug_mode
+            self.simulador.esperar(implicita=True)
 
     def wait_stream(self, otro) -> None:
         return None
@@ -81,7 +103,7 @@ class Flujo:
         return None
 
     def record_event(self, evento=None):
-        evento = evento or Evento()
+        evento = evento or clase_evento(self.simulador)()
         evento.record()
         return evento
 
@@ -96,6 +118,11 @@ class Flujo:
 
     def __exit__(self, *exc):
         return False
+
+
+def clase_flujo(simulador) -> type:
+    """``torch.cuda.Stream`` de ``simulador``."""
+    return type("Stream", (Flujo,), {"simulador": simulador, "__module__": Flujo.__module__})
 
 
 def comprobar_indice(dispositivo=None) -> int:
@@ -124,7 +151,9 @@ def _con_indice(valor):
     return funcion
 
 
-def _respuestas_dispositivo(perfil) -> dict:
+def _respuestas_dispositivo(simulador) -> dict:
+    perfil = simulador.perfil
+    evento, flujo = clase_evento(simulador), clase_flujo(simulador)
     propiedades = Propiedades(perfil.nombre, *perfil.capacidad_computo, perfil.memoria_total_bytes,
                               perfil.multiprocesadores, perfil.cache_l2_bytes)
     return {
@@ -134,16 +163,18 @@ def _respuestas_dispositivo(perfil) -> dict:
         "set_device": lambda device: comprobar_indice(device) and None,
         "_lazy_init": lambda: None,
         "init": lambda: None,
-        "synchronize": _con_indice(None),
+        "synchronize": _con_indice(lambda: simulador.esperar(implicita=False)),
+        "set_sync_debug_mode": simulador.poner_modo_de_esperas,
+        "get_sync_debug_mode": lambda: simulador.modo_esperas,
         "get_device_name": _con_indice(perfil.nombre),
         "get_device_capability": _con_indice(perfil.capacidad_computo),
         "get_device_properties": _con_indice(propiedades),
         "get_arch_list": lambda: [f"sm_{perfil.capacidad_computo[0]}{perfil.capacidad_computo[1]}"],
         "is_bf16_supported": bf16_soportado(perfil.capacidad_computo),
-        "Event": Evento,
-        "Stream": Flujo,
-        "current_stream": lambda device=None: Flujo(),
-        "default_stream": lambda device=None: Flujo(),
+        "Event": evento,
+        "Stream": flujo,
+        "current_stream": lambda device=None: flujo(),
+        "default_stream": lambda device=None: flujo(),
         "stream": lambda flujo=None: contextlib.nullcontext(),
         "is_current_stream_capturing": lambda: False,
     }
@@ -192,10 +223,10 @@ def _respuestas_aleatorias() -> dict:
 
 def respuestas_cuda(simulador) -> dict:
     """Cada función de ``torch.cuda`` que cambia la GPU simulada, con su respuesta."""
-    return {**_respuestas_dispositivo(simulador.perfil), **_respuestas_memoria(simulador), **_respuestas_aleatorias()}
+    return {**_respuestas_dispositivo(simulador), **_respuestas_memoria(simulador), **_respuestas_aleatorias()}
 
 
-def respuestas_acelerador() -> dict:
+def respuestas_acelerador(simulador) -> dict:
     """``torch.accelerator`` (lo usa el ``DataLoader`` con ``pin_memory=True``) ve la misma GPU."""
     return {
         "is_available": lambda: True,
@@ -203,6 +234,6 @@ def respuestas_acelerador() -> dict:
         "device_count": lambda: 1,
         "current_device_index": lambda: 0,
         "set_device_index": lambda device: None,
-        "synchronize": lambda device=None: None,
-        "current_stream": lambda device=None: Flujo(),
+        "synchronize": lambda device=None: simulador.esperar(implicita=False),
+        "current_stream": lambda device=None: clase_flujo(simulador)(),
     }

@@ -6,7 +6,7 @@ import contextlib
 
 import torch
 
-from ...base import GPUS_SIMULABLES, formatear_bytes, mensaje_sin_memoria
+from ...base import GPUS_SIMULABLES, SINCRONIZACION, formatear_bytes, mensaje_sin_memoria
 from ..nvidia_smi_simulado import NvidiaSmiSimulado
 from .memoria import CUDA0, Memoria
 from .modos import ModoDispositivo, ModoMemoria
@@ -32,6 +32,29 @@ class Simulador:
         self.registro = Registro()
         self.modos: list = []
         self.nvidia_smi = NvidiaSmiSimulado()
+        self.esperas = 0  # cuántas veces ha esperado la CPU a la GPU (terminan los eventos grabados antes)
+        self.modo_esperas = 0  # el de torch.cuda.set_sync_debug_mode: 0, 1 (avisar) o 2 (error)
+
+    # --- las esperas de la CPU ----------------------------------------------------------------
+    def esperar(self, implicita: bool = True) -> None:
+        """La CPU espera a la GPU. ``implicita``: la pide una operación (``.item()``, una copia sin
+        ``non_blocking``), no ``torch.cuda.synchronize()``; con ``set_sync_debug_mode`` avisa o lanza."""
+        if implicita and self.modo_esperas:
+            if self.modo_esperas == 2:
+                raise RuntimeError(SINCRONIZACION)
+            import warnings
+
+            warnings.warn(SINCRONIZACION, UserWarning, stacklevel=4)
+        self.esperas += 1
+
+    def poner_modo_de_esperas(self, debug_mode) -> None:
+        """``torch.cuda.set_sync_debug_mode``, con los mismos valores y el mismo error que en torch."""
+        if isinstance(debug_mode, str):
+            valores = {"default": 0, "warn": 1, "error": 2}
+            if debug_mode not in valores:
+                raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`")
+            debug_mode = valores[debug_mode]
+        self.modo_esperas = int(debug_mode)
 
     # --- la memoria que cabe ----------------------------------------------------------------
     def reservar(self, pedido: int) -> None:
@@ -67,6 +90,8 @@ class Simulador:
     def a_la_gpu(self, tensor: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
         if self.memoria.contiene(tensor):
             return tensor
+        if not non_blocking:  # de la CPU a la GPU sin non_blocking: memcpy_and_sync
+            self.esperar()
         try:
             pedido = tensor.untyped_storage().nbytes()
         except Exception:  # tensores sin almacenamiento (dispersos, meta...)
@@ -77,9 +102,11 @@ class Simulador:
         self.memoria.anotar(copia)
         return copia
 
-    def a_la_cpu(self, tensor: torch.Tensor) -> torch.Tensor:
+    def a_la_cpu(self, tensor: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
         if not self.memoria.contiene(tensor):
             return tensor
+        if not non_blocking:
+            self.esperar()
         with self.sin_anotar():
             return torch.Tensor.clone(tensor)
 
@@ -109,13 +136,13 @@ class Simulador:
         opciones = dict(kwargs, dtype=tipo, non_blocking=bool(non_blocking))
         if destino is not None and destino.type == "cuda":
             comprobar_indice(destino)
-            base = self.a_la_gpu(tensor)
+            base = self.a_la_gpu(tensor, bool(non_blocking))
             nuevo = torch._C.TensorBase.to(base, copy=copiar and base is tensor, **opciones)
             if nuevo is not base:
                 self.memoria.anotar(nuevo)
             return nuevo
         if destino is not None:
-            base = self.a_la_cpu(tensor)
+            base = self.a_la_cpu(tensor, bool(non_blocking))
             with self.sin_anotar():
                 return torch._C.TensorBase.to(base, destino, copy=copiar and base is tensor, **opciones)
         return torch._C.TensorBase.to(tensor, copy=copiar, **opciones)
@@ -142,7 +169,7 @@ class Simulador:
             registro.poner_todos(distribuido, {"is_nccl_available": lambda: False}, solo_si_existe=True)
         acelerador = getattr(torch, "accelerator", None)
         if acelerador is not None:
-            registro.poner_todos(acelerador, respuestas_acelerador(), solo_si_existe=True)
+            registro.poner_todos(acelerador, respuestas_acelerador(self), solo_si_existe=True)
 
     def encender(self, origen: str) -> None:
         """Cambia torch para que la GPU simulada responda; ``origen`` dice quién la pidió (``CURSO_GPU_SIMULAR=T4``)."""
