@@ -222,3 +222,76 @@ def test_elapsed_time_sin_sincronizar_da_device_not_ready(t4):
     fin.record()
     torch.cuda.synchronize()  # también vale esperar a toda la GPU
     assert inicio.elapsed_time(fin) >= 0
+
+
+# --- ningún paso de entrenamiento espera a la GPU (set_sync_debug_mode("error")) ------------------
+
+@pytest.mark.parametrize("tamano_lote", [None, 8])
+def test_los_pasos_de_entrenar_no_esperan_a_la_gpu(t4, tamano_lote):
+    from curso_gpu.entrenamiento import CNNPequena, bucle
+
+    torch.manual_seed(0)
+    X, y = torch.randn(32, 1, 8, 8), torch.randint(0, 3, (32,))
+    s = bucle._preparar(CNNPequena(), (X, y), (X[:8], y[:8]), torch.device("cuda"), 2, 1e-3, tamano_lote, 0,
+                        None, None, 1, "fp32")
+    no_finita = torch.zeros((), device="cuda")
+    torch.cuda.set_sync_debug_mode("error")
+    for epoca in (1, 2):
+        no_finita = bucle._una_epoca(s, epoca, no_finita)  # un error «called a synchronizing CUDA operation» si espera
+    torch.cuda.set_sync_debug_mode("default")
+    assert no_finita.item() == 0.0
+
+
+def test_el_guardian_de_la_perdida_no_copia_nada_a_la_gpu(t4):
+    from curso_gpu.entrenamiento import vigilar_perdida
+
+    torch.cuda.set_sync_debug_mode("error")
+    no_finita = vigilar_perdida(torch.zeros((), device="cuda"), torch.tensor(float("nan")).cuda(non_blocking=True), 3)
+    no_finita = vigilar_perdida(no_finita, torch.ones((), device="cuda"), 4)
+    torch.cuda.set_sync_debug_mode("default")
+    assert no_finita.is_cuda and no_finita.item() == 3.0  # la primera época mala, sin esperar
+
+
+def _esperas(funcion) -> int:
+    """Cuántas veces espera la CPU a la GPU mientras corre ``funcion`` (``set_sync_debug_mode("warn")``)."""
+    import warnings
+
+    torch.cuda.set_sync_debug_mode("warn")
+    with warnings.catch_warnings(record=True) as avisos:
+        warnings.simplefilter("always")
+        funcion()
+    torch.cuda.set_sync_debug_mode("default")
+    return sum("called a synchronizing CUDA operation" in str(a.message) for a in avisos)
+
+
+def test_los_pasos_de_ajustar_solo_esperan_lo_que_espera_transformers(t4):
+    """El forward de Qwen2 en transformers espera una vez (mira la máscara de atención:
+    ``_ignore_causal_mask_sdpa``, también en una GPU); el paso de ``ajustar`` no añade ninguna."""
+    from curso_gpu.ajuste import aplicar_lora, entrenar_lora, modelo_diminuto
+    from curso_gpu.rendimiento import preparar_precision
+
+    modelo, _ = modelo_diminuto()
+    modelo = aplicar_lora(modelo).to("cuda")
+    contexto, escalador = preparar_precision("fp32", torch.device("cuda"))
+    optimizador = torch.optim.AdamW([p for p in modelo.parameters() if p.requires_grad], lr=1e-2)
+    lotes = [torch.randint(0, 20, (4, 16)) for _ in range(3)]
+    ids = lotes[0].to("cuda", non_blocking=True)
+    del_modelo = _esperas(lambda: modelo(input_ids=ids, labels=ids, use_cache=False).loss.backward())
+    resultado = {}
+    del_paso = _esperas(lambda: resultado.update(zip(("suma", "no_finita"), entrenar_lora._una_epoca(
+        modelo, lotes, 1, torch.device("cuda"), contexto, escalador, optimizador))))
+    assert del_paso == len(lotes) * del_modelo
+    assert resultado["suma"].is_cuda and resultado["no_finita"].item() == 0.0
+
+
+def test_los_pasos_de_ddp_no_esperan_a_la_gpu(t4):
+    from curso_gpu.entrenamiento import CNNPequena, ddp
+
+    cnn = CNNPequena().to("cuda")
+    datos = torch.utils.data.TensorDataset(torch.randn(16, 1, 8, 8), torch.randint(0, 3, (16,)))
+    cargador = torch.utils.data.DataLoader(datos, batch_size=4)
+    optimizador = torch.optim.Adam(cnn.parameters(), lr=1e-3)
+    torch.cuda.set_sync_debug_mode("error")
+    suma, pasos = ddp._una_epoca(cnn, cargador, torch.nn.CrossEntropyLoss(), optimizador, torch.device("cuda"))
+    torch.cuda.set_sync_debug_mode("default")
+    assert pasos == 4 and suma.is_cuda

@@ -85,7 +85,8 @@ def anotar_resultados(modo: "ModoMemoria", func, types, args=(), kwargs=None):
     if any(en_gpu):
         if not all(en_gpu) and func not in MEZCLABLES:
             comprobar_dispositivos(func, args, kwargs)
-        if func in _ESPERAN or (func in MEZCLABLES and not _sin_esperar(args, kwargs)) or _con_mascara(func, args):
+        cruza = not all(en_gpu) and func in MEZCLABLES  # copy_ entre la CPU y la GPU
+        if func in _ESPERAN or (cruza and not _sin_esperar(args, kwargs)) or _con_mascara(func, args):
             modo.simulador.esperar()
     resultado = func(*args, **kwargs) if kwargs else func(*args)
     if any(en_gpu):
