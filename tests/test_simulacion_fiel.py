@@ -295,3 +295,35 @@ def test_los_pasos_de_ddp_no_esperan_a_la_gpu(t4):
     suma, pasos = ddp._una_epoca(cnn, cargador, torch.nn.CrossEntropyLoss(), optimizador, torch.device("cuda"))
     torch.cuda.set_sync_debug_mode("default")
     assert pasos == 4 and suma.is_cuda
+
+
+# --- autocast("cuda"): las listas de operaciones de CUDA ------------------------------------------
+
+def test_con_autocast_cuda_softmax_normas_y_perdidas_calculan_en_fp32(t4):
+    from curso_gpu.base import AUTOCAST_CUDA_FP32
+
+    assert {"softmax", "log_softmax", "layer_norm", "exp", "sum", "cross_entropy", "mse_loss"} <= AUTOCAST_CUDA_FP32
+    x = torch.randn(4, 8, device="cuda", requires_grad=True)
+    lineal, norma = torch.nn.Linear(8, 8).cuda(), torch.nn.LayerNorm(8).cuda()
+    etiquetas = torch.zeros(4, dtype=torch.long, device="cuda")
+    with torch.autocast("cuda", torch.float16):
+        h = lineal(x)
+        assert h.dtype == torch.float16  # las multiplicaciones de matrices, en fp16
+        for resultado in (h.softmax(-1), torch.nn.functional.log_softmax(h, -1), norma(h), h.exp(), h.sum(),
+                          torch.nn.functional.cross_entropy(h, etiquetas), torch.nn.functional.mse_loss(h, h)):
+            assert resultado.dtype == torch.float32
+        assert h.sum(dtype=torch.float16).dtype == torch.float16  # con dtype explícito, autocast no toca nada
+        assert (h + 1).dtype == torch.float16
+        with torch.autocast("cuda", enabled=False):
+            assert h.softmax(-1).dtype == torch.float16
+        perdida = torch.nn.functional.cross_entropy(h, etiquetas)
+    perdida.backward()
+    assert x.grad.dtype == torch.float32
+    assert torch.ones(2, dtype=torch.float16, device="cuda").softmax(-1).dtype == torch.float16  # fuera del bloque
+
+
+def test_exp_de_fp16_no_desborda_con_autocast_cuda(t4):
+    grande = torch.full((2,), 20.0, dtype=torch.float16, device="cuda")  # e^20 ≈ 4.9e8 > 65504, el máximo de fp16
+    assert torch.isinf(grande.exp()).all()
+    with torch.autocast("cuda", torch.float16):
+        assert torch.isfinite(grande.exp()).all()  # en una T4, exp calcula en fp32

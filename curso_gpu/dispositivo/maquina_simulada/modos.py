@@ -6,7 +6,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ...base import NUMPY_EN_GPU
+from ...base import AUTOCAST_CUDA_FP32, NUMPY_EN_GPU
 from .memoria import CUDA0, almacen, bytes_de_fabrica, es_cuda, tensores_de
 from .reglas import MEZCLABLES, comprobar_dispositivos
 
@@ -26,10 +26,12 @@ class ModoDispositivo(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         nombre = getattr(func, "__name__", "")
+        simulador = self.simulador
+        if simulador.autocast_cuda and simulador.autocast_cuda[-1] and nombre in AUTOCAST_CUDA_FP32:
+            return _en_fp32(func, args, kwargs or {})
         if nombre not in ESPECIALES and not (kwargs and ("device" in kwargs or kwargs.get("pin_memory"))):
             return func(*args, **(kwargs or {}))  # casi todas: nada que cambiar (y es cada llamada a torch)
         kwargs = dict(kwargs or {})
-        simulador = self.simulador
         a_la_gpu = False
         if "device" in kwargs and es_cuda(kwargs["device"]):
             kwargs["device"] = "cpu"
@@ -70,6 +72,20 @@ _ESPERAN = frozenset({  # su resultado (o su forma) depende de los valores: la C
     _aten.is_nonzero.default, _aten._unique2.default, _aten.unique_dim.default, _aten.unique_consecutive.default,
     _aten.repeat_interleave.Tensor,
 })
+
+
+def _en_fp32(func, args, kwargs):
+    """``func`` con sus tensores fp16/bf16 pasados a fp32, como hace autocast en CUDA con las operaciones de
+    ``AUTOCAST_CUDA_FP32`` (con un ``dtype=`` explícito no se toca: autocast tampoco lo hace)."""
+    if kwargs.get("dtype") is not None or not torch.is_autocast_enabled("cpu"):
+        return func(*args, **kwargs)
+
+    def a_fp32(valor):
+        if isinstance(valor, torch.Tensor) and valor.dtype in (torch.float16, torch.bfloat16):
+            return valor.float()
+        return valor
+
+    return func(*[a_fp32(a) for a in args], **{k: a_fp32(v) for k, v in kwargs.items()})
 
 
 def anotar_resultados(modo: "ModoMemoria", func, types, args=(), kwargs=None):

@@ -138,13 +138,16 @@ def parchear_carga(registro: Registro, memoria) -> None:
     registro.poner(torch, "load", load)
 
 
-def parchear_autocast(registro: Registro) -> None:
-    """``torch.autocast("cuda", tipo)`` calcula en la CPU con el mismo tipo de dato: fp16 calcula en fp16."""
+def parchear_autocast(registro: Registro, simulador) -> None:
+    """``torch.autocast("cuda", tipo)`` calcula en la CPU con el mismo tipo de dato (fp16 calcula en fp16), y
+    ``simulador.autocast_cuda`` cuenta los bloques abiertos: ahí las operaciones de ``AUTOCAST_CUDA_FP32``
+    calculan en fp32, como en CUDA (``ModoDispositivo``)."""
     clase_autocast = torch.amp.autocast_mode.autocast
-    init_autocast = clase_autocast.__init__
+    init_autocast, entrar, salir = clase_autocast.__init__, clase_autocast.__enter__, clase_autocast.__exit__
 
     @functools.wraps(init_autocast)
     def init(instancia, device_type, *args, **kwargs):
+        instancia.cuda_simulada = device_type == "cuda"
         if device_type == "cuda":
             args = list(args)
             tipo = kwargs.get("dtype", args[0] if args else None) or torch.float16
@@ -155,7 +158,22 @@ def parchear_autocast(registro: Registro) -> None:
                 kwargs["dtype"] = tipo
         init_autocast(instancia, device_type, *args, **kwargs)
 
+    @functools.wraps(entrar)
+    def enter(instancia):
+        resultado = entrar(instancia)
+        if getattr(instancia, "cuda_simulada", False):
+            simulador.autocast_cuda.append(bool(getattr(instancia, "_enabled", True)))
+        return resultado
+
+    @functools.wraps(salir)
+    def exit_(instancia, *exc):
+        if getattr(instancia, "cuda_simulada", False) and simulador.autocast_cuda:
+            simulador.autocast_cuda.pop()
+        return salir(instancia, *exc)
+
     registro.poner(clase_autocast, "__init__", init)
+    registro.poner(clase_autocast, "__enter__", enter)
+    registro.poner(clase_autocast, "__exit__", exit_)
 
 
 _SI = ("1", "ON", "YES", "TRUE")  # lo que huggingface_hub toma como «sí» (``constants._is_true``)

@@ -33,6 +33,7 @@ class Simulador:
         self.modos: list = []
         self.nvidia_smi = NvidiaSmiSimulado()
         self.esperas = 0  # cuántas veces ha esperado la CPU a la GPU (terminan los eventos grabados antes)
+        self.autocast_cuda: list[bool] = []  # los bloques torch.autocast("cuda") abiertos (True: activo)
         self.modo_esperas = 0  # el de torch.cuda.set_sync_debug_mode: 0, 1 (avisar) o 2 (error)
 
     # --- las esperas de la CPU ----------------------------------------------------------------
@@ -177,7 +178,7 @@ class Simulador:
         parchear_tensor(self.registro, self.memoria)
         parchear_compilar(self.registro)
         parchear_carga(self.registro, self.memoria)
-        parchear_autocast(self.registro)
+        parchear_autocast(self.registro, self)
         poner_entorno(self.registro)
         self.nvidia_smi.poner(self.perfil, origen=origen)
         self.modos = [ModoDispositivo(self), ModoMemoria(self)]
