@@ -103,6 +103,14 @@ def test_una_convolucion_con_la_entrada_en_la_cpu_da_el_error_de_tipos(t4):
     assert str(error.value) == MEZCLA_CONVOLUCION_MODELO_EN_CPU
 
 
+def test_comparar_pesos_de_la_cpu_y_de_la_gpu_con_torch_equal_falla_como_en_cuda(t4):
+    # el texto que cita pytorch/pytorch#163529 (wrapper_CUDA__equal)
+    with pytest.raises(RuntimeError, match=r"but got other is on cuda:0, different from other tensors on cpu "
+                                           r"\(when checking argument in method wrapper_CUDA__equal\)"):
+        torch.equal(torch.ones(3), torch.ones(3, device="cuda"))
+    assert torch.equal(torch.ones(3), torch.ones(3, device="cuda").cpu())
+
+
 def test_las_etiquetas_en_la_cpu_tambien_fallan(t4):
     with pytest.raises(RuntimeError, match="but got target is on cpu, different from other tensors on cuda:0"):
         torch.nn.functional.cross_entropy(torch.ones(2, 3, device="cuda"), torch.tensor([0, 1]))

@@ -32,6 +32,10 @@ _CONVOLUCIONES = frozenset({"convolution", "_convolution", "convolution_backward
 # las demás se llaman wrapper_CUDA__{op} (con el nombre de su sobrecarga vacío).
 _ESTRUCTURADAS = frozenset({"addmm", "mm", "bmm", "baddbmm", "addmv", "nll_loss_forward", "nll_loss_backward",
                             "cat", "gather", "scatter", "index_add", "mse_loss", "topk", "sort"})
+# Elemento a elemento según sus etiquetas, pero en CUDA sin TensorIterator: su error es el de adaption.cpp
+# («…but got other is on cuda:0, different from other tensors on cpu (when checking argument in method
+# wrapper_CUDA__equal)», citado en pytorch/pytorch#163529, de septiembre de 2025).
+_SIN_ITERADOR = frozenset({"equal"})
 # Operaciones que CUDA hace con otra: su error nombra la otra y su argumento.
 _COMO = {"embedding": ("index_select", {"indices": "index"})}
 _TIPOS = {torch.float32: "Float", torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float64: "Double",
@@ -58,7 +62,7 @@ def _error(func, nombre, comun, tensor, pares):
     if paquete in _CONVOLUCIONES and len(pares) > 1:
         entrada, peso = pares[0][1], pares[1][1]
         return RuntimeError(MEZCLA_TIPOS.format(entrada=_tipo(entrada), peso=_tipo(peso)))
-    if torch.Tag.pointwise in func.tags:
+    if torch.Tag.pointwise in func.tags and paquete not in _SIN_ITERADOR:
         return RuntimeError(MEZCLA_DISPOSITIVOS.format(comun=comun, otro=tensor.device))
     paquete, argumentos = _COMO.get(paquete, (paquete, {}))
     nombre = argumentos.get(nombre, nombre)
