@@ -335,3 +335,65 @@ def test_exp_de_fp16_no_desborda_con_autocast_cuda(t4):
     assert torch.isinf(grande.exp()).all()
     with torch.autocast("cuda", torch.float16):
         assert torch.isfinite(grande.exp()).all()  # en una T4, exp calcula en fp32
+
+
+# --- el asignador con caché y el contexto de CUDA -------------------------------------------------
+
+MiB = 2**20
+
+
+def test_reservada_sigue_las_reglas_del_asignador_de_cuda_y_la_cache_queda_hasta_empty_cache(t4):
+    torch.cuda.empty_cache()
+    diminuto = torch.ones(1, device="cuda")  # 4 bytes → un bloque de 512, en un segmento pequeño de 2 MiB
+    assert torch.cuda.memory_allocated() == 512 and torch.cuda.memory_reserved() == 2 * MiB
+    mediano = torch.empty(3 * MiB, dtype=torch.uint8, device="cuda")  # > 1 MiB y < 10 MiB: un segmento de 20 MiB
+    assert torch.cuda.memory_reserved() == 22 * MiB
+    otro = torch.empty(3 * MiB, dtype=torch.uint8, device="cuda")  # cabe en el hueco del segmento de 20 MiB
+    assert torch.cuda.memory_reserved() == 22 * MiB
+    grande = torch.empty(15 * MiB + 1, dtype=torch.uint8, device="cuda")  # no cabe en los 14 MiB que quedan; ≥ 10 MiB:
+    assert torch.cuda.memory_reserved() == 38 * MiB                      # un segmento redondeado a 2 MiB → 16 MiB
+    assert torch.cuda.memory_allocated() == 512 + 6 * MiB + 15 * MiB + 512
+    del mediano, otro, grande
+    assert torch.cuda.memory_allocated() == 512
+    assert torch.cuda.memory_reserved() == 38 * MiB  # la caché: reservada pero sin usar
+    assert torch.cuda.max_memory_reserved() >= torch.cuda.memory_reserved() >= torch.cuda.memory_allocated()
+    torch.cuda.empty_cache()
+    assert torch.cuda.memory_reserved() == 2 * MiB  # solo el segmento del tensor que sigue vivo
+    del diminuto
+
+
+def test_mem_get_info_y_nvidia_smi_cuentan_el_contexto_de_cuda(t4):
+    import subprocess
+
+    def usada_smi() -> int:
+        salida = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                                capture_output=True, text=True, check=True).stdout
+        return int(salida)
+
+    assert usada_smi() == 0  # antes de usar la GPU no hay contexto
+    libre, total = torch.cuda.mem_get_info()  # como en CUDA, preguntar crea el contexto
+    assert total - libre == t4.contexto_cuda_bytes > 0 and torch.cuda.memory_reserved() == 0
+    x = torch.empty(3 * MiB, dtype=torch.uint8, device="cuda")
+    libre, _ = torch.cuda.mem_get_info()
+    assert total - libre == t4.contexto_cuda_bytes + 20 * MiB
+    assert usada_smi() == (t4.contexto_cuda_bytes + 20 * MiB) // MiB
+    assert "106MiB" not in subprocess.run(["nvidia-smi"], capture_output=True, text=True).stdout
+    assert f"{(t4.contexto_cuda_bytes + 20 * MiB) // MiB}MiB /" in subprocess.run(
+        ["nvidia-smi"], capture_output=True, text=True).stdout
+    del x
+
+
+def test_el_oom_tiene_la_forma_de_colab_con_el_contexto_y_la_cache(t4):
+    import re
+
+    x = torch.empty(3 * MiB, dtype=torch.uint8, device="cuda")
+    del x  # deja 20 MiB en la caché
+    with pytest.raises(torch.OutOfMemoryError) as error:
+        torch.empty(16 * 2**30, dtype=torch.uint8, device="cuda")
+    texto = str(error.value)
+    assert "this process has" not in texto  # la forma de un contenedor (Colab): «Process N has …»
+    encontrado = re.search(r"of which ([\d.]+) GiB is free\. Process \d+ has ([\d.]+) MiB memory in use\. Of the "
+                           r"allocated memory 0 bytes is allocated by PyTorch, and 20\.00 MiB is reserved by PyTorch "
+                           r"but unallocated\.", texto)
+    assert encontrado, texto
+    assert float(encontrado.group(2)) == round((t4.contexto_cuda_bytes + 20 * MiB) / MiB, 2)

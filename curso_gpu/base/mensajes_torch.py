@@ -22,7 +22,7 @@ Fuentes (leídas el 3 de diciembre de 2026 en torch 2.13.0):
 from __future__ import annotations
 
 __all__ = [
-    "MENSAJE_OOM_CPU", "MENSAJE_OOM_CUDA", "MEZCLA_CONVOLUCION", "MEZCLA_CONVOLUCION_MODELO_EN_CPU",
+    "MENSAJE_OOM_CPU", "MENSAJE_OOM_CUDA", "PROCESO_EN_CONTENEDOR", "PROCESO_PROPIO", "MEZCLA_CONVOLUCION", "MEZCLA_CONVOLUCION_MODELO_EN_CPU",
     "MEZCLA_ARGUMENTO", "MEZCLA_DISPOSITIVOS", "MEZCLA_INDICES", "MEZCLA_LINEAL", "MEZCLA_SUMA", "MEZCLA_TIPOS",
     "EVENTO_SIN_TERMINAR", "NUMPY_EN_GPU", "SINCRONIZACION", "PILA_DE_FORMAS_DISTINTAS", "SIN_CUDA_COMPILADA", "SIN_DRIVER", "SIN_RUNTIME_CUDA",
     "UNSCALE_FP16", "coincide",
@@ -146,15 +146,28 @@ def _formato_pytorch(n_bytes: int) -> str:
     return f"{n_bytes / 2**30:.2f} GiB"
 
 
+# Cómo dice PyTorch quién usa la GPU (``proc_info`` en c10/cuda/CUDACachingAllocator.cpp, con lo que da
+# NVML): su propio proceso, «Including non-PyTorch memory, this process has X memory in use. »; otro,
+# «Process N has X memory in use. ». En un contenedor (Colab) NVML da el número de proceso de fuera,
+# distinto del de Python, así que en una T4 de Colab sale la segunda forma también para el propio proceso:
+# «Process 16497 has 14.74 GiB memory in use.» (NUS-HPC-AI-Lab/VideoSys#192, zai-org/CogVideo#741).
+PROCESO_PROPIO = "Including non-PyTorch memory, this process has "
+PROCESO_EN_CONTENEDOR = "Process {proceso} has "
+
+
 def mensaje_sin_memoria(pedido: int, total: int, libre: int, asignada: int, reservada: int,
-                        gpu: int = 0, permitida: int | None = None) -> str:
+                        gpu: int = 0, permitida: int | None = None, proceso: int | None = None) -> str:
     """El texto de «CUDA out of memory» con estos números (en bytes). Lección 07.
 
     ``asignada`` es lo que ocupan los tensores (``memory_allocated``); ``reservada``, lo que el
     asignador de PyTorch tiene pedido a CUDA (``memory_reserved``), siempre ≥ ``asignada``.
-    ``permitida``: el límite de ``set_per_process_memory_fraction``, si se puso.
+    ``permitida``: el límite de ``set_per_process_memory_fraction``, si se puso. ``proceso``: el número
+    con que NVML ve el proceso en un contenedor (Colab): el mensaje dice «Process N has …».
     """
-    return MENSAJE_OOM_CUDA.format(
+    texto = MENSAJE_OOM_CUDA
+    if proceso is not None:
+        texto = texto.replace(PROCESO_PROPIO, PROCESO_EN_CONTENEDOR.format(proceso=proceso))
+    return texto.format(
         pedido=_formato_pytorch(pedido), gpu=gpu, total=_formato_pytorch(total), libre=_formato_pytorch(libre),
         proceso=_formato_pytorch(total - libre), asignada=_formato_pytorch(asignada),
         reservada_libre=_formato_pytorch(reservada - asignada),

@@ -186,8 +186,8 @@ def _respuestas_memoria(simulador) -> dict:
     return {
         "memory_allocated": _con_indice(memoria.asignada),
         "max_memory_allocated": _con_indice(pico),
-        "memory_reserved": _con_indice(memoria.asignada),
-        "max_memory_reserved": _con_indice(pico),
+        "memory_reserved": _con_indice(lambda: memoria.reservada),
+        "max_memory_reserved": _con_indice(lambda: memoria.pico_reservada),
         "reset_peak_memory_stats": _con_indice(memoria.reiniciar_pico),
         "reset_max_memory_allocated": _con_indice(memoria.reiniciar_pico),
         "reset_accumulated_memory_stats": _con_indice(None),
@@ -195,13 +195,15 @@ def _respuestas_memoria(simulador) -> dict:
         "get_per_process_memory_fraction": _con_indice(
             lambda: 1.0 if simulador.fraccion is None else simulador.fraccion),
         "memory_summary": simulador.resumen,
-        "empty_cache": lambda: None,
-        "mem_get_info": _con_indice(lambda: (total - memoria.asignada(), total)),
+        "empty_cache": memoria.vaciar_cache,
+        "mem_get_info": _con_indice(lambda: (simulador.libre(), total)),
         "memory_stats": _con_indice(lambda: {
             "allocated_bytes.all.current": memoria.asignada(),
             "allocated_bytes.all.peak": pico(),
-            "reserved_bytes.all.current": memoria.asignada(),
-            "reserved_bytes.all.peak": pico(),
+            "reserved_bytes.all.current": memoria.reservada,
+            "reserved_bytes.all.peak": memoria.pico_reservada,
+            "num_alloc_retries": 0,
+            "num_ooms": 0,
         }),
     }
 

@@ -25,8 +25,11 @@ class Simulador:
 
     def __init__(self, clave: str) -> None:
         self.perfil = GPUS_SIMULABLES[clave]
-        self.memoria = Memoria(self.perfil.memoria_total_bytes)
+        self.contexto = self.perfil.contexto_cuda_bytes
+        self.memoria = Memoria(self.perfil.memoria_total_bytes - self.contexto)
         self.memoria.sin_memoria = self.sin_memoria
+        self.memoria.al_cambiar = self.al_cambiar_reservada
+        self.iniciada = False  # ¿se creó ya el contexto de CUDA? (al primer uso de la GPU)
         self.fraccion: float | None = None  # la de set_per_process_memory_fraction, si se puso
         self.copiando = False
         self.registro = Registro()
@@ -64,10 +67,29 @@ class Simulador:
             self.sin_memoria(pedido)
 
     def sin_memoria(self, pedido: int) -> None:
-        total, asignada = self.perfil.memoria_total_bytes, self.memoria.asignada()
+        """``torch.OutOfMemoryError`` con el texto de CUDA en la forma de Colab («Process N has …»)."""
+        import os
+
+        total, asignada, reservada = self.perfil.memoria_total_bytes, self.memoria.asignada(), self.memoria.reservada
         raise torch.OutOfMemoryError(mensaje_sin_memoria(
-            pedido=pedido, total=total, libre=total - asignada, asignada=asignada, reservada=asignada,
-            permitida=self.memoria.limite if self.fraccion is not None else None))
+            pedido=pedido, total=total, libre=self.libre(), asignada=asignada, reservada=reservada,
+            permitida=self.memoria.limite if self.fraccion is not None else None, proceso=os.getpid()))
+
+    def libre(self) -> int:
+        """La memoria libre según CUDA (``mem_get_info``): la total menos el contexto y lo reservado."""
+        self.iniciar()
+        return self.perfil.memoria_total_bytes - self.contexto - self.memoria.reservada
+
+    def iniciar(self) -> None:
+        """El primer uso de la GPU crea el contexto de CUDA: desde ahí ``nvidia-smi`` lo cuenta como usado."""
+        if not self.iniciada:
+            self.iniciada = True
+            self.al_cambiar_reservada()
+
+    def al_cambiar_reservada(self) -> None:
+        """Lo reservado cambió: el ``nvidia-smi`` simulado dice la memoria usada de ahora."""
+        self.iniciada = True
+        self.nvidia_smi.usar((self.contexto + self.memoria.reservada) // 2**20)
 
     def poner_fraccion(self, fraction, device=None) -> None:
         """``torch.cuda.set_per_process_memory_fraction``: el límite de este proceso (como en torch)."""
@@ -77,15 +99,18 @@ class Simulador:
         if fraction < 0 or fraction > 1:
             raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
         self.fraccion = fraction
-        self.memoria.limite = int(fraction * self.perfil.memoria_total_bytes)
+        self.memoria.limite = min(int(fraction * self.perfil.memoria_total_bytes),
+                                  self.perfil.memoria_total_bytes - self.contexto)
 
     def resumen(self, device=None, abbreviated: bool = False) -> str:
         """``torch.cuda.memory_summary`` en la GPU simulada: solo lo que cuenta (no hay asignador de CUDA)."""
         comprobar_indice(device)
-        asignada = self.memoria.asignada()
+        asignada, memoria = self.memoria.asignada(), self.memoria
         return (f"Memoria de la GPU simulada ({self.perfil.nombre}): asignada {formatear_bytes(asignada)}, "
-                f"pico {formatear_bytes(max(self.memoria.pico, asignada))}, reservada = asignada (no hay caché "
-                "del asignador). El informe del asignador de CUDA (segmentos, fragmentación) solo sale en una GPU real.")
+                f"pico {formatear_bytes(max(memoria.pico, asignada))}; reservada {formatear_bytes(memoria.reservada)} "
+                f"en {len(memoria.segmentos)} segmentos (pico {formatear_bytes(memoria.pico_reservada)}); contexto de "
+                f"CUDA {formatear_bytes(self.contexto)}. El informe completo del asignador de CUDA (bloques, "
+                "fragmentación) solo sale en una GPU real.")
 
     # --- mover tensores -------------------------------------------------------------------
     def a_la_gpu(self, tensor: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
