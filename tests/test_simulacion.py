@@ -223,12 +223,16 @@ def test_al_apagarla_torch_queda_como_estaba():
     if torch.cuda.is_available():
         pytest.skip("esta máquina tiene una GPU de verdad")
     originales = (torch.cuda.is_available, torch.compile, torch.load, torch.Tensor.__dict__.get("device"))
-    with simular_gpu("T4"):
-        assert torch.cuda.is_available()
-        x = torch.ones(2, device="cuda")
+    with pytest.raises(RuntimeError, match="Al salir de simular_gpu\\(\\) quedan 1 tensores en la GPU simulada"):
+        with simular_gpu("T4"):
+            assert torch.cuda.is_available()
+            x = torch.ones(2, device="cuda")  # sigue vivo al salir: se dice, no se cambia de sitio en silencio
     assert not simulacion_activa() and not torch.cuda.is_available()
     assert (torch.cuda.is_available, torch.compile, torch.load, torch.Tensor.__dict__.get("device")) == originales
     assert x.device.type == "cpu"  # ya no hay GPU simulada a la que pertenecer
+    with simular_gpu("T4"):
+        y = torch.ones(2, device="cuda").cpu()  # lo que se lleva a la CPU antes de salir, sale sin error
+    assert y.device.type == "cpu"
     with pytest.raises((AssertionError, RuntimeError)):
         torch.ones(2, device="cuda")  # el error de siempre sin GPU
 

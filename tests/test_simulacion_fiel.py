@@ -397,3 +397,55 @@ def test_el_oom_tiene_la_forma_de_colab_con_el_contexto_y_la_cache(t4):
                            r"but unallocated\.", texto)
     assert encontrado, texto
     assert float(encontrado.group(2)) == round((t4.contexto_cuda_bytes + 20 * MiB) / MiB, 2)
+
+
+# --- el generador de la GPU, los hilos y lo que sobrevive al bloque ---------------------------------
+
+def test_la_gpu_simulada_tiene_su_propio_generador(t4):
+    torch.manual_seed(0)  # siembra la CPU y la GPU, como en PyTorch
+    de_la_gpu = torch.randn(4, device="cuda").cpu()
+    de_la_cpu = torch.randn(4)
+    torch.manual_seed(0)
+    assert torch.equal(torch.randn(4), de_la_cpu)  # la GPU no gastó números del generador de la CPU
+    torch.cuda.manual_seed(0)
+    assert torch.equal(torch.randn(4, device="cuda").cpu(), de_la_gpu)
+    torch.cuda.manual_seed(1)
+    primero = torch.nn.functional.dropout(torch.ones(64, device="cuda"), 0.5).cpu()
+    estado = torch.cuda.get_rng_state()
+    segundo = torch.nn.functional.dropout(torch.ones(64, device="cuda"), 0.5).cpu()
+    torch.cuda.manual_seed(1)
+    assert torch.equal(torch.nn.functional.dropout(torch.ones(64, device="cuda"), 0.5).cpu(), primero)
+    torch.cuda.set_rng_state(estado)
+    assert torch.equal(torch.nn.functional.dropout(torch.ones(64, device="cuda"), 0.5).cpu(), segundo)
+    assert torch.cuda.initial_seed() == 1
+
+
+def test_otro_hilo_ve_la_misma_gpu_simulada(t4):
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    resultado = {}
+
+    def en_otro_hilo():
+        x = torch.ones(3, device="cuda")
+        resultado["x"] = (x * 2).cpu()
+        resultado["dispositivo"] = x.device
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            x + torch.ones(3)
+
+    hilo = threading.Thread(target=en_otro_hilo)
+    hilo.start()
+    hilo.join()
+    assert resultado["dispositivo"] == torch.device("cuda", 0) and resultado["x"].tolist() == [2.0, 2.0, 2.0]
+    with ThreadPoolExecutor(1) as grupo:
+        assert grupo.submit(lambda: torch.zeros(2, device="cuda").is_cuda).result()
+
+
+def test_un_tensor_que_sobrevive_al_bloque_es_un_error_y_no_un_cambio_silencioso():
+    if torch.cuda.is_available():
+        pytest.skip("esta máquina tiene una GPU de verdad")
+    modelo = torch.nn.Linear(2, 2)
+    with pytest.raises(RuntimeError, match=r"quedan 2 tensores en la GPU simulada.*\.cpu\(\)"):
+        with simular_gpu("T4"):
+            modelo.cuda()  # peso y sesgo
+    assert not torch.cuda.is_available()

@@ -158,11 +158,23 @@ def gpu_simulada():
 
 @contextlib.contextmanager
 def simular_gpu(clave: str = "T4", anunciar: bool = False):
-    """``with simular_gpu("T4"):`` — la GPU simulada solo dentro del bloque (para pruebas)."""
+    """``with simular_gpu("T4"):`` — la GPU simulada solo dentro del bloque (para pruebas).
+
+    Si al salir quedan tensores vivos en la GPU simulada, la apaga y lanza ``RuntimeError``: fuera
+    del bloque esos tensores serían de la CPU, y nadie debe creer que siguen en la GPU."""
     ya_estaba = simulacion_activa()
     activar_simulacion(clave, anunciar=anunciar)
     try:
         yield gpu_simulada()
-    finally:
+    except BaseException:
         if not ya_estaba:
             desactivar_simulacion()
+        raise
+    if not ya_estaba:
+        quedan = _ACTIVO.tensores_vivos() if _ACTIVO is not None else 0
+        desactivar_simulacion()
+        if quedan:
+            raise RuntimeError(
+                f"Al salir de simular_gpu() quedan {quedan} tensores en la GPU simulada. Fuera del bloque "
+                "serían tensores de la CPU sin avisar (en una GPU de verdad seguirían en cuda). Muévelos con "
+                ".cpu() o bórralos (del) antes de salir, o deja todo el trabajo con la GPU dentro del bloque.")

@@ -57,7 +57,11 @@ class ModoDispositivo(TorchFunctionMode):
             return None
         if a_la_gpu and nombre in _COPIAN:  # torch.tensor(datos, device="cuda"): una copia que espera
             simulador.esperar()
-        resultado = func(*args, **kwargs)
+        if a_la_gpu and nombre in _AZAR:  # torch.randn(..., device="cuda"): el generador de la GPU
+            with simulador.aleatorio.usar():
+                resultado = func(*args, **kwargs)
+        else:
+            resultado = func(*args, **kwargs)
         if a_la_gpu:
             for tensor in tensores_de((resultado,)):
                 simulador.memoria.anotar(tensor)
@@ -98,13 +102,19 @@ def anotar_resultados(modo: "ModoMemoria", func, types, args=(), kwargs=None):
     if kwargs:
         entradas += tensores_de(kwargs.values())
     en_gpu = [memoria.contiene(t) for t in entradas]
+    azar = False
     if any(en_gpu):
         if not all(en_gpu) and func not in MEZCLABLES:
             comprobar_dispositivos(func, args, kwargs)
         cruza = not all(en_gpu) and func in MEZCLABLES  # copy_ entre la CPU y la GPU
         if func in _ESPERAN or (cruza and not _sin_esperar(args, kwargs)) or _con_mascara(func, args):
             modo.simulador.esperar()
-    resultado = func(*args, **kwargs) if kwargs else func(*args)
+        azar = _aleatoria(func)
+    if azar:  # dropout, normal_, bernoulli... de un tensor de la GPU: el generador de la GPU
+        with modo.simulador.aleatorio.usar():
+            resultado = func(*args, **kwargs) if kwargs else func(*args)
+    else:
+        resultado = func(*args, **kwargs) if kwargs else func(*args)
     if any(en_gpu):
         # Una operación que escribe en su entrada (cpu.copy_(gpu), lo que hace load_state_dict) deja el
         # destino donde estaba, como en una GPU: no se anota lo que comparte memoria con una entrada de la CPU.
@@ -113,6 +123,19 @@ def anotar_resultados(modo: "ModoMemoria", func, types, args=(), kwargs=None):
             if almacen(tensor) not in en_cpu:
                 memoria.anotar(tensor)
     return resultado
+
+
+_AZAR = frozenset({"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson",
+                   "rand_like", "randn_like", "randint_like"})  # con device="cuda", usan el generador de la GPU
+_ES_ALEATORIA: dict = {}
+
+
+def _aleatoria(func) -> bool:
+    """¿Usa ``func`` el generador de números aleatorios? (la etiqueta ``nondeterministic_seeded`` de aten)."""
+    es = _ES_ALEATORIA.get(func)
+    if es is None:
+        es = _ES_ALEATORIA[func] = torch.Tag.nondeterministic_seeded in getattr(func, "tags", ())
+    return es
 
 
 def _sin_esperar(args, kwargs) -> bool:

@@ -12,7 +12,8 @@ import torch
 from .memoria import CUDA0, anotar_todo, es_cuda
 from .modos import ModoMemoria, anotar_resultados
 
-__all__ = ["Registro", "parchear_autocast", "parchear_carga", "parchear_compilar", "parchear_tensor", "poner_entorno"]
+__all__ = ["Registro", "parchear_autocast", "parchear_carga", "parchear_compilar", "parchear_hilos", "parchear_tensor",
+           "poner_entorno"]
 
 _FALTA = object()
 _DEVICE_ORIGINAL = torch._C.TensorBase.device
@@ -174,6 +175,24 @@ def parchear_autocast(registro: Registro, simulador) -> None:
     registro.poner(clase_autocast, "__init__", init)
     registro.poner(clase_autocast, "__enter__", enter)
     registro.poner(clase_autocast, "__exit__", exit_)
+
+
+def parchear_hilos(registro: Registro, crear_modos) -> None:
+    """Los modos de torch son de cada hilo: un hilo nuevo (``threading.Thread``, también los de un
+    ``ThreadPoolExecutor``) entra en los suyos al arrancar, y ve la misma GPU simulada que el principal."""
+    import threading
+
+    correr = threading.Thread.run
+
+    @functools.wraps(correr)
+    def run(hilo):
+        modos = crear_modos()
+        with contextlib.ExitStack() as pila:
+            for modo in modos:
+                pila.enter_context(modo)
+            return correr(hilo)
+
+    registro.poner(threading.Thread, "run", run)
 
 
 _SI = ("1", "ON", "YES", "TRUE")  # lo que huggingface_hub toma como «sí» (``constants._is_true``)

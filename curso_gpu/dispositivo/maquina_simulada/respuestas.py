@@ -11,12 +11,44 @@ import torch
 from ...base import EVENTO_SIN_TERMINAR
 from .memoria import CUDA0
 
-__all__ = ["ESTADO_RNG", "Evento", "Flujo", "Propiedades", "bf16_soportado", "clase_evento", "clase_flujo",
+__all__ = ["Aleatorio", "Evento", "Flujo", "Propiedades", "bf16_soportado", "clase_evento", "clase_flujo",
            "comprobar_indice",
            "respuestas_acelerador", "respuestas_cuda"]
 
-ESTADO_RNG = torch.zeros(16, dtype=torch.uint8)
-"""Lo que guarda y devuelve ``torch.compile`` como estado aleatorio de la GPU; nadie lo lee."""
+
+class Aleatorio:
+    """El generador de números aleatorios de la GPU simulada, aparte del de la CPU (como en CUDA).
+
+    Lo siembran ``torch.cuda.manual_seed`` y ``torch.manual_seed`` (que siembra todos los dispositivos).
+    Las operaciones aleatorias en la GPU (``torch.randn(..., device="cuda")``, ``dropout``...) lo usan con
+    ``usar()``: cambia un momento el estado del generador de la CPU por el suyo. Su estado es el de un
+    generador de la CPU (no los 16 bytes de semilla y desplazamiento de CUDA)."""
+
+    def __init__(self) -> None:
+        self.semilla = torch.initial_seed()
+        self._estado = torch.Generator().manual_seed(self.semilla).get_state()
+
+    def sembrar(self, semilla) -> None:
+        generador = torch.Generator()
+        self.semilla = generador.seed() if semilla is None else int(semilla) % 2**64
+        self._estado = generador.manual_seed(self.semilla).get_state()
+
+    def estado(self) -> torch.Tensor:
+        return self._estado.clone()
+
+    def poner_estado(self, estado) -> None:
+        self._estado = torch.as_tensor(estado, dtype=torch.uint8).clone()
+
+    @contextlib.contextmanager
+    def usar(self):
+        de_la_cpu = torch.default_generator.get_state()
+        torch.default_generator.set_state(self._estado)
+        try:
+            yield
+        finally:
+            self._estado = torch.default_generator.get_state()
+            torch.default_generator.set_state(de_la_cpu)
+
 
 
 @dataclass(frozen=True)
@@ -208,24 +240,25 @@ def _respuestas_memoria(simulador) -> dict:
     }
 
 
-def _respuestas_aleatorias() -> dict:
-    # el generador de la GPU simulada es el de la CPU: torch.manual_seed ya lo siembra
+def _respuestas_aleatorias(simulador) -> dict:
+    # el generador de la GPU simulada es suyo, aparte del de la CPU (``Simulador.generador``)
+    aleatorio = simulador.aleatorio
     return {
-        "get_rng_state": lambda device="cuda": ESTADO_RNG.clone(),
-        "set_rng_state": lambda estado, device="cuda": None,
-        "get_rng_state_all": lambda: [ESTADO_RNG.clone()],
-        "set_rng_state_all": lambda estados: None,
-        "initial_seed": lambda: torch.initial_seed(),
-        "manual_seed": lambda seed: None,
-        "manual_seed_all": lambda seed: None,
-        "seed": lambda: None,
-        "seed_all": lambda: None,
+        "get_rng_state": lambda device="cuda": aleatorio.estado(),
+        "set_rng_state": lambda new_state, device="cuda": aleatorio.poner_estado(new_state),
+        "get_rng_state_all": lambda: [aleatorio.estado()],
+        "set_rng_state_all": lambda new_states: aleatorio.poner_estado(list(new_states)[0]),
+        "initial_seed": lambda: aleatorio.semilla,
+        "manual_seed": lambda seed: aleatorio.sembrar(seed),
+        "manual_seed_all": lambda seed: aleatorio.sembrar(seed),
+        "seed": lambda: aleatorio.sembrar(None),
+        "seed_all": lambda: aleatorio.sembrar(None),
     }
 
 
 def respuestas_cuda(simulador) -> dict:
     """Cada función de ``torch.cuda`` que cambia la GPU simulada, con su respuesta."""
-    return {**_respuestas_dispositivo(simulador), **_respuestas_memoria(simulador), **_respuestas_aleatorias()}
+    return {**_respuestas_dispositivo(simulador), **_respuestas_memoria(simulador), **_respuestas_aleatorias(simulador)}
 
 
 def respuestas_acelerador(simulador) -> dict:

@@ -11,9 +11,9 @@ from ..nvidia_smi_simulado import NvidiaSmiSimulado
 from .memoria import CUDA0, Memoria
 from .modos import ModoDispositivo, ModoMemoria
 from .parches import (
-    Registro, parchear_autocast, parchear_carga, parchear_compilar, parchear_tensor, poner_entorno,
+    Registro, parchear_autocast, parchear_carga, parchear_compilar, parchear_hilos, parchear_tensor, poner_entorno,
 )
-from .respuestas import comprobar_indice, respuestas_acelerador, respuestas_cuda
+from .respuestas import Aleatorio, comprobar_indice, respuestas_acelerador, respuestas_cuda
 
 __all__ = ["Simulador"]
 
@@ -35,6 +35,7 @@ class Simulador:
         self.registro = Registro()
         self.modos: list = []
         self.nvidia_smi = NvidiaSmiSimulado()
+        self.aleatorio = Aleatorio()  # el generador de la GPU, aparte del de la CPU
         self.esperas = 0  # cuántas veces ha esperado la CPU a la GPU (terminan los eventos grabados antes)
         self.autocast_cuda: list[bool] = []  # los bloques torch.autocast("cuda") abiertos (True: activo)
         self.modo_esperas = 0  # el de torch.cuda.set_sync_debug_mode: 0, 1 (avisar) o 2 (error)
@@ -204,11 +205,26 @@ class Simulador:
         parchear_compilar(self.registro)
         parchear_carga(self.registro, self.memoria)
         parchear_autocast(self.registro, self)
+        parchear_hilos(self.registro, self.crear_modos)
         poner_entorno(self.registro)
         self.nvidia_smi.poner(self.perfil, origen=origen)
-        self.modos = [ModoDispositivo(self), ModoMemoria(self)]
+        self.modos = self.crear_modos()
         for modo in self.modos:
             modo.__enter__()
+
+    def tensores_vivos(self) -> int:
+        """Cuántos almacenamientos siguen vivos en la GPU simulada (tras recoger la basura)."""
+        self.memoria.asignada()
+        if self.memoria.vivos:
+            import gc
+
+            gc.collect()
+            self.memoria.asignada()
+        return len(self.memoria.vivos)
+
+    def crear_modos(self) -> list:
+        """Los dos modos de torch de la GPU simulada (cada hilo entra en los suyos)."""
+        return [ModoDispositivo(self), ModoMemoria(self)]
 
     def apagar(self) -> None:
         """Deja torch, el entorno y el PATH como estaban."""
