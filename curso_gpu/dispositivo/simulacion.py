@@ -8,16 +8,25 @@ Con ``CURSO_GPU_SIMULAR=T4`` en el entorno, ``import curso_gpu`` la enciende; en
   capacidad (7, 5), 40 multiprocesadores, 15095 MiB (``curso_gpu.base.GPUS_SIMULABLES``).
 - Lo que pides en ``"cuda"`` (``device="cuda"``, ``.cuda()``, ``.to("cuda")``, ``modelo.to(dispositivo)``)
   vive en la CPU, aunque dice ``device='cuda:0'``. ``.cpu()`` da una copia, como en una GPU.
-- ``torch.cuda.memory_allocated``, ``max_memory_allocated``, ``reset_peak_memory_stats`` y
-  ``mem_get_info`` cuentan los bytes de los tensores que viven en la GPU simulada, también los
-  gradientes y el estado del optimizador. No hay caché del asignador: reservada = asignada.
+- Falla donde falla una T4, con los textos de PyTorch: una operación que mezcla tensores de la
+  GPU y de la CPU («Expected all tensors to be on the same device…»; se admiten, como en CUDA, los
+  escalares de la CPU, las copias y los índices de la CPU), ``.numpy()`` de un tensor de la GPU y
+  ``Event.elapsed_time`` antes de que termine el evento («CUDA error: device not ready»).
+- La memoria sigue al asignador con caché de PyTorch (bloques de 512 bytes, segmentos de 2 y
+  20 MiB, la caché hasta ``empty_cache()``): ``memory_allocated``, ``memory_reserved``, sus picos y
+  ``mem_get_info``, que cuenta también el contexto de CUDA de una T4 de Colab.
 - Lo que no cabe en los 15095 MiB (o en ``set_per_process_memory_fraction``) lanza
-  ``torch.OutOfMemoryError`` con el texto de CUDA: lo que se pide con ``device="cuda"`` o
-  ``.to("cuda")`` se mira antes de reservarlo en la CPU. ``memory_summary`` dice lo que cuenta.
+  ``torch.OutOfMemoryError`` con el texto de CUDA, en la forma de Colab («Process N has …»): lo que
+  se pide con ``device="cuda"`` o ``.to("cuda")`` se mira antes de reservarlo en la CPU.
+- ``torch.cuda.set_sync_debug_mode("warn" | "error")`` avisa o lanza en cada espera de la CPU
+  (``.item()``, ``.cpu()``, ``.tolist()``, ``nonzero``, imprimir, una copia sin ``non_blocking``).
+- La GPU tiene su propio generador (``torch.cuda.manual_seed``); los hilos nuevos la ven; un
+  tensor que sobrevive a ``with simular_gpu()`` es un error, no un cambio de sitio en silencio.
 - No hay NCCL: ``torch.distributed.is_nccl_available()`` es False y DDP usa ``gloo``. Los hijos
   de un ``fork`` (los procesos de un ``DataLoader``) no la heredan, como no heredan CUDA.
 - ``torch.compile`` usa el backend ``eager`` (no genera código) y Triton usa su intérprete.
-- ``torch.autocast("cuda", torch.float16)`` calcula en fp16 en la CPU; bf16 no existe en una T4.
+- ``torch.autocast("cuda", torch.float16)`` calcula en fp16 en la CPU, con las listas de CUDA: lo
+  que CUDA pasa a fp32 (softmax, layer_norm, exp, sum, las pérdidas…) calcula en fp32.
 - Las descargas y ``bitsandbytes`` responden como sin red: ``HF_HUB_OFFLINE=1``.
 - ``nvidia-smi`` (en Linux y macOS) responde como en una T4 de Colab: su tabla, con el driver y la
   «CUDA Version», y ``--query-gpu=…`` (``curso_gpu.base.DriverSimulado``). Vive en una carpeta

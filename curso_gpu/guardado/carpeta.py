@@ -30,24 +30,11 @@ from ..dispositivo import como_dispositivo
 from ..base import formatear_bytes, leer_numero
 from .destino import comprobar_destino
 from .escritura_segura import (
-    AvisoCheckpoint,
-    Candado,
-    CarpetaDesaparecida,
-    CheckpointNoGuardado,
-    copiar_atomico,
-    crear_exclusivo,
-    fsync_carpeta,
+    AvisoCheckpoint, Candado, CarpetaDesaparecida, CheckpointNoGuardado, copiar_atomico, crear_exclusivo, fsync_carpeta,
 )
 from .fragmentado import leer_indice
 from .formato import (
-    ANTERIORES,
-    PRUEBA,
-    RESTOS,
-    CheckpointDanado,
-    cargar_checkpoint,
-    epoca_de,
-    guardar_atomico,
-    nombre_archivo,
+    ANTERIORES, PRUEBA, RESTOS, CheckpointDanado, cargar_checkpoint, epoca_de, guardar_atomico, nombre_archivo,
 )
 
 __all__ = ["CarpetaCheckpoints", "CarpetaNoEscribible", "borrar_checkpoint", "carpeta_checkpoints", "como_carpeta"]
