@@ -42,6 +42,7 @@ import argparse
 import ast
 import datetime as dt
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -202,6 +203,74 @@ def comprobar_mensajes(gpu: torch.device) -> list[Resultado]:
         real = _error_de(funcion)
         resultados.append(Resultado(leccion, f"mensaje: {caso}", repr(real.splitlines()[0][:160]),
                                     m.coincide(real, esperado)))
+    return resultados
+
+
+# --- Los textos y la memoria que imita la T4 simulada (dispositivo.maquina_simulada) ----------------
+
+_TAMANO = r"([\d.]+ (?:bytes|KiB|MiB|GiB))"
+_PATRON_OOM = re.compile(
+    rf"CUDA out of memory\. Tried to allocate {_TAMANO}\. GPU \d+ has a total capacity of {_TAMANO} of which "
+    rf"{_TAMANO} is free\. (?:(Including non-PyTorch memory, this process has)|Process (\d+) has) {_TAMANO} "
+    rf"memory in use\. (?:{_TAMANO} allowed; )?Of the allocated memory {_TAMANO} is allocated by PyTorch, and "
+    rf"{_TAMANO} is reserved by PyTorch but unallocated\.")
+_UNIDADES = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+
+def bytes_de(texto: str) -> float:
+    """«14.74 GiB» → bytes (como los escribe PyTorch en sus mensajes)."""
+    numero, unidad = texto.split()
+    return float(numero) * _UNIDADES[unidad]
+
+
+def juzgar_oom(texto: str) -> Resultado:
+    """El «CUDA out of memory» de esta GPU: ¿tiene la forma de ``MENSAJE_OOM_CUDA``? Dice qué forma
+    («Process N has», la de un contenedor como Colab, que imita la T4 simulada; o «this process has») y
+    cuánto ocupa el proceso fuera de PyTorch (en uso − asignada − caché: el contexto de CUDA)."""
+    encontrado = _PATRON_OOM.search(texto)
+    if encontrado is None:
+        return Resultado("07", "el OOM tiene la forma de MENSAJE_OOM_CUDA", repr(texto[:200]), False)
+    propio, uso, asignada, cache = encontrado.group(4), encontrado.group(6), encontrado.group(8), encontrado.group(9)
+    forma = "«this process has» (fuera de un contenedor)" if propio else "«Process N has» (contenedor, como Colab)"
+    contexto = bytes_de(uso) - bytes_de(asignada) - bytes_de(cache)
+    return Resultado("07", "el OOM tiene la forma de MENSAJE_OOM_CUDA",
+                     f"forma {forma}; fuera de PyTorch {contexto / 2**20:.0f} MiB", True)
+
+
+def juzgar_contexto(total: int, libre: int, reservada: int, nombre_gpu: str) -> Resultado:
+    """``mem_get_info`` justo tras el primer tensor: lo ocupado que PyTorch no reservó es el contexto de
+    CUDA. En una T4 se compara con el de la T4 simulada (``PerfilGPU.contexto_cuda_bytes``: entre la mitad
+    y el doble); en otra GPU basta con que haya contexto."""
+    from curso_gpu.base import GPUS_SIMULABLES
+
+    contexto = total - libre - reservada
+    simulado = GPUS_SIMULABLES["T4"].contexto_cuda_bytes
+    medido = f"{contexto / 2**20:.0f} MiB fuera de PyTorch (la T4 simulada cuenta {simulado / 2**20:.0f} MiB)"
+    if "T4" in nombre_gpu:
+        return Resultado("04", "contexto de CUDA tras el primer tensor ≈ el de la T4 simulada", medido,
+                         simulado / 2 <= contexto <= 2 * simulado)
+    return Resultado("04", "hay un contexto de CUDA tras el primer tensor", medido, contexto > 0)
+
+
+def juzgar_numpy(texto: str) -> Resultado:
+    """``.numpy()`` de un tensor de la GPU: el texto que da la T4 simulada (``NUMPY_EN_GPU``)."""
+    from curso_gpu.base import NUMPY_EN_GPU
+
+    esperado = NUMPY_EN_GPU.format(dispositivo="cuda:0")
+    return Resultado("05", "mensaje: .numpy() de un tensor de la GPU", repr(texto[:160]), texto.strip() == esperado)
+
+
+def comprobar_textos_simulados(gpu: torch.device) -> list[Resultado]:
+    """Lo que imita la T4 simulada, en una GPU de verdad. Va la primera: mide el contexto recién creado."""
+    primero = torch.ones(1, device=gpu)
+    libre, total = torch.cuda.mem_get_info(gpu)
+    resultados = [juzgar_contexto(total, libre, torch.cuda.memory_reserved(gpu), torch.cuda.get_device_name(gpu)),
+                  juzgar_numpy(_error_de(lambda: primero.numpy()))]
+    temporal = torch.empty(3 * 2**20, dtype=torch.uint8, device=gpu)
+    del temporal  # deja memoria en la caché, que el OOM cuenta como «reserved but unallocated»
+    resultados.append(juzgar_oom(_error_de(lambda: torch.empty(2 * total, dtype=torch.uint8, device=gpu))))
+    del primero
+    torch.cuda.empty_cache()
     return resultados
 
 
@@ -642,6 +711,7 @@ def comprobar_cuadernos(carpeta: str | Path, notebooks: Path = RAIZ / "notebooks
 def comprobaciones(rapido: bool):
     """Las comprobaciones en orden: (nombre, función que recibe el dispositivo)."""
     return [
+        ("textos y memoria de la T4 simulada", comprobar_textos_simulados),  # la primera: el contexto recién creado
         ("mensajes de error", comprobar_mensajes),
         ("matmul y % del pico", lambda g: comprobar_matmul(g, rapido)),
         ("medir sin sincronizar", comprobar_sin_sincronizar),

@@ -240,7 +240,8 @@ print(f"{formatear_numero(mib_t4)} MiB = {a_gib(bytes_t4):.1f} GiB = {a_gb(bytes
 # 550.54.15: «0MiB / 81559MiB»). -->
 #
 # - Al primer uso de la GPU, PyTorch crea el **contexto de CUDA** (el código de CUDA, de cuDNN y
-#   de cuBLAS cargado en la GPU). Ocupa **unos cientos de MB** que verás en `nvidia-smi` aunque
+#   de cuBLAS cargado en la GPU). En una T4 de Colab ocupa **unos 100 MiB** al principio, y crece
+#   con cada biblioteca de kernels que se carga (cuDNN, cuBLAS): lo verás en `nvidia-smi` aunque
 #   no hayas creado ningún tensor.
 # - PyTorch dice que la T4 tiene unos **15.8 GB** (`total_memory`: unos 15 100 MiB, según la
 #   versión del driver), algo menos que los 15 360 MiB de `nvidia-smi`: el driver se queda el resto.
@@ -547,7 +548,7 @@ except ValueError as error:
 #   procesar un texto largo o un lote grande. Deja margen (el +20 % es el mínimo).
 # - **Creer que entrenar cuesta lo mismo que usar.** Entrenar entero pide unas 8 veces más que
 #   los pesos en fp16 (16 bytes frente a 2).
-# - **Contar con toda la VRAM.** El contexto de CUDA ocupa unos cientos de MB y otros programas
+# - **Contar con toda la VRAM.** El contexto de CUDA ocupa 100 MiB o más y otros programas
 #   (u otro notebook abierto en Colab) pueden estar usando la GPU: mira la memoria **libre**.
 # - **En un Mac, olvidar que la memoria es compartida.** La GPU usa la misma memoria que el
 #   sistema y tus programas, y solo una parte de ella.
@@ -590,7 +591,7 @@ except ValueError as error:
 # - **Adam**: el optimizador más usado; guarda dos números extra por parámetro.
 # - **LoRA**: ajuste fino que congela el modelo y entrena matrices pequeñas añadidas (lección 09).
 # - **GB / GiB**: 10⁹ bytes frente a 2³⁰ bytes. MiB = 2²⁰ bytes.
-# - **Contexto de CUDA**: lo que CUDA carga en la GPU al primer uso; ocupa unos cientos de MB.
+# - **Contexto de CUDA**: lo que CUDA carga en la GPU al primer uso; en una T4, 100 MiB o más.
 # - **Dispositivo `meta`**: un dispositivo de PyTorch con tensores sin datos, útil para contar parámetros.
 # - **8B, 124M**: 8 000 millones y 124 millones de parámetros (B de *billion* en inglés).
 

@@ -375,12 +375,11 @@ predecir(modelo, diagonal, dispositivo)
 # usamos el dispositivo `meta` de PyTorch, que es un dispositivo de verdad distinto de la
 # CPU (sus tensores tienen forma pero no datos). El error es del mismo tipo, pero PyTorch lo
 # escribe con otras palabras: debajo te enseñamos también el texto exacto que verías en una GPU.
-# En la T4 simulada (`CURSO_GPU_SIMULAR=T4`) también usamos `meta`: sus tensores de `cuda` viven
-# en la CPU, así que mezclarlos con los de la CPU no daría ningún error.
+# La T4 simulada (`CURSO_GPU_SIMULAR=T4`) cuenta como GPU: sus tensores de `cuda` viven en la
+# CPU, pero se niega a mezclarlos con los de la CPU con el mismo texto que una T4.
 
 # %%
-gpu_de_verdad = torch.cuda.is_available() and not simulacion_activa()
-otro = torch.device("cuda") if gpu_de_verdad else torch.device("meta")
+otro = torch.device("cuda") if torch.cuda.is_available() else torch.device("meta")
 print("Dispositivo «distinto de la CPU» para el laboratorio:", otro)
 
 
@@ -630,9 +629,9 @@ print("Época:", ultimo["epoca"], "· dispositivo de los pesos:", ultimo["modelo
 # %%
 ruta_pesos = guardar_pesos(reanudado, carpeta.local.parent / "cnn_lineas_pesos.pt")
 copia = CNNPequena()
-cargar_pesos(ruta_pesos, copia)
-print("Pesos cargados de", ruta_pesos.name, "· ¿iguales?",
-      all(torch.equal(a, b) for a, b in zip(copia.state_dict().values(), reanudado.state_dict().values())))
+cargar_pesos(ruta_pesos, copia)  # la copia vive en la CPU; «reanudado», en el dispositivo
+print("Pesos cargados de", ruta_pesos.name, "· ¿iguales?",  # se comparan en el mismo dispositivo: .cpu()
+      all(torch.equal(a, b.cpu()) for a, b in zip(copia.state_dict().values(), reanudado.state_dict().values())))
 
 # %% [markdown]
 # ## Pruébalo

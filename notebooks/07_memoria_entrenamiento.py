@@ -73,7 +73,7 @@ print("PyTorch", torch.__version__)
 # | **optimizador** | Adam: 2 números por parámetro; SGD con momento: 1; SGD: 0 | no |
 # | **activaciones** | lo que la pasada hacia delante guarda para la de atrás | **sí** |
 #
-# Además hay búferes temporales de cada operación y el **contexto de CUDA** (unos cientos de MB).
+# Además hay búferes temporales de cada operación y el **contexto de CUDA** (en una T4, 100 MiB o más).
 #
 # ### ¿16 o 18 bytes por parámetro?
 #
@@ -280,14 +280,16 @@ for nombre, serie in (("atención clásica", memoria_clasica), ("GPT-2 reducido"
 from curso_gpu.base import mensaje_sin_memoria
 
 print(mensaje_sin_memoria(pedido=768 * 2**20, total=15_835_660_288, libre=412 * 2**20,
-                          asignada=13_900 * 2**20, reservada=14_300 * 2**20))
+                          asignada=13_900 * 2**20, reservada=14_300 * 2**20, proceso=16497))
 
 # %% [markdown]
 # Léelo por partes:
 #
 # - **Tried to allocate 768.00 MiB**: lo que pedía la operación que falló (no lo que te falta en total).
 # - **total capacity … of which … is free**: la memoria de la GPU y la que queda libre según el driver.
-# - **this process has … memory in use**: todo lo de tu proceso, contexto de CUDA incluido.
+# - **Process 16497 has … memory in use**: todo lo de tu proceso, contexto de CUDA incluido. En Colab
+#   sale así, con un número que no es el de tu Python (`os.getpid()`): el driver ve el proceso desde
+#   fuera del contenedor. En tu propia máquina dice «Including non-PyTorch memory, this process has …».
 # - **allocated by PyTorch**: la que ocupan tus tensores ahora (`torch.cuda.memory_allocated()`).
 # - **reserved by PyTorch but unallocated**: la que PyTorch guarda en su **caché** para reutilizarla
 #   (`memory_reserved() - memory_allocated()`). PyTorch no devuelve la memoria al driver cuando
@@ -304,6 +306,25 @@ print(mensaje_sin_memoria(pedido=768 * 2**20, total=15_835_660_288, libre=412 * 
 # import torch
 # ```
 #
+# En una GPU puedes ver cada parte con `torch.cuda`: borra un tensor y su memoria pasa a la caché
+# («reservada pero sin usar») hasta `torch.cuda.empty_cache()`; lo que `mem_get_info` da por
+# ocupado y PyTorch no tiene reservado es el contexto de CUDA.
+
+# %%
+if torch.cuda.is_available():
+    temporal = torch.empty(3 * 2**20, dtype=torch.uint8, device="cuda")  # 3 MiB
+    del temporal
+    libre, total = torch.cuda.mem_get_info()
+    asignada, reservada = torch.cuda.memory_allocated(), torch.cuda.memory_reserved()
+    print(f"Asignada (tensores vivos):          {asignada / 2**20:8.2f} MiB")
+    print(f"Reservada pero sin usar (la caché): {(reservada - asignada) / 2**20:8.2f} MiB")
+    print(f"Fuera de PyTorch (contexto de CUDA): {(total - libre - reservada) / 2**20:7.0f} MiB")
+    torch.cuda.empty_cache()
+    print(f"Tras empty_cache(), reservada:      {torch.cuda.memory_reserved() / 2**20:8.2f} MiB")
+else:
+    print("Sin GPU: en una T4 verías la caché que deja un tensor borrado y unos 100 MiB de contexto de CUDA.")
+
+# %% [markdown]
 # ### 6. Recuperarse sin reiniciar
 #
 # El patrón en PyTorch puro: capturar `torch.OutOfMemoryError`, **soltar** todo lo que apunta a

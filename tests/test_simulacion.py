@@ -17,6 +17,7 @@ from curso_gpu.dispositivo import (
 
 T4 = GPUS_SIMULABLES["T4"]
 MB = 1000 * 1000
+MB_EN_BLOQUES = 4_000_256 // 4  # el asignador de CUDA redondea cada bloque a múltiplos de 512 bytes: 4 MB → 4 000 256
 
 
 @pytest.fixture
@@ -60,9 +61,9 @@ def test_los_tensores_de_cuda_viven_en_la_cpu_pero_dicen_cuda(t4):
     y = x @ x + 1
     assert y.is_cuda
     z = y.cpu()
-    assert z.device.type == "cpu" and not z.is_cuda and torch.equal(z, y)
+    assert z.device.type == "cpu" and not z.is_cuda and torch.equal(z, y.cpu())
     z.add_(1)  # .cpu() es una copia, como en una GPU
-    assert not torch.equal(z, y)
+    assert not torch.equal(z, y.cpu())
     assert torch.ones(3).cuda().is_cuda and torch.ones(3).to("cuda").is_cuda
     assert torch.ones(3).to(torch.device("cuda:0"), torch.float16).dtype == torch.float16
     assert torch.ones(3).to(x).is_cuda and torch.ones(3).to(z).device.type == "cpu"
@@ -95,18 +96,19 @@ def test_la_memoria_cuenta_los_bytes_de_la_gpu_simulada(t4):
     torch.cuda.reset_peak_memory_stats()
     antes = torch.cuda.memory_allocated()
     x = torch.empty(1000, 1000, device="cuda")  # 4 MB en fp32
-    assert torch.cuda.memory_allocated() - antes == 4 * MB
+    assert torch.cuda.memory_allocated() - antes == 4 * MB_EN_BLOQUES
     y = x.cpu()  # en la CPU: no cuenta
-    assert torch.cuda.memory_allocated() - antes == 4 * MB
+    assert torch.cuda.memory_allocated() - antes == 4 * MB_EN_BLOQUES
     z = x @ x
-    assert torch.cuda.memory_allocated() - antes == 8 * MB
+    assert torch.cuda.memory_allocated() - antes == 8 * MB_EN_BLOQUES
     del z
-    assert torch.cuda.memory_allocated() - antes == 4 * MB
-    assert torch.cuda.max_memory_allocated() - antes == 8 * MB
+    assert torch.cuda.memory_allocated() - antes == 4 * MB_EN_BLOQUES
+    assert torch.cuda.max_memory_allocated() - antes == 8 * MB_EN_BLOQUES
     torch.cuda.reset_peak_memory_stats()
     assert torch.cuda.max_memory_allocated() == torch.cuda.memory_allocated()
     libre, total = torch.cuda.mem_get_info()
-    assert total == T4.memoria_total_bytes and libre == total - torch.cuda.memory_allocated()
+    assert total == T4.memoria_total_bytes
+    assert libre == total - T4.contexto_cuda_bytes - torch.cuda.memory_reserved()  # el contexto de CUDA también ocupa
     del x, y
     assert torch.cuda.memory_allocated() == antes
 
@@ -114,12 +116,12 @@ def test_la_memoria_cuenta_los_bytes_de_la_gpu_simulada(t4):
 def test_gradientes_y_estado_del_optimizador_tambien_cuentan(t4):
     antes = torch.cuda.memory_allocated()
     capa = torch.nn.Linear(1000, 1000, bias=False).to("cuda")  # 4 MB de pesos
-    assert torch.cuda.memory_allocated() - antes == 4 * MB
+    assert torch.cuda.memory_allocated() - antes == 4 * MB_EN_BLOQUES
     optimizador = torch.optim.Adam(capa.parameters(), foreach=False)
     capa(torch.randn(10, 1000, device="cuda")).sum().backward()
     optimizador.step()
     # pesos + gradientes + dos momentos de Adam (más el escalar «step» en la CPU)
-    assert torch.cuda.memory_allocated() - antes == 16 * MB
+    assert torch.cuda.memory_allocated() - antes == 16 * MB_EN_BLOQUES
     del capa, optimizador
     assert torch.cuda.memory_allocated() == antes
 
@@ -189,7 +191,7 @@ def test_copiar_de_la_gpu_a_un_tensor_de_la_cpu_lo_deja_en_la_cpu(t4):
     antes = torch.cuda.memory_allocated()
     en_cpu.copy_(en_gpu)
     assert en_cpu.device == torch.device("cpu") and torch.equal(en_cpu, torch.ones(1000))
-    assert torch.cuda.memory_allocated() == antes == 4000
+    assert torch.cuda.memory_allocated() == antes == 4096  # 4000 bytes, en un bloque de múltiplos de 512
     assert (en_gpu + en_cpu.cuda()).device == torch.device("cuda", 0)
 
 
@@ -221,12 +223,16 @@ def test_al_apagarla_torch_queda_como_estaba():
     if torch.cuda.is_available():
         pytest.skip("esta máquina tiene una GPU de verdad")
     originales = (torch.cuda.is_available, torch.compile, torch.load, torch.Tensor.__dict__.get("device"))
-    with simular_gpu("T4"):
-        assert torch.cuda.is_available()
-        x = torch.ones(2, device="cuda")
+    with pytest.raises(RuntimeError, match="Al salir de simular_gpu\\(\\) quedan 1 tensores en la GPU simulada"):
+        with simular_gpu("T4"):
+            assert torch.cuda.is_available()
+            x = torch.ones(2, device="cuda")  # sigue vivo al salir: se dice, no se cambia de sitio en silencio
     assert not simulacion_activa() and not torch.cuda.is_available()
     assert (torch.cuda.is_available, torch.compile, torch.load, torch.Tensor.__dict__.get("device")) == originales
     assert x.device.type == "cpu"  # ya no hay GPU simulada a la que pertenecer
+    with simular_gpu("T4"):
+        y = torch.ones(2, device="cuda").cpu()  # lo que se lleva a la CPU antes de salir, sale sin error
+    assert y.device.type == "cpu"
     with pytest.raises((AssertionError, RuntimeError)):
         torch.ones(2, device="cuda")  # el error de siempre sin GPU
 
@@ -374,7 +380,7 @@ def test_un_pedido_que_no_cabe_da_el_oom_de_cuda_antes_de_reservar(t4):
         torch.empty(20 * 2**30, dtype=torch.uint8, device="cuda")  # 20 GiB: si se reservara, la RAM lo notaría
     assert torch.cuda.memory_allocated() == 0
     pequeno = torch.zeros(1000, device="cuda")
-    assert torch.cuda.memory_allocated() == 4000 and pequeno.is_cuda
+    assert torch.cuda.memory_allocated() == 4096 and pequeno.is_cuda  # 4000 bytes redondeados a 512
 
 
 def test_la_fraccion_por_proceso_limita_como_en_torch_y_lo_dice_el_mensaje(t4):
@@ -385,14 +391,14 @@ def test_la_fraccion_por_proceso_limita_como_en_torch_y_lo_dice_el_mensaje(t4):
         with pytest.raises(torch.OutOfMemoryError) as error:
             torch.empty(int(0.2 * total), dtype=torch.uint8, device="cuda")
         assert "1.47 GiB allowed; Of the allocated memory 0 bytes is allocated by PyTorch" in str(error.value)
-        torch.cuda.set_per_process_memory_fraction(2 * MB / total)  # 2 MB
+        torch.cuda.set_per_process_memory_fraction(4 * 2**20 / total)  # 4 MiB
         de_la_cpu = torch.ones(750_000)  # 3 MB en la CPU, que no tiene ese límite
         with pytest.raises(torch.OutOfMemoryError, match="Tried to allocate 2.86 MiB"):
-            de_la_cpu.to("cuda")
-        medio = torch.zeros(MB // 4, device="cuda")  # 1 MB: cabe
+            de_la_cpu.to("cuda")  # más de 1 MiB: pide un segmento de 20 MiB
+        medio = torch.zeros(MB // 4, device="cuda")  # 1 MB: cabe en un segmento pequeño de 2 MiB
         with pytest.raises(torch.OutOfMemoryError):  # el resultado de una operación (2 MB más) no cabe
             torch.cat([medio, medio])
-        assert torch.cuda.memory_allocated() == MB
+        assert torch.cuda.memory_allocated() == 1_000_448 and torch.cuda.memory_reserved() == 2 * 2**20  # 1 MB en bloques de 512
     finally:
         torch.cuda.set_per_process_memory_fraction(1.0)
     with pytest.raises(ValueError, match="Allowed range: 0~1"):

@@ -204,3 +204,52 @@ def test_el_trabajador_de_la_leccion_12_corre_en_cpu_con_gloo(tmp_path):
     (tmp_path / "una").mkdir()
     r, (sola,) = comprobar.__globals__["lanzar"](tmp_path / "una", 1, timeout_s=180, ancho=64, modo="una")
     assert r.bien and sola["modo"] == "una" and sola["tipos"]["al calcular"] == "torch.float16", r.salida[-3000:]
+
+
+# --- los textos y la memoria que imita la T4 simulada -------------------------------------------------
+
+def test_el_oom_de_colab_y_el_de_otra_maquina_tienen_la_forma_del_mensaje():
+    from curso_gpu.base import mensaje_sin_memoria
+
+    colab = ("CUDA out of memory. Tried to allocate 30.00 MiB. GPU 0 has a total capacity of 14.75 GiB of which "
+             "7.06 MiB is free. Process 16497 has 14.74 GiB memory in use. Of the allocated memory 14.19 GiB is "
+             "allocated by PyTorch, and 456.84 MiB is reserved by PyTorch but unallocated. If reserved but ...")
+    r = validar.juzgar_oom(colab)  # NUS-HPC-AI-Lab/VideoSys#192, en una T4 de Colab
+    assert r.pasa and "Process N has" in r.medido and "fuera de PyTorch 106 MiB" in r.medido
+    propio = mensaje_sin_memoria(pedido=2**30, total=15 * 2**30, libre=2**20, asignada=14 * 2**30,
+                                 reservada=14 * 2**30 + 2**29, permitida=2**33)
+    r = validar.juzgar_oom(propio)
+    assert r.pasa and "this process has" in r.medido
+    assert not validar.juzgar_oom("RuntimeError: otra cosa").pasa
+
+
+def test_el_contexto_de_una_t4_se_compara_con_el_simulado():
+    MiB = 2**20
+    total = 15095 * MiB
+    assert validar.juzgar_contexto(total, total - 2 * MiB - 110 * MiB, 2 * MiB, "Tesla T4").pasa
+    assert not validar.juzgar_contexto(total, total - 2 * MiB - 900 * MiB, 2 * MiB, "Tesla T4").pasa
+    assert not validar.juzgar_contexto(total, total - 2 * MiB, 2 * MiB, "NVIDIA A100-SXM4-40GB").pasa
+    assert validar.juzgar_contexto(total, total - 2 * MiB - 500 * MiB, 2 * MiB, "NVIDIA A100-SXM4-40GB").pasa
+
+
+def test_el_texto_de_numpy_se_compara_entero():
+    bueno = "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+    assert validar.juzgar_numpy(bueno).pasa
+    assert not validar.juzgar_numpy(bueno.replace("cuda:0", "cuda")).pasa
+
+
+def test_la_comprobacion_de_los_textos_simulados_va_la_primera():
+    assert validar.comprobaciones(True)[0][1] is validar.comprobar_textos_simulados
+
+
+def test_la_t4_simulada_pasa_las_comprobaciones_de_sus_textos():
+    import torch
+
+    from curso_gpu.dispositivo import simular_gpu
+
+    if torch.cuda.is_available():
+        pytest.skip("esta máquina tiene una GPU de verdad")
+    with simular_gpu("T4"):
+        resultados = validar.comprobar_textos_simulados(torch.device("cuda:0"))
+    assert [r.pasa for r in resultados] == [True, True, True], [r.linea() for r in resultados]
+    assert "Process N has" in resultados[2].medido and "fuera de PyTorch 106 MiB" in resultados[2].medido

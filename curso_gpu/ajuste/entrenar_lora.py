@@ -21,7 +21,9 @@ import torch
 from ..base import ComoTabla, Tabla, formatear_bytes, formatear_numero, formatear_tiempo, leer_numero, mostrar_ruta
 from ..guardado import CarpetaCheckpoints, comprobar_destino, copiar_atomico, huella_de_datos
 from ..dispositivo import dispositivo_del_modelo
-from ..entrenamiento import Historial, NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita
+from ..entrenamiento import (
+    Historial, NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita, vigilar_perdida,
+)
 from ..rendimiento import preparar_precision
 from .diminuto import TEXTO_ENTRENAMIENTO
 
@@ -177,22 +179,13 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
             pasos, comienzo = 0, time.perf_counter()
             for epoca in range(inicio_epoca + 1, epocas + 1):
                 orden = torch.randperm(len(trozos), generator=torch.Generator().manual_seed(semilla * 100_003 + epoca))
-                suma, n = 0.0, 0
-                for i in range(0, len(trozos), tamano_lote):
-                    ids = trozos[orden[i:i + tamano_lote]].to(dispositivo)
-                    with contexto():
-                        perdida = modelo(input_ids=ids, labels=ids, use_cache=False).loss
-                    optimizador.zero_grad(set_to_none=True)
-                    escalador.scale(perdida).backward()
-                    escalador.step(optimizador)
-                    escalador.update()
-                    valor = perdida.item()  # ← aquí la CPU espera a la GPU: una vez por paso
-                    parar_si_no_finita(0, [valor], lr, historial, epoca)  # NaN o infinito: para, sin guardar
-                    suma += valor
-                    n += 1
-                    pasos += 1
+                lotes = [trozos[orden[i:i + tamano_lote]] for i in range(0, len(trozos), tamano_lote)]
+                suma, no_finita = _una_epoca(modelo, lotes, epoca, dispositivo, contexto, escalador, optimizador)
+                media, mala = torch.stack([suma / len(lotes), no_finita]).tolist()  # ← la CPU espera a la GPU: una vez por época
+                parar_si_no_finita(mala, [media], lr, historial, epoca)  # NaN o infinito: para, sin guardar
+                pasos += len(lotes)
                 historial.epocas_registradas.append(epoca)
-                historial.perdida_entrenamiento.append(suma / n)
+                historial.perdida_entrenamiento.append(media)
                 guardado = nucleo.guardar(epoca, pesos=estado_adaptador(modelo), optimizador=optimizador,
                                           historial=historial, escalador=escalador, semilla_lotes=semilla)
                 if guardado is not None:
@@ -208,6 +201,24 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
     return ResultadoAjuste(perdidas=list(historial.perdida_entrenamiento), epocas=epocas, pasos=pasos,
                            segundos=segundos, reanudado_desde=historial.reanudado_desde, ruta_checkpoint=ruta,
                            bytes_checkpoint=tamano, avisos=avisos)
+
+
+def _una_epoca(modelo, lotes, epoca: int, dispositivo, contexto, escalador, optimizador):
+    """Una pasada por ``lotes`` (trozos en la CPU). Sin esperas a la GPU: devuelve la suma de las
+    pérdidas y la época en que dejó de ser finita (0: nunca), las dos en el dispositivo."""
+    suma = torch.zeros((), device=dispositivo)
+    no_finita = torch.zeros((), device=dispositivo)
+    for lote in lotes:
+        ids = lote.to(dispositivo, non_blocking=True)
+        with contexto():
+            perdida = modelo(input_ids=ids, labels=ids, use_cache=False).loss
+        optimizador.zero_grad(set_to_none=True)
+        escalador.scale(perdida).backward()
+        escalador.step(optimizador)
+        escalador.update()
+        no_finita = vigilar_perdida(no_finita, perdida, epoca)
+        suma += perdida.detach().float()
+    return suma, no_finita
 
 
 def guardar_adaptador(modelo, carpeta: str | os.PathLike) -> list[Path]:

@@ -39,6 +39,7 @@ class PerfilGPU:
     cache_l2_bytes: int
     fuente: str
     driver: DriverSimulado | None = None  # el ``nvidia-smi`` simulado (None: no hay)
+    contexto_cuda_bytes: int = 0  # lo que el proceso ocupa fuera de PyTorch (el contexto de CUDA)
 
 
 # Tesla T4 en Google Colab. Fuentes (leídas el 7-12-2026):
@@ -83,6 +84,16 @@ GPUS_SIMULABLES: dict[str, PerfilGPU] = {
             fuente="nvidia-smi en una T4 de Google Colab (31 de agosto de 2026)",
             torch_colab="2.11.0+cu128",
         ),
+        # El contexto de CUDA (lo que el proceso ocupa en la GPU fuera de los tensores de PyTorch),
+        # leído el 7-12-2026 de mensajes de «CUDA out of memory» en T4 de Colab, como «en uso» menos lo
+        # reservado por PyTorch (asignado + «reserved by PyTorch but unallocated»):
+        # - NUS-HPC-AI-Lab/VideoSys#192 (3-9-2024): «Process 16497 has 14.74 GiB memory in use. Of the
+        #   allocated memory 14.19 GiB is allocated by PyTorch, and 456.84 MiB is reserved» → unos 106 MiB;
+        # - hpcaitech/Open-Sora#697 (9-9-2024): 14.67 GiB en uso, 14.55 GiB + 23.38 MiB → unos 99 MiB;
+        # - tsugumi-sys/SA-ConvLSTM-Pytorch#22 (1-1-2024): 13.94 GiB, 13.20 GiB + 621.20 MiB → unos 136 MiB.
+        # Con la carga perezosa de CUDA (CUDA_MODULE_LOADING=LAZY, desde CUDA 11.7) crece con los kernels que
+        # se usan; las cifras van redondeadas a 0.01 GiB (±5 MiB). Se toma la del informe que cita el curso.
+        contexto_cuda_bytes=106 * 2**20,
     ),
 }
 """Las GPU que se pueden simular, por la clave de ``CURSO_GPU_SIMULAR``."""

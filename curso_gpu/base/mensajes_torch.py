@@ -22,8 +22,9 @@ Fuentes (leídas el 3 de diciembre de 2026 en torch 2.13.0):
 from __future__ import annotations
 
 __all__ = [
-    "MENSAJE_OOM_CPU", "MENSAJE_OOM_CUDA", "MEZCLA_CONVOLUCION", "MEZCLA_CONVOLUCION_MODELO_EN_CPU",
-    "MEZCLA_LINEAL", "MEZCLA_SUMA", "PILA_DE_FORMAS_DISTINTAS", "SIN_CUDA_COMPILADA", "SIN_DRIVER", "SIN_RUNTIME_CUDA",
+    "MENSAJE_OOM_CPU", "MENSAJE_OOM_CUDA", "PROCESO_EN_CONTENEDOR", "PROCESO_PROPIO", "MEZCLA_CONVOLUCION", "MEZCLA_CONVOLUCION_MODELO_EN_CPU",
+    "MEZCLA_ARGUMENTO", "MEZCLA_DISPOSITIVOS", "MEZCLA_INDICES", "MEZCLA_LINEAL", "MEZCLA_SUMA", "MEZCLA_TIPOS",
+    "EVENTO_SIN_TERMINAR", "NUMPY_EN_GPU", "SINCRONIZACION", "PILA_DE_FORMAS_DISTINTAS", "SIN_CUDA_COMPILADA", "SIN_DRIVER", "SIN_RUNTIME_CUDA",
     "UNSCALE_FP16", "coincide",
     "mensaje_sin_memoria",
 ]
@@ -46,6 +47,45 @@ MEZCLA_CONVOLUCION_MODELO_EN_CPU = (
 # Una operación elemento a elemento (a + b) con un tensor en la CPU y otro en cuda:0
 # (``aten/src/ATen/TensorIterator.cpp``: «…but found at least two devices, »).
 MEZCLA_SUMA = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+
+# Las plantillas de esos textos, para la T4 simulada (``dispositivo.maquina_simulada.reglas``), que
+# los compone con los tensores de cada operación. Mismas fuentes:
+# - TensorIterator (operaciones elemento a elemento): «…but found at least two devices, » y « and »;
+#   el mismo texto da ``FakeTensorMode`` de PyTorch (``_find_common_device`` en
+#   torch/_subclasses/fake_tensor.py: ``FakeTensorDeviceMismatchError``), comprobado en torch 2.13.0.
+MEZCLA_DISPOSITIVOS = "Expected all tensors to be on the same device, but found at least two devices, {comun} and {otro}!"
+# - adaption.cpp (``check_and_update_common_device``), en las demás: el primer argumento (en el orden
+#   del esquema de la operación) en otro dispositivo. ``wrapper_CUDA_{metodo}`` es el nombre que da el
+#   generador de código de PyTorch a la función de CUDA de esa operación (``addmm`` → ``wrapper_CUDA_addmm``,
+#   ``MEZCLA_LINEAL``).
+MEZCLA_ARGUMENTO = (
+    "Expected all tensors to be on the same device, but got {argumento} is on {dispositivo}, different from "
+    "other tensors on {comun} (when checking argument in method wrapper_CUDA_{metodo})"
+)
+# - Convolution.cpp (``check_input_same_type_as_parameters``): «Input type (», «) and weight type (»,
+#   «) should be the same». Los tipos, como los escribe Python: torch.FloatTensor, torch.cuda.FloatTensor.
+MEZCLA_TIPOS = "Input type ({entrada}) and weight type ({peso}) should be the same"
+# - Indexar un tensor de la CPU con índices de la GPU (``aten/src/ATen/native/TensorAdvancedIndexing.cpp``):
+#   «indices should be either on », el dispositivo de la CPU, « or on the same device as the indexed tensor (».
+#   CUDA sí acepta índices de la CPU para un tensor de la GPU.
+MEZCLA_INDICES = "indices should be either on cpu or on the same device as the indexed tensor ({dispositivo})"
+
+# ``.numpy()`` de un tensor de la GPU (``torch/csrc/utils/tensor_numpy.cpp``, en libtorch_python.so de
+# torch 2.13.0: «can't convert », « device type tensor to numpy. Use Tensor.cpu() to », «copy the tensor
+# to host memory first.»). Es un ``TypeError``.
+NUMPY_EN_GPU = "can't convert {dispositivo} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+
+# ``torch.cuda.Event.elapsed_time`` antes de que termine el evento final: ``cudaEventElapsedTime`` da
+# ``cudaErrorNotReady``, que PyTorch lanza como «CUDA error: device not ready» (pytorch/pytorch#85796,
+# y el tutorial de FSDP2 de pytorch/tutorials#3166, que añadió ``end.synchronize()`` por ese error).
+EVENTO_SIN_TERMINAR = "CUDA error: device not ready"
+
+# ``torch.cuda.set_sync_debug_mode("warn" | "error")``: lo que avisa (``UserWarning``) o lanza
+# (``RuntimeError``) cada operación que hace esperar a la CPU por la GPU. ``warn_or_error_on_sync`` de
+# c10/cuda/CUDAFunctions.cpp (en libc10_cuda.so, que solo traen las versiones con CUDA); lo llaman
+# ``memcpy_and_sync`` (copias sin non_blocking, ``.item()``, ``.cpu()``) y ``stream_synchronize``, no
+# ``torch.cuda.synchronize()`` ni ``Event.synchronize()``.
+SINCRONIZACION = "called a synchronizing CUDA operation"
 
 # Un PyTorch con CUDA en una máquina sin driver de NVIDIA (Colab en un entorno sin GPU).
 SIN_DRIVER = (
@@ -106,15 +146,28 @@ def _formato_pytorch(n_bytes: int) -> str:
     return f"{n_bytes / 2**30:.2f} GiB"
 
 
+# Cómo dice PyTorch quién usa la GPU (``proc_info`` en c10/cuda/CUDACachingAllocator.cpp, con lo que da
+# NVML): su propio proceso, «Including non-PyTorch memory, this process has X memory in use. »; otro,
+# «Process N has X memory in use. ». En un contenedor (Colab) NVML da el número de proceso de fuera,
+# distinto del de Python, así que en una T4 de Colab sale la segunda forma también para el propio proceso:
+# «Process 16497 has 14.74 GiB memory in use.» (NUS-HPC-AI-Lab/VideoSys#192, zai-org/CogVideo#741).
+PROCESO_PROPIO = "Including non-PyTorch memory, this process has "
+PROCESO_EN_CONTENEDOR = "Process {proceso} has "
+
+
 def mensaje_sin_memoria(pedido: int, total: int, libre: int, asignada: int, reservada: int,
-                        gpu: int = 0, permitida: int | None = None) -> str:
+                        gpu: int = 0, permitida: int | None = None, proceso: int | None = None) -> str:
     """El texto de «CUDA out of memory» con estos números (en bytes). Lección 07.
 
     ``asignada`` es lo que ocupan los tensores (``memory_allocated``); ``reservada``, lo que el
     asignador de PyTorch tiene pedido a CUDA (``memory_reserved``), siempre ≥ ``asignada``.
-    ``permitida``: el límite de ``set_per_process_memory_fraction``, si se puso.
+    ``permitida``: el límite de ``set_per_process_memory_fraction``, si se puso. ``proceso``: el número
+    con que NVML ve el proceso en un contenedor (Colab): el mensaje dice «Process N has …».
     """
-    return MENSAJE_OOM_CUDA.format(
+    texto = MENSAJE_OOM_CUDA
+    if proceso is not None:
+        texto = texto.replace(PROCESO_PROPIO, PROCESO_EN_CONTENEDOR.format(proceso=proceso))
+    return texto.format(
         pedido=_formato_pytorch(pedido), gpu=gpu, total=_formato_pytorch(total), libre=_formato_pytorch(libre),
         proceso=_formato_pytorch(total - libre), asignada=_formato_pytorch(asignada),
         reservada_libre=_formato_pytorch(reservada - asignada),

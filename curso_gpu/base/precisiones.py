@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-__all__ = ["PRECISIONES", "PRECISIONES_ENTRENAR", "Precision", "dtype_de", "normalizar_precision"]
+__all__ = ["AUTOCAST_CUDA_FP32", "PRECISIONES", "PRECISIONES_ENTRENAR", "Precision", "dtype_de", "normalizar_precision"]
 
 
 @dataclass(frozen=True)
@@ -86,3 +86,18 @@ def dtype_de(precision, admitidas=tuple(PRECISIONES)) -> torch.dtype:
     if dtype is None:
         raise ValueError(f"PyTorch no calcula en {nombre}; usa una de: fp32, fp16, bf16.")
     return dtype
+
+
+# Las operaciones que ``torch.autocast("cuda", torch.float16)`` calcula en fp32 (sus entradas fp16 se
+# pasan a fp32 y el resultado sale en fp32): la lista «CUDA Ops that can autocast to float32» de la
+# referencia de AMP de PyTorch (docs.pytorch.org/docs/stable/amp.html, «Autocast Op Reference»; leída el
+# 7-12-2026). Con la de la CPU son otras: la T4 simulada (``dispositivo.maquina_simulada``) usa esta.
+AUTOCAST_CUDA_FP32 = frozenset({
+    "__pow__", "__rdiv__", "__rpow__", "__rtruediv__", "acos", "asin", "binary_cross_entropy_with_logits", "cosh",
+    "cosine_embedding_loss", "cdist", "cosine_similarity", "cross_entropy", "cumprod", "cumsum", "dist", "erfinv",
+    "exp", "expm1", "group_norm", "hinge_embedding_loss", "kl_div", "l1_loss", "layer_norm", "log", "log_softmax",
+    "log10", "log1p", "log2", "margin_ranking_loss", "mse_loss", "multilabel_margin_loss", "multi_margin_loss",
+    "nll_loss", "norm", "normalize", "pdist", "poisson_nll_loss", "pow", "prod", "reciprocal", "rsqrt", "sinh",
+    "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin", "softplus", "sum", "renorm", "tan",
+    "triplet_margin_loss",
+})

@@ -5,6 +5,7 @@
 - ``entorno``: ``describir_entorno()``, sus avisos en español y ``en_colab()``.
 - ``colab``: Google Colab: montar Google Drive y comprobar el entorno (lección 02).
 - ``simulacion``: la T4 simulada (``CURSO_GPU_SIMULAR=T4``): las ramas de GPU, en una máquina sin GPU.
+  Sin torch; su maquinaria (``maquina_simulada``) solo se importa al encenderla.
 - ``nvidia_smi_simulado``: el ``nvidia-smi`` de la T4 simulada, al principio del PATH mientras está encendida.
 """
 

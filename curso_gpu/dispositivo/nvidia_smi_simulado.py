@@ -20,20 +20,21 @@ _UNIDADES = {"memory.total": "MiB", "memory.used": "MiB", "memory.free": "MiB", 
             "power.limit": "W"}
 
 
-def _campos(perfil) -> dict[str, str]:
-    """Los campos de ``nvidia-smi --query-gpu`` que responde la GPU simulada, con su valor (sin unidad)."""
+def _campos(perfil, usada_mib: int = 0) -> dict[str, str]:
+    """Los campos de ``nvidia-smi --query-gpu`` que responde la GPU simulada, con su valor (sin unidad).
+    ``usada_mib``: el contexto de CUDA y lo reservado por PyTorch (0 antes del primer uso)."""
     driver = perfil.driver
-    libre = perfil.memoria_total_bytes // 2**20  # lo que CUDA da a PyTorch: el resto lo reserva el driver
+    libre = perfil.memoria_total_bytes // 2**20 - usada_mib  # lo que CUDA da a PyTorch: el resto lo reserva el driver
     mayor, menor = perfil.capacidad_computo
     return {
         "index": "0", "count": "1", "name": perfil.nombre, "driver_version": driver.version,
-        "memory.total": str(driver.memoria_mib), "memory.used": "0", "memory.free": str(libre),
-        "memory.reserved": str(driver.memoria_mib - libre), "compute_cap": f"{mayor}.{menor}",
+        "memory.total": str(driver.memoria_mib), "memory.used": str(usada_mib), "memory.free": str(libre),
+        "memory.reserved": str(driver.memoria_mib - perfil.memoria_total_bytes // 2**20), "compute_cap": f"{mayor}.{menor}",
         "pci.bus_id": driver.bus, "power.limit": f"{driver.limite_w:.2f}",
     }
 
 
-def _guion(perfil, origen: str) -> str:
+def _guion(perfil, origen: str, usada_mib: int = 0) -> str:
     """El programa (``sh``) que responde como ``nvidia-smi`` en la GPU simulada ``perfil``.
 
     Sin argumentos imprime la tabla (con «Driver Version» y «CUDA Version»); con
@@ -45,9 +46,9 @@ def _guion(perfil, origen: str) -> str:
     from .nvidia_smi import tabla_nvidia_smi
 
     driver = perfil.driver
-    tabla = tabla_nvidia_smi(driver.version, driver.cuda, perfil.nombre, driver.memoria_mib, 0, driver.bus,
+    tabla = tabla_nvidia_smi(driver.version, driver.cuda, perfil.nombre, driver.memoria_mib, usada_mib, driver.bus,
                              driver.temperatura_c, driver.consumo_w, driver.limite_w, nota=NOTA_SIMULADA)
-    campos = _campos(perfil)
+    campos = _campos(perfil, usada_mib)
     valores = "\n".join(f"    {campo}) v={quote(valor)}; u={quote(_UNIDADES.get(campo, ''))} ;;"
                         for campo, valor in campos.items())
     simulados = ",".join(campos)
@@ -118,8 +119,20 @@ class NvidiaSmiSimulado:
             archivo.write(_guion(perfil, origen or f"GPU simulada {perfil.clave}"))
         os.chmod(programa, 0o755)
         self.carpeta, self.proceso = carpeta, os.getpid()
+        self.perfil, self.origen = perfil, origen or f"GPU simulada {perfil.clave}"
         os.environ["PATH"] = carpeta + os.pathsep + os.environ.get("PATH", "")
         atexit.register(self.quitar)  # también si el kernel termina sin apagar la simulación
+
+    def usar(self, usada_mib: int) -> None:
+        """Reescribe el programa con la memoria usada de ahora (contexto de CUDA y lo reservado por PyTorch)."""
+        if self.carpeta is None or os.getpid() != self.proceso:
+            return
+        programa = os.path.join(self.carpeta, "nvidia-smi")
+        temporal = f"{programa}.{os.getpid()}.tmp"
+        with open(temporal, "w", encoding="utf-8") as archivo:
+            archivo.write(_guion(self.perfil, self.origen, usada_mib))
+        os.chmod(temporal, 0o755)
+        os.replace(temporal, programa)
 
     def quitar(self) -> None:
         """Quita su carpeta del PATH y la borra (solo en el proceso que la puso)."""

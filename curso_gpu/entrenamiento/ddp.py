@@ -190,6 +190,24 @@ def _medir(modelo: nn.Module, criterio, X, y, dispositivo) -> tuple[float, float
     return perdida, acierto
 
 
+def _una_epoca(ddp, cargador, criterio, optimizador, dispositivo, fallar_en_la_epoca: int | None = None):
+    """Una pasada por el trozo de datos de este proceso. Sin esperas de la CPU a la GPU: devuelve la
+    suma de las pérdidas (en el dispositivo) y los pasos. ``fallar_en_la_epoca``: --simular-fallo."""
+    suma, pasos = torch.zeros((), device=dispositivo), 0
+    for paso, (xb, yb) in enumerate(cargador):
+        if fallar_en_la_epoca is not None and paso == 1:
+            print(f"[rango 1] Simulo un fallo en la época {fallar_en_la_epoca}: este proceso muere ahora.", flush=True)
+            os._exit(FALLO)
+        xb, yb = xb.to(dispositivo, non_blocking=True), yb.to(dispositivo, non_blocking=True)
+        perdida = criterio(ddp(xb), yb)   # la media de los ejemplos de ESTE proceso
+        optimizador.zero_grad(set_to_none=True)
+        perdida.backward()                # espera: DDP promedia los gradientes de todos (all-reduce)
+        optimizador.step()                # todos aplican el mismo gradiente: las copias siguen iguales
+        suma += perdida.detach()
+        pasos += 1
+    return suma, pasos
+
+
 def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: nn.Module, datos, epocas: int,
               tamano_lote: int, semilla: int, destino_pesos, simular_fallo: int | None,
               silencioso: bool) -> ResultadoDDP:
@@ -235,18 +253,8 @@ def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
             indices = list(muestreador)
             _decir(proceso, f"época {epoca}: me tocan {len(indices)} ejemplos; los primeros: {indices[:6]}", todos=True)
         ddp.train()
-        suma, pasos = torch.zeros((), device=dispositivo), 0
-        for paso, (xb, yb) in enumerate(cargador):
-            if (simular_fallo == epoca and paso == 1 and proceso.rango == 1 and reinicio == 0):
-                print(f"[rango 1] Simulo un fallo en la época {epoca}: este proceso muere ahora.", flush=True)
-                os._exit(FALLO)
-            xb, yb = xb.to(dispositivo, non_blocking=True), yb.to(dispositivo, non_blocking=True)
-            perdida = criterio(ddp(xb), yb)   # la media de los ejemplos de ESTE proceso
-            optimizador.zero_grad(set_to_none=True)
-            perdida.backward()                # espera: DDP promedia los gradientes de todos (all-reduce)
-            optimizador.step()                # todos aplican el mismo gradiente: las copias siguen iguales
-            suma += perdida.detach()
-            pasos += 1
+        fallar = simular_fallo == epoca and proceso.rango == 1 and reinicio == 0
+        suma, pasos = _una_epoca(ddp, cargador, criterio, optimizador, dispositivo, epoca if fallar else None)
         media = distribuido.promediar(suma / max(pasos, 1)).item()  # espera: un all-reduce y .item()
         parar_si_no_finita(0, [media], LR, historial, epoca)  # la misma media en todos: todos paran a la vez
         # Las copias son idénticas: cada proceso mide lo mismo, sin hablar con los demás.

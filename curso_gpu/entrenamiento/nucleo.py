@@ -48,9 +48,11 @@ class PerdidaNoFinita(ValueError):
 
 
 def vigilar_perdida(no_finita: torch.Tensor, perdida: torch.Tensor, epoca: int) -> torch.Tensor:
-    """Anota (sin sincronizar) la primera época en que la pérdida deja de ser finita (0: nunca)."""
-    return torch.where((no_finita == 0) & ~torch.isfinite(perdida.detach().float()),
-                       torch.tensor(float(epoca), device=no_finita.device), no_finita)
+    """Anota (sin sincronizar) la primera época en que la pérdida deja de ser finita (0: nunca).
+
+    La época va como número de Python: llega al kernel como argumento, sin copia. Un
+    ``torch.tensor(epoca, device=...)`` en cada paso sería una copia a la GPU que la espera."""
+    return torch.where((no_finita == 0) & ~torch.isfinite(perdida.detach().float()), float(epoca), no_finita)
 
 
 def parar_si_no_finita(epoca_mala: float, perdidas, lr: float, historial: Historial, epoca: int | None = None) -> None:

@@ -28,24 +28,11 @@ import torch
 from ..dispositivo import como_dispositivo
 from ..base import contar, formatear_bytes, leer_numero, mostrar_ruta
 from .escritura_segura import (
-    AvisoCheckpoint,
-    Candado,
-    CarpetaDesaparecida,
-    CheckpointNoGuardado,
-    copiar_atomico,
-    crear_exclusivo,
-    fsync_carpeta,
+    AvisoCheckpoint, Candado, CarpetaDesaparecida, CheckpointNoGuardado, copiar_atomico, crear_exclusivo, fsync_carpeta,
 )
 from .fragmentado import leer_indice
 from .formato import (
-    ANTERIORES,
-    PRUEBA,
-    RESTOS,
-    CheckpointDanado,
-    cargar_checkpoint,
-    epoca_de,
-    guardar_atomico,
-    nombre_archivo,
+    ANTERIORES, PRUEBA, RESTOS, CheckpointDanado, cargar_checkpoint, epoca_de, guardar_atomico, nombre_archivo,
 )
 
 __all__ = ["CarpetaCheckpoints", "CarpetaNoEscribible", "borrar_checkpoint"]

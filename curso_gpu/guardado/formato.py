@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..base import leer_numero
 from ..dispositivo import como_dispositivo
 from .destino import comprobar_destino, comprobar_origen
 from .escritura_segura import AvisoCheckpoint, comprobar_destino_atomico, escribir_atomico
@@ -230,7 +231,11 @@ def cargar_checkpoint(ruta: str | os.PathLike, dispositivo: str | torch.device =
     _comprobar_suma(estado, ruta, "El checkpoint")
     formato = estado.get("formato")
     if formato != FORMATO:
-        if isinstance(formato, int) and not isinstance(formato, bool) and formato > FORMATO:
+        try:  # base.numeros, el único lector de números (un booleano o un texto no son un formato)
+            numero = leer_numero(formato, "formato", entero=True)
+        except (TypeError, ValueError):
+            numero = None
+        if numero is not None and numero > FORMATO:
             raise ValueError(f"El checkpoint {ruta.name} es del formato {formato}, más nuevo que el de esta "
                              f"versión del curso ({FORMATO}): actualiza curso_gpu para cargarlo.")
         raise ValueError(f"El checkpoint {ruta.name} es de una versión anterior del curso (formato {formato!r}; "

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..base import normalizar_precision, picos_de
+from ..base import leer_numero, normalizar_precision, picos_de
 from .carga import version_suficiente
 
 __all__ = ["CAPACIDAD_TENSOR_CORES_TL_DOT", "TRITON_SIN_TENSOR_CORES_ANTIGUOS", "TechoMatmul", "techo_tl_dot"]
@@ -76,11 +76,14 @@ def techo_tl_dot(nombre_gpu: str, dtype, capacidad: tuple[int, int] | None = Non
     tipo = normalizar_precision(dtype, _TIPOS_DOT)
     fila = picos_de(nombre_gpu)
     if capacidad is not None:
-        if (not isinstance(capacidad, (tuple, list)) or len(capacidad) != 2
-                or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in capacidad)):
-            raise ValueError(f"capacidad debe ser dos enteros (mayor, menor), como los da "
-                             f"torch.cuda.get_device_capability(): (7, 5) en una T4; recibí {capacidad!r}.")
-        capacidad = (capacidad[0], capacidad[1])
+        mal = ValueError(f"capacidad debe ser dos enteros (mayor, menor), como los da "
+                         f"torch.cuda.get_device_capability(): (7, 5) en una T4; recibí {capacidad!r}.")
+        if not isinstance(capacidad, (tuple, list)) or len(capacidad) != 2:
+            raise mal
+        try:  # base.numeros, el único lector de números: rechaza booleanos, textos, negativos y 7.5
+            capacidad = tuple(leer_numero(v, "capacidad", entero=True, minimo=0) for v in capacidad)
+        except (TypeError, ValueError):
+            raise mal from None
     elif fila is not None:
         capacidad = fila.capacidad_computo
     if fila is None or capacidad is None:
