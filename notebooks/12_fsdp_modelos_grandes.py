@@ -147,8 +147,8 @@ for politica, reunir, reducir in (("todo en fp32 (la demo de esta lección)", 4,
 
 # %%
 GPU_KAGGLE, GPU_COLAB = MEMORIA_T4_PYTORCH["Kaggle"], MEMORIA_T4_PYTORCH["Colab"]
-print(f"total_memory de una T4: Colab {GPU_COLAB / 2**20:.0f} MiB ({GPU_COLAB / 2**30:.2f} GiB) · "
-      f"Kaggle {GPU_KAGGLE / 2**30:.2f} GiB · contexto de CUDA contado: {CONTEXTO_CUDA_T4 / 2**20:.0f} MiB")
+print(f"total_memory de una T4: Colab {formatear_numero(GPU_COLAB / 2**20, 0)} MiB ({GPU_COLAB / 2**30:.2f} GiB) · "
+      f"Kaggle {GPU_KAGGLE / 2**30:.2f} GiB · fuera de PyTorch (contexto de CUDA y nccl, estimado): {CONTEXTO_CUDA_T4 / 2**20:.0f} MiB")
 completo = memoria_ajuste("Qwen2.5-1.5B", "completo", "fp16", lote=1, secuencia=512)
 qwen = modelo_en_meta("Qwen2.5-1.5B")
 bloque = max(sum(p.numel() for p in capa.parameters()) for capa in qwen.model.layers)
@@ -205,7 +205,7 @@ medidas = {
 cabe_con = {nombre: veredicto(nombre, memoria, GPU_KAGGLE, "Kaggle") for nombre, memoria in medidas.items()}
 pcie = trafico_descarga_cpu(completo.parametros, 2)
 print(f"CPUOffloadPolicy: {formatear_bytes(pcie)} por GPU y paso cruzan el PCIe (al menos "
-      f"{pcie / (ANCHOS_DE_BANDA_GB_S['PCIe 3.0 x16'] * 1e9):.1f} s por paso a {ANCHOS_DE_BANDA_GB_S['PCIe 3.0 x16']} GB/s), "
+      f"{pcie / (ANCHOS_DE_BANDA_GB_S['PCIe 3.0 x16'] * 1e9):.1f} s por paso al techo teórico del PCIe 3.0 x16, {ANCHOS_DE_BANDA_GB_S['PCIe 3.0 x16']} GB/s), "
       f"y la RAM de la máquina guarda {formatear_bytes(16 * completo.parametros)} de trozos de los dos procesos")
 
 # %% [markdown]

@@ -32,7 +32,7 @@ _CODIGO_MARKDOWN = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 # ``(1, 16, 50257)``), un valor tras «=» o «:» sin espacio (``n=200000``, ``127.0.0.1:48177``) y un
 # número de puerto o de proceso, también en el registro de torchrun («E1204 18:15:29.876000 17125 …»), y
 # el número de un issue o de un pull request citado como fuente (``vllm-project/vllm#47549``).
-_CODIGO = re.compile(r"[(\[]\s*-?\d+(?:\s*,\s*-?\d+)+\s*,?\s*[)\]]|[=:#]-?\d+|\b(?:puerto|port|pid:?)\s+\d+"
+_CODIGO = re.compile(r"[(\[]\s*-?\d+(?:\s*,\s*-?\d+)+\s*,?\s*[)\]]|[=:#]-?\d+|\b(?:puerto|port|pid:?|process)\s+\d+"
                      r"|\b[EWIF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+", re.I)
 
 

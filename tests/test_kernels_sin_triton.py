@@ -167,7 +167,7 @@ def test_la_leccion_11_sin_triton_ni_compilador_de_c_se_ejecuta_entera_donde_tri
     r = leccion_sin_triton["como en un Mac"]
     assert r["codigo"] == 0 and r["errores"] == "", r["errores"]
     assert COMO_INSTALAR in r["salida"]
-    assert "No hay compilador de C" in r["salida"] and "Lección ejecutada en" in r["salida"]
+    assert "No hay compilador de C" in r["salida"]
     assert "Sin Triton: aquí verías la suma comprobada" in r["salida"]  # dice lo que haría cada kernel
 
 
@@ -178,4 +178,4 @@ def test_en_linux_la_leccion_11_sin_triton_falla_y_dice_como_instalarlo(leccion_
     r = leccion_sin_triton["Linux"]
     assert r["codigo"] == 1, r["salida"][-500:]
     assert "AssertionError: Falta triton, y en Linux el curso lo necesita." in r["errores"]
-    assert COMO_INSTALAR in r["errores"] and "Lección ejecutada en" not in r["salida"]
+    assert COMO_INSTALAR in r["errores"] and "Comprobado:" not in r["salida"]  # se para antes del final

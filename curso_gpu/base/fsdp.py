@@ -69,7 +69,8 @@ MEMORIA_T4_PYTORCH = {"Colab": 15095 * 2**20, "Kaggle": round(14.56 * 2**30)}
 # PyTorch, and 119.36 MiB is reserved by PyTorch but unallocated»: 14.55 − 14.29 − 0.12 ≈ 0.14 GiB
 # fuera de PyTorch, en un proceso sin nccl. Sin la carga perezosa de CUDA el contexto era mayor
 # (pytorch/pytorch#34323: «nvidia-smi shows usage of 781MB»). Contamos 300 MiB: lo visto más los
-# búferes de nccl (unas decenas de MB). Es una estimación, no una medida de este curso.
+# búferes de nccl (unas decenas de MB). Es una estimación, no una medida de este curso. El contexto
+# solo, sin nccl, en una T4 de Colab es la cifra de la T4 simulada (``gpu_simulada``: unos 106 MiB).
 CONTEXTO_CUDA_T4 = 300 * 2**20
 
 # fully_shard es público en torch.distributed.fsdp desde torch 2.6 (enero de 2025); antes estaba en
