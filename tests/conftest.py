@@ -8,6 +8,7 @@
 - ``sin_colab``: fuera de Colab, pase lo que pase en la máquina que ejecuta las pruebas.
 - ``chromium``: un solo Chromium sin pantalla (Playwright) para todas las pruebas con navegador
   del proceso: el sitio, las páginas exportadas y JupyterLab. Cada prueba abre su contexto.
+- ``t4``: la T4 simulada encendida durante la prueba (``simular_gpu("T4")``).
 - ``falta``: ``falta(motivo)`` salta la prueba con un motivo claro; en la integración continua
   (``CI=true``), donde nada puede faltar, la hace fallar. ``falta.en_ci()`` dice si es CI.
 """
@@ -150,3 +151,17 @@ def chromium(falta):
     """El Chromium sin pantalla de toda la sesión (``tests/chromium.py``); se cierra al final."""
     with chromium_sin_pantalla(falta) as navegador:
         yield navegador
+
+
+@pytest.fixture
+def t4():
+    """La T4 simulada encendida durante la prueba (y apagada después); se salta con una GPU de verdad."""
+    import torch
+
+    from curso_gpu.dispositivo import simulacion_activa, simular_gpu
+
+    if torch.cuda.is_available():
+        pytest.skip("esta máquina tiene una GPU de verdad: la simulación no se enciende")
+    with simular_gpu("T4") as perfil:
+        yield perfil
+    assert not simulacion_activa()

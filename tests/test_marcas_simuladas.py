@@ -17,15 +17,7 @@ import pytest
 import torch
 
 from curso_gpu.base import AVISO_SIMULADA, MARCA_SIMULADA
-from curso_gpu.dispositivo import simular_gpu
 
-
-@pytest.fixture
-def t4():
-    if torch.cuda.is_available():
-        pytest.skip("esta máquina tiene una GPU de verdad: la simulación no se enciende")
-    with simular_gpu("T4") as perfil:
-        yield perfil
 
 
 # --- Los datos llevan la marca -----------------------------------------------------------------
@@ -224,7 +216,7 @@ def test_la_tabla_del_nvidia_smi_simulado_dice_que_es_simulada(t4):
 
 
 def test_la_tabla_sigue_el_formato_de_cada_rama_del_driver():
-    from curso_gpu.dispositivo import consultar_nvidia_smi, tabla_nvidia_smi  # noqa: F401
+    from curso_gpu.dispositivo import tabla_nvidia_smi
 
     nueva = tabla_nvidia_smi("580.82.07", "13.0", "Tesla T4", 15360).splitlines()
     vieja = tabla_nvidia_smi("550.54.15", "12.4", "Tesla T4", 15360).splitlines()

@@ -20,14 +20,6 @@ MB = 1000 * 1000
 MB_EN_BLOQUES = 4_000_256 // 4  # el asignador de CUDA redondea cada bloque a múltiplos de 512 bytes: 4 MB → 4 000 256
 
 
-@pytest.fixture
-def t4():
-    if torch.cuda.is_available():
-        pytest.skip("esta máquina tiene una GPU de verdad: la simulación no se enciende")
-    with simular_gpu("T4") as perfil:
-        yield perfil
-    assert not simulacion_activa()
-
 
 def test_torch_cuda_responde_como_una_t4_de_colab(t4):
     assert torch.cuda.is_available() and torch.cuda.device_count() == 1
@@ -223,7 +215,7 @@ def test_al_apagarla_torch_queda_como_estaba():
     if torch.cuda.is_available():
         pytest.skip("esta máquina tiene una GPU de verdad")
     originales = (torch.cuda.is_available, torch.compile, torch.load, torch.Tensor.__dict__.get("device"))
-    with pytest.raises(RuntimeError, match="Al salir de simular_gpu\\(\\) quedan 1 tensores en la GPU simulada"):
+    with pytest.raises(RuntimeError, match="Al salir de simular_gpu\\(\\) quedan 1 tensor en la GPU simulada"):
         with simular_gpu("T4"):
             assert torch.cuda.is_available()
             x = torch.ones(2, device="cuda")  # sigue vivo al salir: se dice, no se cambia de sitio en silencio

@@ -14,13 +14,6 @@ import torch
 from curso_gpu.dispositivo import VARIABLE_SIMULAR, activar_simulacion, desactivar_simulacion, simular_gpu
 
 
-@pytest.fixture
-def t4():
-    if torch.cuda.is_available():
-        pytest.skip("esta máquina tiene una GPU de verdad: la simulación no se enciende")
-    with simular_gpu("T4") as perfil:
-        yield perfil
-
 
 # --- la maquinaria solo se importa con la variable; al apagarla, todo vuelve --------------------
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from ..base import GPUS_SIMULABLES
+from ..base import GPUS_SIMULABLES, contar
 
 __all__ = [
     "AVISO_SIMULACION", "VARIABLE_SIMULAR", "activar_simulacion", "desactivar_simulacion",
@@ -184,6 +184,6 @@ def simular_gpu(clave: str = "T4", anunciar: bool = False):
         desactivar_simulacion()
         if quedan:
             raise RuntimeError(
-                f"Al salir de simular_gpu() quedan {quedan} tensores en la GPU simulada. Fuera del bloque "
+                f"Al salir de simular_gpu() quedan {contar(quedan, 'tensor', 'tensores')} en la GPU simulada. Fuera del bloque "
                 "serían tensores de la CPU sin avisar (en una GPU de verdad seguirían en cuda). Muévelos con "
                 ".cpu() o bórralos (del) antes de salir, o deja todo el trabajo con la GPU dentro del bloque.")
