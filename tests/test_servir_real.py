@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -34,8 +36,10 @@ def carpeta(tmp_path_factory):
 @fixture_lenta(scope="module")
 def servidor(carpeta):
     with Servidor(carpeta, lotes_continuos=True, dispositivo="cpu", espera_s=240) as s:
+        registro = s.registro
         yield s
     assert not s.vivo
+    assert not registro.parent.exists()  # su carpeta temporal, borrada al parar
 
 
 def test_sirve_el_modelo_diminuto_y_mide_la_carga(servidor):
@@ -68,6 +72,9 @@ def test_un_servidor_que_muere_al_arrancar_ensena_su_registro(tmp_path):
         with Servidor(roto, dispositivo="cpu", espera_s=240):
             pass
     assert "no_existe" in str(error.value)  # las últimas líneas de su registro
+    registro = Path(re.search(r"\((/[^)]*servidor\.log)\)", str(error.value))[1])
+    assert "no_existe" in registro.read_text()  # y el registro que cita sigue ahí para leerlo entero
+    shutil.rmtree(registro.parent)
     assert time.perf_counter() - inicio < 240
 
 

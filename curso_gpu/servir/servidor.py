@@ -16,6 +16,7 @@ import atexit
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -236,7 +237,7 @@ class Servidor:
                         f"{self.ultimas_lineas()}")
                 time.sleep(0.2)
         except BaseException:  # también una interrupción del kernel: ningún servidor a medio arrancar
-            self.detener()
+            self.detener(conservar_registro=True)  # el error cita su registro: que siga ahí para leerlo
             raise
         self.segundos_arranque = time.perf_counter() - self._inicio
         return self
@@ -251,8 +252,13 @@ class Servidor:
     def vivo(self) -> bool:
         return self.proceso is not None and self.proceso.poll() is None
 
-    def detener(self) -> None:
-        """Para el servidor y todo lo que cuelga de él: SIGTERM y, a los pocos segundos, SIGKILL."""
+    def detener(self, conservar_registro: bool = False) -> None:
+        """Para el servidor y todo lo que cuelga de él: SIGTERM y, a los pocos segundos, SIGKILL.
+
+        Si el registro estaba en una carpeta temporal del curso (no diste ``registro``), la borra al
+        terminar, salvo con ``conservar_registro=True``: así lo pide ``esperar()`` cuando el servidor no
+        llega a arrancar, y ``with`` cuando sale por un error, para que puedas leer su registro.
+        """
         proceso, self.proceso = self.proceso, None
         _vivos.discard(self)
         if proceso is None:
@@ -283,12 +289,16 @@ class Servidor:
             proceso.wait(timeout=_GRACIA_S)
         except subprocess.TimeoutExpired:
             pass
+        carpeta = getattr(self, "_carpeta_temporal", None)
+        if carpeta is not None and not conservar_registro:
+            shutil.rmtree(carpeta, ignore_errors=True)  # solo la carpeta que creó iniciar(), nunca una tuya
+            self._carpeta_temporal = self.registro = None
 
     def __enter__(self) -> "Servidor":
         return self.iniciar().esperar()
 
-    def __exit__(self, *excepcion) -> None:
-        self.detener()
+    def __exit__(self, tipo, *excepcion) -> None:
+        self.detener(conservar_registro=tipo is not None)
 
     def __del__(self):
         if getattr(self, "proceso", None) is not None and sigue_vivo(self.proceso.pid):
