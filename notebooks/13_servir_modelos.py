@@ -83,7 +83,6 @@ from curso_gpu.servir import (
 )
 
 torch.manual_seed(0)
-INICIO = time.perf_counter()
 # Los servidores son programas aparte: en la T4 simulada también calculan en la CPU, y así lo dicen
 # todas las cifras medidas.
 EN_GPU = torch.cuda.is_available() and not simulacion_activa()  # dónde calcula el servidor (Servidor lo elige igual)
@@ -250,7 +249,7 @@ slo = {"ttft": 2 * barrido.resultados[0].ttft.p50, "tpot": 2 * barrido.resultado
 print(f"SLO: TTFT ≤ {1000 * slo['ttft']:.1f} ms y TPOT ≤ {1000 * slo['tpot']:.2f} ms (el doble de lo de 1 usuario)")
 for resultado in barrido.resultados:
     print(f"  {contar(resultado.usuarios, 'usuario')}: goodput {100 * resultado.goodput(slo):.0f} %, "
-          f"{formatear_numero(resultado.tokens_por_segundo, 3)} tokens/s")
+          f"{formatear_numero(resultado.tokens_por_segundo, cifras=3)} tokens/s")
 print(DONDE)
 
 # %% [markdown]
@@ -446,11 +445,9 @@ print("Servidores apagados:", not sin_lotes.vivo and not con_lotes.vivo)
 # - **SSE** (*server-sent events*): líneas `data: {...}` con las que el servidor manda cada trozo.
 
 # %%
-print(f"Lección ejecutada en {time.perf_counter() - INICIO:.0f} s")
-
-# %%
-# Comprobación final: lo que esta lección te mostró, escrito como `assert`. Si algo deja de ser
-# cierto (en tu máquina o tras cambiar una celda), esta celda falla y dice qué.
+# Comprobación final: el servidor responde lo pedido, la carga nunca pasa de los usuarios pedidos, los
+# errores se cuentan sin colgarse y no queda ningún servidor. Ejecútala tras cambiar algo: si deja de
+# ser cierto, falla y dice qué.
 assert datos["usage"]["completion_tokens"] == 12  # el servidor generó lo pedido
 assert not una.errores and respuesta.ttft < respuesta.latencia  # el primer token llega antes que el último
 assert [r.usuarios for r in barrido.resultados] == [1, 2, 4, 8] and not any(r.errores for r in barrido.resultados)

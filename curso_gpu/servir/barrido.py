@@ -58,7 +58,7 @@ class BarridoCarga(ComoTabla):
                         f"(menos de un {round((GANANCIA_MINIMA - 1) * 100)} % más) y solo alargan la espera.")
 
     def tabla(self) -> Tabla:
-        filas = [[r.usuarios, formatear_numero(r.tokens_por_segundo, 3), formatear_numero(r.peticiones_por_segundo, 3),
+        filas = [[r.usuarios, formatear_numero(r.tokens_por_segundo, cifras=3), formatear_numero(r.peticiones_por_segundo, cifras=3),
                   formatear_tiempo(r.ttft.p50), formatear_tiempo(r.tpot.p50), formatear_tiempo(r.latencia.p95),
                   sum(r.errores.values())] for r in self.resultados]
         notas = [self.frase()] + ([self.nota] if self.nota else [])

@@ -172,8 +172,8 @@ class ResultadoCarga(ComoTabla):
         modo = (f"llegadas de Poisson a {formatear_numero(self.llegadas)} peticiones/s (máx. {self.usuarios} a la vez)"
                 if self.llegadas is not None else f"{contar(self.usuarios, 'usuario')} a la vez")
         notas = [f"{len(self.bien)} de {len(self.peticiones)} peticiones bien en {formatear_tiempo(self.duracion_s)}; "
-                 f"{formatear_numero(self.tokens_por_segundo, 3)} tokens/s, "
-                 f"{formatear_numero(self.peticiones_por_segundo, 3)} peticiones/s; "
+                 f"{formatear_numero(self.tokens_por_segundo, cifras=3)} tokens/s, "
+                 f"{formatear_numero(self.peticiones_por_segundo, cifras=3)} peticiones/s; "
                  f"como mucho {self.concurrencia_maxima} en curso a la vez."]
         if self.errores:
             notas.append("Errores: " + ", ".join(f"{k}: {v}" for k, v in sorted(self.errores.items())) + ".")
