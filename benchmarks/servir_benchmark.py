@@ -16,20 +16,26 @@ La referencia, por orden:
    como tokenizador (cuenta tokens sin red) y la misma concurrencia. No va en ``requirements.txt``:
    instalarla en el entorno del curso bajaría versiones que el curso usa (multidict); va en su propio
    entorno (``python -m venv /tmp/guidellm && /tmp/guidellm/bin/pip install guidellm``). Probado el 7 de
-   diciembre de 2026 con GuideLLM 0.8.1 contra ``transformers serve`` 5.25: arranca y envía sus 16
-   peticiones, el servidor responde 200 a todas, pero GuideLLM las cuenta todas como error y no da
-   cifras. Contra ``transformers serve`` no nos sirve todavía; contra vLLM, en una GPU, es la referencia.
+   diciembre de 2026 con GuideLLM 0.8.1 contra ``transformers serve`` 5.25. Con ``output_tokens`` en sus
+   datos, GuideLLM añade ``"ignore_eos": true`` (una extensión de vLLM) y ``transformers serve`` lo
+   rechaza: «422 Unprocessable Entity», «Unexpected fields in the request: {'ignore_eos'}». Por eso el
+   largo de la respuesta va en el backend (``max_tokens=…``), que GuideLLM envía como ``max_tokens`` solo.
 2. Si no hay GuideLLM (o no da cifras): el **cliente oficial ``openai``** (el SDK que usa cualquier programa para la API),
    en streaming, un hilo por usuario, cronometrando el primer trozo con texto y el último. No es una
    herramienta de carga, pero es una implementación independiente de la nuestra (otro cliente HTTP,
    otro lector de SSE) y, con pocos usuarios, no es un cuello de botella (lo es con cientos:
    vllm-project/vllm#7935). Así la razón compara dos formas de medir lo mismo, no dos servidores.
 
-Medido aquí (7 de diciembre de 2026, CPU de 2 núcleos compartida, referencia: el cliente openai), con
-4 usuarios: TTFT 0.70, TPOT 0.75, tokens/s 1.30; con 1 usuario: TTFT 0.59, TPOT 1.32, tokens/s 1.11. Fuera
-de 0.9–1.1: el cliente openai tarda unos 9 ms más en entregar el primer trozo (construye la petición y
-valida cada trozo con pydantic), así que su TTFT sale mayor y su TPOT menor. Las pruebas con el servidor
-falso (``tests/test_servir.py``) son las que demuestran que nuestros tiempos son los programados.
+Medido aquí (7 de diciembre de 2026, CPU de 2 núcleos compartida, ``transformers serve`` con lotes
+continuos, 4 usuarios, 16 peticiones). Con **GuideLLM 0.8.1** (ronda alternada, tres ejecuciones): tokens/s
+0.93, 0.97 y 1.22; TPOT 1.03 con 64 tokens (1.66 con 32); TTFT 0.63–0.66 siempre. El TTFT es de unos 8 ms
+y GuideLLM lo cuenta desde antes de preparar la petición en su planificador: unos 4 ms más que nosotros,
+que es toda la diferencia a esta escala. Con el **cliente openai**: 4 usuarios, TTFT 0.70, TPOT 0.75,
+tokens/s 1.30; 1 usuario, 0.59, 1.32 y 1.11 (el cliente tarda unos 9 ms más en entregar el primer
+trozo: construye la petición y valida cada trozo con pydantic). Con tiempos de milisegundos, unos pocos
+ms de cliente sacan la razón de 0.9–1.1; con un modelo de verdad en una GPU (TTFT de decenas de ms y más)
+pesan mucho menos. Las pruebas con el servidor falso (``tests/test_servir.py``) son las que demuestran
+que nuestros tiempos son los programados.
 
 En una GPU, ``comprobar_en_gpu`` (el gancho de ``validar_en_gpu.py``) sirve el modelo con
 ``transformers serve`` en CUDA y, si vLLM está instalado, también con ``vllm serve``, y hace el barrido de
@@ -119,11 +125,13 @@ def medir_con_guidellm(ejecutable: str, url: str, modelo: str, carpeta_modelo: P
     with tempfile.TemporaryDirectory() as carpeta:
         salida = Path(carpeta) / "guidellm.json"
         orden = [ejecutable, "run",  # la sintaxis de GuideLLM 0.8 («kind=…,clave=valor»)
-                 "--backend", f"kind=openai_http,target={url},model={modelo},request_format=/v1/completions",
+                 # max_tokens en el backend, no output_tokens en los datos: así no envía ignore_eos (ver arriba)
+                 "--backend", f"kind=openai_http,target={url},model={modelo},request_format=/v1/completions,"
+                              f"max_tokens={max_tokens}",
                  "--profile", f"kind=concurrent,streams={usuarios}",
                  "--constraint", f"kind=max_requests,count={peticiones}",
                  "--tokenizer", f"kind=hf_auto,model={carpeta_modelo}",
-                 "--data", f"kind=synthetic_text,prompt_tokens={entrada},output_tokens={max_tokens}",
+                 "--data", f"kind=synthetic_text,prompt_tokens={entrada}",
                  "--output", f"kind=json,path={salida}", "--disable-console-interactive"]
         hecho = subprocess.run(orden, capture_output=True, text=True, timeout=600,
                                env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HOME": carpeta})
@@ -131,9 +139,8 @@ def medir_con_guidellm(ejecutable: str, url: str, modelo: str, carpeta_modelo: P
             raise RuntimeError(f"GuideLLM falló ({hecho.returncode}): {(hecho.stderr or hecho.stdout)[-1500:]}")
         resultado = leer_guidellm(json.loads(salida.read_text()))
         if resultado is None:
-            raise RuntimeError("GuideLLM contó todas las peticiones como error (el servidor las respondió con 200): "
-                               "con transformers serve 5.25 nos pasó con GuideLLM 0.8.1. Usa la referencia del cliente "
-                               "openai (sin --guidellm).")
+            raise RuntimeError("GuideLLM contó todas las peticiones como error: mira el registro del servidor "
+                               "(¿un 422 por un campo que no conoce?). Usa la referencia del cliente openai (sin --guidellm).")
         return resultado
 
 
@@ -148,7 +155,9 @@ def leer_guidellm(datos: dict) -> dict:
         m = m.get("successful", m)
         return m["median"]
 
-    return {"ttft": mediana("time_to_first_token_ms") / 1000, "tpot": mediana("time_per_output_token_ms") / 1000,
+    # TPOT como el nuestro (y el de vllm bench serve): sin el primer token. En GuideLLM es
+    # inter_token_latency_ms; su time_per_output_token_ms reparte también el TTFT entre los tokens.
+    return {"ttft": mediana("time_to_first_token_ms") / 1000, "tpot": mediana("inter_token_latency_ms") / 1000,
             "tokens_s": metricas["output_tokens_per_second"].get("successful", metricas["output_tokens_per_second"])["mean"]}
 
 
