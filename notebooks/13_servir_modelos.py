@@ -58,6 +58,7 @@ import threading
 import time
 import urllib.request
 
+import psutil
 import torch
 
 from curso_gpu.ajuste import config_de, modelo_diminuto, modelo_en_meta
@@ -336,24 +337,28 @@ print(larga.errores, larga.peticiones[0].detalle)
 # %% [markdown]
 # **El servidor muere a mitad de respuesta** (lo mata el sistema por falta de memoria, o alguien lo
 # para). La petición en curso no se queda colgada: termina como error «corte», con lo que llegó.
-# Ya no necesitamos el servidor sin lotes continuos: lo matamos con SIGKILL mientras responde:
+# Ya no necesitamos el servidor sin lotes continuos: lo matamos con SIGKILL en cuanto llega el primer
+# token (`al_recibir` avisa de cada trozo que llega). Matamos el proceso y sus hijos (con psutil, igual en
+# Linux, macOS y Windows): `transformers serve` carga el modelo en un proceso hijo.
 
 # %%
-resultados = {}
+resultados, primer_token = {}, threading.Event()
 hilo = threading.Thread(target=lambda: resultados.update(
     r=medir_carga(sin_lotes.url, sin_lotes.modelo, usuarios=1, peticiones=1, max_tokens=240, prompt="La GPU",
-                  limite_s=30)))
+                  limite_s=30, al_recibir=lambda texto: primer_token.set())))
 hilo.start()
-time.sleep(0.1)
-sin_lotes.proceso.kill()  # SIGKILL: como el OOM killer
+primer_token.wait(30)
+raiz = psutil.Process(sin_lotes.proceso.pid)
+for proceso in [*raiz.children(recursive=True), raiz]:
+    proceso.kill()  # SIGKILL, como el OOM killer
 hilo.join(60)
 cortada = resultados["r"].peticiones[0]
 print(f"error: {cortada.error!r} ({cortada.detalle}); tokens que llegaron: {cortada.tokens_contados} de 240")
 sin_lotes.detener()
 
 # %% [markdown]
-# Según lo cargada que esté la máquina, el SIGKILL llega antes del primer token o a mitad: en los dos
-# casos la petición termina como error, sin colgarse (con `limite_s` como último seguro).
+# Llegan unos pocos tokens (los que ya estaban en camino) y la respuesta se corta: la petición termina
+# como error, sin colgarse (con `limite_s` como último seguro).
 #
 # **Un cliente que no lee su respuesta.** El servidor sigue generando y dejando los tokens en la
 # conexión; si tu programa no los lee a tiempo, llegan todos de golpe cuando por fin lee y tus huecos

@@ -55,6 +55,18 @@ def test_sin_usage_cuenta_los_trozos_y_el_rol_del_chat_no_es_el_primer_token():
     assert r.ttft.p50 >= 0.06  # el trozo del rol llega antes, pero no trae texto
 
 
+def test_al_recibir_ve_cada_trozo_de_texto_en_cuanto_llega():
+    llegados = []
+    with ServidorFalso(Guion(ttft_s=0.005, hueco_s=0.02, tokens=4)) as falso:
+        inicio = time.perf_counter()
+        r = medir_carga(falso.url, "falso", usuarios=1, peticiones=1, max_tokens=4,
+                        al_recibir=lambda texto: llegados.append((texto, time.perf_counter() - inicio)))
+    assert [t for t, _ in llegados] and len(llegados) == r.peticiones[0].tokens_contados == 4
+    assert llegados[-1][1] - llegados[0][1] >= 3 * 0.02 - 0.005  # uno a uno, no todos al final
+    with pytest.raises(ValueError, match="al_recibir debe ser una función"):
+        medir_carga("http://127.0.0.1:9", "falso", usuarios=1, peticiones=1, max_tokens=1, al_recibir="print")
+
+
 @pytest.mark.parametrize("usuarios", [1, 3])
 def test_nunca_hay_mas_de_usuarios_en_curso(usuarios):
     with ServidorFalso(Guion(ttft_s=0.02, hueco_s=0.005, tokens=3)) as falso:

@@ -91,7 +91,7 @@ def _texto_del_trozo(trozo: dict) -> str:
     return texto or ""
 
 
-async def _una(sesion, direccion: str, cuerpo: dict, inicio_carga: float, limite_s: float) -> Peticion:
+async def _una(sesion, direccion: str, cuerpo: dict, inicio_carga: float, limite_s: float, al_recibir=None) -> Peticion:
     import aiohttp
 
     enviada = time.perf_counter()
@@ -118,7 +118,10 @@ async def _una(sesion, direccion: str, cuerpo: dict, inicio_carga: float, limite
                     peticion.tokens_usage = trozo["usage"].get("completion_tokens")
                 if any(o.get("finish_reason") for o in trozo.get("choices") or []):
                     terminada = True
-                if _texto_del_trozo(trozo):
+                texto = _texto_del_trozo(trozo)
+                if texto:
+                    if al_recibir is not None:
+                        al_recibir(texto)
                     if ultimo is None:
                         peticion.ttft = ahora - enviada
                     else:
@@ -145,7 +148,7 @@ async def _una(sesion, direccion: str, cuerpo: dict, inicio_carga: float, limite
 
 
 async def _carga(base, modelo, usuarios, peticiones, max_tokens, prompt, llegadas, semilla, chat, limite_s,
-                 mostrar_barra) -> tuple[list[Peticion], float, int]:
+                 mostrar_barra, al_recibir=None) -> tuple[list[Peticion], float, int]:
     import aiohttp
 
     if chat:
@@ -164,7 +167,7 @@ async def _carga(base, modelo, usuarios, peticiones, max_tokens, prompt, llegada
         en_curso += 1
         maximo = max(maximo, en_curso)
         try:
-            resultados.append(await _una(sesion, direccion, cuerpo, inicio, limite_s))
+            resultados.append(await _una(sesion, direccion, cuerpo, inicio, limite_s, al_recibir))
         finally:
             en_curso -= 1
             progreso.update(1)
@@ -204,7 +207,7 @@ async def _carga(base, modelo, usuarios, peticiones, max_tokens, prompt, llegada
 
 def medir_carga(url, modelo, *, usuarios: int, peticiones: int, max_tokens: int, prompt: str = PROMPT,
                 llegadas: float | None = None, semilla: int = 0, chat: bool = False, limite_s: float = 120,
-                barra_progreso: bool | None = None, nota: str = "") -> ResultadoCarga:
+                barra_progreso: bool | None = None, nota: str = "", al_recibir=None) -> ResultadoCarga:
     """Manda ``peticiones`` peticiones en streaming al servidor de ``url`` y las mide. Lección 13.
 
     ``url``: la dirección base (``servidor.url``), con o sin ``/v1``. ``modelo``: el nombre que el
@@ -212,7 +215,9 @@ def medir_carga(url, modelo, *, usuarios: int, peticiones: int, max_tokens: int,
     ``llegadas``: None (lazo cerrado) o peticiones por segundo de Poisson, con ``semilla``. ``chat``:
     ``/v1/chat/completions`` en vez de ``/v1/completions``. ``limite_s``: cada petición que tarde más
     cuenta como error «tiempo» (nunca se queda colgada). ``barra_progreso``: None la muestra con 64
-    peticiones o más. ``nota``: una frase para la tabla (p. ej. dónde se midió).
+    peticiones o más. ``nota``: una frase para la tabla (p. ej. dónde se midió). ``al_recibir``: una
+    función que recibe cada trozo de texto en cuanto llega (para verlo en vivo: ``al_recibir=print``);
+    corre dentro del bucle que mide, así que debe ser rápida.
     """
     base = base_de(url)
     if not isinstance(modelo, str) or not modelo.strip():
@@ -232,11 +237,14 @@ def medir_carga(url, modelo, *, usuarios: int, peticiones: int, max_tokens: int,
     for nombre, valor in (("chat", chat), ("barra_progreso", barra_progreso)):
         if not isinstance(valor, bool) and not (nombre == "barra_progreso" and valor is None):
             raise ValueError(f"{nombre} debe ser True o False; recibí {mostrar_valor(valor)}.")
+    if al_recibir is not None and not callable(al_recibir):
+        raise ValueError(f"al_recibir debe ser una función que recibe un texto (p. ej. print) o None; "
+                         f"recibí {mostrar_valor(al_recibir)}.")
     conocidos = _ejecutar(_modelos(base))
     if conocidos is not None and modelo not in conocidos:
         raise ValueError(f"El servidor de {base} no conoce el modelo {modelo!r}. Usa uno de estos: "
                          f"{', '.join(map(repr, conocidos)) or '(ninguno)'} (con Servidor, servidor.modelo).")
     mostrar = peticiones >= _BARRA_DESDE if barra_progreso is None else barra_progreso
     resultados, duracion, maximo = _ejecutar(_carga(base, modelo, usuarios, peticiones, max_tokens, prompt,
-                                                    llegadas, semilla, chat, limite_s, mostrar))
+                                                    llegadas, semilla, chat, limite_s, mostrar, al_recibir))
     return ResultadoCarga(resultados, duracion, usuarios, llegadas, max_tokens, maximo, base, modelo, nota)
