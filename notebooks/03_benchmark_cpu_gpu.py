@@ -472,10 +472,11 @@ print(resultado.conclusion)
 # La misma cuenta, tamaño a tamaño, frente a **tu** CPU: cuántas veces por delante iría una T4.
 
 # %%
-minimo, maximo = rango_porcentaje("Tesla T4", "fp32")
-sostenido = pico_teorico("Tesla T4", "fp32") * (minimo + maximo) / 200 * 1e12  # FLOP/s que sostiene una T4
-for n, _, gflops_cpu, _ in resultado.banda("cpu"):
-    t4 = 2 * n**3 / (10e-6 + 2 * n**3 / sostenido) / 1e9  # 10 µs fijos por llamada + el cálculo
+from curso_gpu.base import gflops_de_referencia
+
+banda_cpu = resultado.banda("cpu")
+t4_publicada = gflops_de_referencia([n for n, *_ in banda_cpu], "Tesla T4", "fp32")  # 10 µs fijos + el cálculo
+for (n, _, gflops_cpu, _), (_, t4) in zip(banda_cpu, t4_publicada):
     print(f"n={n:>5}: tu CPU {formatear_numero(gflops_cpu, cifras=3):>6} GFLOP/s · una T4 según cifras publicadas "
           f"{formatear_numero(t4, cifras=3):>6} GFLOP/s → {formatear_numero(t4 / gflops_cpu, cifras=2):>5} veces")
 

@@ -11,7 +11,6 @@ import torch  # noqa: E402
 
 from curso_gpu.base import catalogo
 from curso_gpu import graficos, medicion  # noqa: E402
-from curso_gpu.graficos import velocidad_memoria  # noqa: E402
 from curso_gpu.entrenamiento import Historial  # noqa: E402
 from curso_gpu.memoria import memoria_entrenamiento, memoria_inferencia, tabla_vram  # noqa: E402
 from curso_gpu.base import pico_teorico  # noqa: E402
@@ -122,7 +121,7 @@ def test_la_referencia_usa_lo_que_la_gpu_sostiene_si_la_tabla_lo_da(monkeypatch)
 
     monkeypatch.setattr(picos, "rango_porcentaje", lambda nombre, modo: (40.0, 60.0), raising=False)
     n = 8192
-    (_, gflops), = velocidad_memoria._curva_referencia([n], "Tesla T4", "fp32")
+    (_, gflops), = picos.gflops_de_referencia([n], "Tesla T4", "fp32")
     assert gflops == pytest.approx(0.5 * pico_teorico("Tesla T4", "fp32") * 1000, rel=0.01)
     resultado = medicion.ResultadoBarrido([n], {"cpu": []})
     etiquetas = [linea.get_label() for linea in graficos.grafico_barrido(resultado).axes[0].get_lines()]

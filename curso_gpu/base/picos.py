@@ -34,7 +34,12 @@ import torch
 from .catalogo import MODOS_PICO, RANGOS_PORCENTAJE, picos_de
 from .precisiones import normalizar_precision
 
-__all__ = ["pico_teorico", "rango_porcentaje"]
+__all__ = ["LANZAMIENTO_GPU_S", "gflops_de_referencia", "pico_teorico", "rango_porcentaje", "tflops_sostenidos"]
+
+# Lo que tarda, en una GPU, encargar y esperar una operación por pequeña que sea (lanzar el
+# kernel y sincronizar): unos 10 µs. Orden de magnitud, no una cifra de ficha: NVIDIA, CUDA C++
+# Best Practices Guide, «kernel launch overhead» (del orden de microsegundos).
+LANZAMIENTO_GPU_S = 10e-6
 
 
 def _normalizar_modo(modo) -> str:
@@ -64,3 +69,23 @@ def rango_porcentaje(nombre_gpu: str, dtype=torch.float32) -> tuple[float, float
     modo = _normalizar_modo(dtype)
     fila = picos_de(nombre_gpu)
     return None if fila is None else RANGOS_PORCENTAJE.get((fila.nombre, modo))
+
+
+def tflops_sostenidos(nombre_gpu: str, dtype=torch.float32) -> tuple[float | None, tuple[float, float] | None]:
+    """(TFLOP/s que sostiene de verdad esa GPU, rango en % del pico): el centro del rango publicado o,
+    sin rango, el pico teórico; (None, None) si la GPU o el modo no están en la tabla. Lección 03."""
+    pico = pico_teorico(nombre_gpu, dtype)
+    rango = rango_porcentaje(nombre_gpu, dtype) if pico else None
+    return (pico * sum(rango) / 200 if rango else pico), rango
+
+
+def gflops_de_referencia(tamanos, nombre_gpu: str = "Tesla T4", dtype=torch.float32) -> list[tuple[int, float]]:
+    """GFLOP/s que daría esa GPU en ``a @ b`` de n×n para cada n: ``2·n³ / (10 µs + 2·n³ / R)``. Lección 03.
+
+    R es ``tflops_sostenidos``: cifras publicadas, no una medida; sirve para ver, sin GPU, dónde se
+    cruzaría con tu CPU. Lista vacía si la GPU o el modo no están en la tabla.
+    """
+    sostenido, _ = tflops_sostenidos(nombre_gpu, dtype)
+    if not sostenido:
+        return []
+    return [(n, 2 * n**3 / (LANZAMIENTO_GPU_S + 2 * n**3 / (sostenido * 1e12)) / 1e9) for n in tamanos]

@@ -12,7 +12,7 @@ sus datos sin pantalla.
 from __future__ import annotations
 
 from .estilo import COLORES, dar_estilo, leyenda_fuera, nueva_figura
-from ..base import formatear_bytes, marcar_simulada, picos, picos_de, tabla_picos
+from ..base import formatear_bytes, gflops_de_referencia, marcar_simulada, picos_de, tabla_picos, tflops_sostenidos
 from ..memoria import (
     BYTES_ENTRENAMIENTO, MARGEN_INFERENCIA, formatear_parametros, memoria_entrenamiento, memoria_inferencia,
 )
@@ -34,34 +34,6 @@ def _etiquetas_de_tamano(ejes, tamanos) -> None:
 
 # --- Lección 03: medición CPU frente a GPU -------------------------------------------------
 
-# Lo que tarda, en una GPU, encargar y esperar una operación por pequeña que sea (lanzar el
-# kernel y sincronizar): unos 10 µs. Orden de magnitud, no una cifra de ficha: NVIDIA, CUDA C++
-# Best Practices Guide, «kernel launch overhead» (del orden de microsegundos).
-_LANZAMIENTO_GPU_S = 10e-6
-
-
-def _sostenido(nombre_gpu: str, modo: str) -> tuple[float | None, tuple[float, float] | None]:
-    """(TFLOP/s que sostiene de verdad esa GPU, rango en % del pico) según ``picos``; sin rango, el pico."""
-    pico = picos.pico_teorico(nombre_gpu, modo)
-    # ``rango_porcentaje`` (el % del pico medido y publicado) vive en ``picos`` junto a los picos.
-    rango = getattr(picos, "rango_porcentaje", lambda *_: None)(nombre_gpu, modo) if pico else None
-    return (pico * sum(rango) / 200 if rango else pico), rango
-
-
-def _curva_referencia(tamanos, nombre_gpu: str = "Tesla T4", modo: str = "fp32") -> list[tuple[int, float]]:
-    """GFLOP/s que daría esa GPU para cada n: ``2·n³ / (10 µs + 2·n³ / R)``. Lección 03.
-
-    R sale de la tabla del curso (``picos``): lo que esa GPU sostiene de verdad según cifras
-    publicadas (el centro de su rango de % del pico) o, si no hay, su pico teórico. No es una
-    medida: sirve para ver, sin GPU, dónde se cruzaría con tu CPU. Lista vacía si la GPU o el
-    modo no están en la tabla.
-    """
-    sostenido, _ = _sostenido(nombre_gpu, modo)
-    if not sostenido:
-        return []
-    return [(n, 2 * n**3 / (_LANZAMIENTO_GPU_S + 2 * n**3 / (sostenido * 1e12)) / 1e9) for n in tamanos]
-
-
 def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño", referencia: str | None = "Tesla T4"):
     """GFLOP/s frente al tamaño n, en escala log-log, una línea por dispositivo. Lección 03.
 
@@ -69,7 +41,7 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
 
     Recibe el ``ResultadoBarrido`` de ``medicion.barrido``. Se ve dónde empieza a ganar la
     GPU: con matrices pequeñas apenas gana; con grandes, mucho. Si solo se midió la CPU, dibuja
-    además (a trazos) la cota de ``referencia`` según su pico publicado (``_curva_referencia``),
+    además (a trazos) la cota de ``referencia`` según su pico publicado (``gflops_de_referencia``),
     para ver dónde se cruzarían. ``referencia=None`` la quita.
     """
     figura, ejes = nueva_figura()
@@ -93,10 +65,10 @@ def grafico_barrido(resultado, titulo: str = "a @ b: GFLOP/s según el tamaño",
             ejes.axhline(pico * 1000, linestyle=":", linewidth=1, color=color,
                          label=f"pico teórico {puntos[0].modo}: {pico:g} TFLOP/s")
     if referencia and not hay_acelerador:
-        puntos = _curva_referencia(resultado.tamanos, referencia, "fp32")
+        puntos = gflops_de_referencia(resultado.tamanos, referencia, "fp32")
         fila = picos_de(referencia)
         if puntos and fila is not None:
-            sostenido, rango = _sostenido(referencia, "fp32")
+            sostenido, rango = tflops_sostenidos(referencia, "fp32")
             cifra = (f"~{sostenido:.1f} TFLOP/s fp32 sostenidos, {rango[0]:g}–{rango[1]:g} % de {fila.fp32:g}"
                      if rango else f"pico de {fila.fp32:g} TFLOP/s fp32")
             ejes.plot([n for n, _ in puntos], [g for _, g in puntos], linestyle="--", marker="s", markersize=4,
