@@ -66,13 +66,14 @@ import time
 
 import torch
 
+from curso_gpu.base import MARCA_SIMULADA
 from curso_gpu.dispositivo import elegir_dispositivo, simulacion_activa
 
 dispositivo = elegir_dispositivo()  # cuda (NVIDIA/AMD), mps (Mac), xpu (Intel) o cpu
 HAY_GPU = dispositivo.type != "cpu"
 GPU_DE_VERDAD = HAY_GPU and not simulacion_activa()  # con CURSO_GPU_SIMULAR=T4, la «GPU» calcula en la CPU
 # En la T4 simulada, cada tiempo «de la GPU» se midió en la CPU: lo decimos junto a cada cifra.
-MARCA = " (T4 simulada: son tiempos de la CPU)" if simulacion_activa() else ""
+MARCA = f" [{MARCA_SIMULADA}]" if simulacion_activa() else ""  # «[GPU simulada: tiempos de la CPU]»
 print(f"Usando: {dispositivo}")
 print(f"Hilos de CPU que usa PyTorch: {torch.get_num_threads()}")
 

@@ -67,6 +67,7 @@ from curso_gpu.entrenamiento import entrenar
 from curso_gpu.entrenamiento import CNNPequena
 from curso_gpu.rendimiento import soporte_bf16_cpu
 from curso_gpu.rendimiento import comparar_cargadores, diagnosticar
+from curso_gpu.base import marcar_simulada
 
 dispositivo = elegir_dispositivo()
 EN_GPU = dispositivo.type != "cpu"
@@ -207,8 +208,8 @@ def multiplicaciones_grandes(xb, yb):  # pocas operaciones, mucho trabajo cada u
 
 for nombre, funcion in [("diminutas", operaciones_diminutas), ("grandes", multiplicaciones_grandes)]:
     d = diagnosticar(funcion, lotes_en_memoria, dispositivo, pasos=3)
-    print(f"{nombre:<10} → {d.nombre_cuello:<13} (lanzar {100 * d.fraccion_lanzamientos:.0f} %, "
-          f"calcular {100 * d.fraccion_calculo:.0f} %)" + (" [T4 simulada: tiempos de la CPU]" if d.simulada else ""))
+    print(marcar_simulada(f"{nombre:<10} → {d.nombre_cuello:<13} (lanzar {100 * d.fraccion_lanzamientos:.0f} %, "
+                          f"calcular {100 * d.fraccion_calculo:.0f} %)", d.simulada))
 
 # %% [markdown]
 # ### 4. Alimentar la GPU: el `DataLoader`
