@@ -63,7 +63,7 @@ import torch
 from torch import nn
 
 from curso_gpu import distribuido
-from curso_gpu.base import formatear_numero
+from curso_gpu.base import contar, formatear_numero
 from curso_gpu.guardado import cargar_pesos
 from curso_gpu.entrenamiento import generar_dataset
 from curso_gpu.entrenar_ddp import main as entrenar_ddp_main
@@ -272,7 +272,10 @@ for registro in sorted(REGISTROS.glob("*/attempt_0/*/stdout.log")):
     salida_de[rango] = registro.read_text()
     errores = (registro.parent / "stderr.log").read_text()
     print(f"── rango {rango} ({registro.relative_to(REGISTROS)}) ──\n{salida_de[rango]}{errores}", end="")
-print(dos.salida, end="")  # lo que dice torchrun mismo: nada si todo fue bien
+for linea in dos.propias:  # lo que dice torchrun mismo: nada si todo fue bien
+    print(linea)
+if dos.registro:  # su registro, en inglés, lo guarda aparte: lo contamos
+    print(f"[torchrun] dejó {contar(len(dos.registro), 'aviso')} en inglés en su registro (dos.registro).")  # solo se ejecuta si torchrun avisa de algo (a veces, con la máquina ocupada)
 print(f"Código de salida {dos.codigo} · {dos.segundos:.1f} s en total (arrancar Python y torch en 3 procesos incluido)")
 
 # %% [markdown]
@@ -455,11 +458,13 @@ print("¿Pesos idénticos, número a número, al entrenamiento sin fallo?",
 # %%
 for nodo, e in enumerate((nodo0, nodo1)):
     print(f"── máquina {nodo} ──")
-    for l in e.salida.splitlines():
+    for l in e.propias:  # lo que escribieron torchrun y el guion; el registro de torchrun va aparte
         if "node_rank is only used for static rdzv_backend" in l:  # el aviso de torchrun, en inglés
             print("[torchrun] aviso: con la reunión c10d, --node-rank no cuenta (se ignora).")
         elif l.strip():
             print(l)
+    if e.registro:  # al cerrar, con la máquina ocupada, una máquina puede no encontrar ya a la otra
+        print(f"[torchrun] dejó {contar(len(e.registro), 'aviso')} en inglés en su registro (nodo{nodo}.registro).")  # solo se ejecuta si torchrun avisa de algo (a veces, con la máquina ocupada)
 dos_nodos = torch.load(pesos_nodos, weights_only=True)
 print("¿Mismos pesos que un nodo con 2 procesos?", all(torch.equal(dos_nodos[k], sin_fallo[k]) for k in sin_fallo))
 

@@ -51,10 +51,8 @@ if EN_COLAB_O_KAGGLE and importlib.util.find_spec("curso_gpu") is None:
 # `transformers serve`. En una GPU con vLLM, la sección 5 sirve Qwen2.5-0.5B con el mismo código.
 
 # %%
-import asyncio
 import json
 import tempfile
-import threading
 import time
 import urllib.request
 
@@ -338,21 +336,21 @@ print(larga.errores, larga.peticiones[0].detalle)
 # **El servidor muere a mitad de respuesta** (lo mata el sistema por falta de memoria, o alguien lo
 # para). La petición en curso no se queda colgada: termina como error «corte», con lo que llegó.
 # Ya no necesitamos el servidor sin lotes continuos: lo matamos con SIGKILL en cuanto llega el primer
-# token (`al_recibir` avisa de cada trozo que llega). Matamos el proceso y sus hijos (con psutil, igual en
-# Linux, macOS y Windows): `transformers serve` carga el modelo en un proceso hijo.
+# token. `al_recibir` llama a una función con cada trozo que llega; la nuestra mata el proceso y sus hijos
+# (con psutil, igual en Linux, macOS y Windows: `transformers serve` carga el modelo en un proceso hijo).
+# Lo hacemos ahí mismo y no desde otro hilo: el modelo diminuto escribe la respuesta entera en un cuarto
+# de segundo, y en una máquina ocupada otro hilo podría despertar tarde, con la respuesta ya completa.
 
 # %%
-resultados, primer_token = {}, threading.Event()
-hilo = threading.Thread(target=lambda: resultados.update(
-    r=medir_carga(sin_lotes.url, sin_lotes.modelo, usuarios=1, peticiones=1, max_tokens=240, prompt="La GPU",
-                  limite_s=30, al_recibir=lambda texto: primer_token.set())))
-hilo.start()
-primer_token.wait(30)
 raiz = psutil.Process(sin_lotes.proceso.pid)
-for proceso in [*raiz.children(recursive=True), raiz]:
-    proceso.kill()  # SIGKILL, como el OOM killer
-hilo.join(60)
-cortada = resultados["r"].peticiones[0]
+procesos = [raiz, *raiz.children(recursive=True)]
+
+def matar_servidor(texto):
+    while procesos:  # solo la primera vez: luego la lista está vacía
+        procesos.pop().kill()  # SIGKILL, como el OOM killer
+
+cortada = medir_carga(sin_lotes.url, sin_lotes.modelo, usuarios=1, peticiones=1, max_tokens=240, prompt="La GPU",
+                      limite_s=30, al_recibir=matar_servidor).peticiones[0]
 print(f"error: {cortada.error!r} ({cortada.detalle}); tokens que llegaron: {cortada.tokens_contados} de 240")
 sin_lotes.detener()
 

@@ -109,6 +109,40 @@ def test_dos_nodos_simulados_en_loopback_dan_los_mismos_pesos_que_un_nodo(leccio
 # Errores: en español, con código distinto de 0 y sin colgarse
 # ---------------------------------------------------------------------------
 
+# Un aviso de torchrun con la traza de C++ de c10d, como el que dejó una máquina de CI ocupada al cerrar
+# la reunión de dos nodos (direcciones y rutas de ejemplo).
+_SALIDA_CON_AVISO = """\
+node_rank is only used for static rdzv_backend. It will be ignored for rdzv_backend=c10d.
+[rango 0] me tocan 64 ejemplos: [3, 7, 12] ...
+W1207 21:38:02.641000 4242 /check/.venv/lib/python3.11/site-packages/torch/distributed/elastic/agent/server/api.py:1012] Error waiting on exit barrier. Elapsed: 0.01 seconds
+Traceback (most recent call last):
+  File "/check/.venv/lib/python3.11/site-packages/torch/distributed/elastic/agent/server/api.py", line 994, in _exit_barrier
+    store_util.barrier(
+torch.distributed.DistNetworkError: failed to recv, got 0 bytes
+Exception raised from recvBytes at /pytorch/torch/csrc/distributed/c10d/Utils.hpp:678 (most recent call first):
+frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x98 (0x7fed8655e60d in /check/.venv/lib/libc10.so)
+frame #1: <unknown function> + 0x5f5e2 (0x7fed8655f5e2 in /check/.venv/lib/libc10.so)
+
+[E1207 21:38:02.700000000 socket.cpp:1019] [c10d] The client socket has failed to connect to [localhost]:29500.
+[rango 0] huella de los pesos: 0123456789abcdef
+"""
+
+
+def test_el_registro_en_ingles_de_torchrun_se_separa_de_lo_que_escribe_el_guion():
+    from curso_gpu.distribuido import Ejecucion
+
+    ejecucion = Ejecucion(orden=["torchrun"], codigo=0, salida=_SALIDA_CON_AVISO, segundos=1.0)
+    assert ejecucion.propias == [
+        "node_rank is only used for static rdzv_backend. It will be ignored for rdzv_backend=c10d.",
+        "[rango 0] me tocan 64 ejemplos: [3, 7, 12] ...", "[rango 0] huella de los pesos: 0123456789abcdef"]
+    assert len(ejecucion.registro) == 2
+    primero, segundo = ejecucion.registro
+    assert primero.startswith("W1207 21:38:02.641000 4242") and "frame #1:" in primero and "0x7fed8655f5e2" in primero
+    assert segundo.startswith("[E1207") and "huella" not in segundo
+    sin_avisos = Ejecucion(orden=["torchrun"], codigo=0, salida="[rango 1] hola\n", segundos=1.0)
+    assert sin_avisos.propias == ["[rango 1] hola"] and sin_avisos.registro == []
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="aquí sí hay CUDA")
 def test_nccl_sin_cuda_da_un_error_en_espanol(capsys):
     inicio = time.perf_counter()

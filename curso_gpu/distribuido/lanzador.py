@@ -117,6 +117,28 @@ def orden_torchrun(programa, *, procesos: int = 2, nodos: int = 1, rango_nodo: i
 # Ejecutar y limpiar
 # ---------------------------------------------------------------------------
 
+# Una línea del registro de torchrun (logging de Python, ``W1207 21:38:02.641000 4242 api.py:12] …``)
+# o de c10d en C++ (``[W1207 21:38:02.641000000 socket.cpp:12] …``). Las que la siguen y son su traza:
+# sangradas, marcos de C++ (``frame #0: …``), ``Traceback``, ``Exception raised from`` o la excepción.
+_CABECERA = re.compile(r"^\[?[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ ")
+_TRAZA = re.compile(r"^(\s|frame #\d+|Exception raised from |Traceback |During handling |The above exception "
+                    r"|[\w.]*(Error|Exception|Warning)\b)")
+
+
+def _separar(salida: str) -> tuple[list[str], list[str]]:
+    propias, registro, en_registro = [], [], False
+    for linea in salida.splitlines():
+        if _CABECERA.match(linea):
+            registro.append(linea)
+            en_registro = True
+        elif en_registro and (not linea.strip() or _TRAZA.match(linea)):
+            registro[-1] += "\n" + linea
+        else:
+            en_registro = False
+            propias.append(linea)
+    return propias, registro
+
+
 @dataclass
 class Ejecucion:
     """Cómo terminó una orden: código de salida, lo que escribió y cuánto tardó. Lección 08."""
@@ -131,6 +153,16 @@ class Ejecucion:
     @property
     def bien(self) -> bool:
         return self.codigo == 0 and not self.agotado
+
+    @property
+    def propias(self) -> list[str]:
+        """Las líneas de ``salida`` que escribieron los programas, sin el registro en inglés de torchrun."""
+        return _separar(self.salida)[0]
+
+    @property
+    def registro(self) -> list[str]:
+        """El registro en inglés de torchrun (``W1207 21:38:02.641000 …``): un texto por aviso, con su traza."""
+        return _separar(self.salida)[1]
 
     def explicacion(self) -> str:
         """Qué pasó, en español (vacío si terminó bien)."""
