@@ -18,11 +18,14 @@ ejecución: ``ejecutada("08")`` devuelve el notebook ejecutado (``nbformat``).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import fcntl
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,8 +62,16 @@ def ruta_de_leccion(numero: str | int, notebooks: Path = NOTEBOOKS) -> Path:
 # Ejecutar un notebook (un kernel con este Python) y mirar sus salidas
 # ---------------------------------------------------------------------------
 
-def _gestor_de_kernel():
-    """Un ``KernelManager`` que arranca el kernel con este mismo Python (no otro «python3» del sistema)."""
+@contextlib.contextmanager
+def gestor_de_kernel():
+    """Un ``KernelManager`` que arranca el kernel con este mismo Python (no otro «python3» del sistema).
+
+    En Linux y macOS el kernel habla por sockets de Unix en una carpeta propia (``transport="ipc"``),
+    no por puertos TCP. Con TCP, jupyter_client elige cinco puertos libres, los suelta y el kernel los
+    ocupa después: con varias lecciones a la vez (xdist, ``torchrun``, servidores), otro proceso puede
+    quedarse uno en ese hueco. En CI pasó: el latido de otro kernel llegaba al canal de control de la
+    lección 07 («DELIM not in msg_list» en su stderr). Al salir, el kernel se apaga y la carpeta se borra.
+    """
     from ipykernel.kernelspec import get_kernel_dict
     from jupyter_client import KernelManager
     from jupyter_client.kernelspec import KernelSpecManager
@@ -69,7 +80,16 @@ def _gestor_de_kernel():
         def get_kernel_spec(self, kernel_name):
             return self.kernel_spec_class(**get_kernel_dict())
 
-    return KernelManager(kernel_name="python3", kernel_spec_manager=EstePython())
+    carpeta = tempfile.mkdtemp(prefix="kernel_") if os.name == "posix" else None
+    canal = {"transport": "ipc", "ip": os.path.join(carpeta, "k")} if carpeta else {}
+    km = KernelManager(kernel_name="python3", kernel_spec_manager=EstePython(), **canal)
+    try:
+        yield km
+    finally:  # nbclient no apaga un kernel que no creó él
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
+        if carpeta:
+            shutil.rmtree(carpeta, ignore_errors=True)
 
 
 def entorno_del_kernel(simulada: bool = False) -> dict:
@@ -116,22 +136,19 @@ def ejecutar_notebook(ruta: str | Path, tiempo_celda_s: int = TIEMPO_CELDA_S, si
 
     ruta = Path(ruta)
     cuaderno = nbformat.read(ruta, as_version=4)
-    km = _gestor_de_kernel()
     argumentos = ["--IPKernelApp.log_level=ERROR"]
     entorno = entorno_del_kernel(simulada)
     if cobertura is not None:
         entorno[COBERTURA] = str(cobertura)
         argumentos.append(f"--IPKernelApp.exec_lines={[_arranque_de_cobertura()]!r}")
-    cliente = NotebookClient(cuaderno, km=km, timeout=tiempo_celda_s, startup_timeout=120,
-                             resources={"metadata": {"path": str(ruta.parent)}}, extra_arguments=argumentos)
-    try:
-        cliente.execute(env=entorno)
-    except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
-        donde = f"{ruta.name} (en la T4 simulada)" if simulada else ruta.name
-        raise LeccionFallida(f"{donde}: {_celda_que_fallo(cuaderno)}\n{_sin_colores(str(error))}") from None
-    finally:  # nbclient no apaga un kernel que no creó él
-        if km.has_kernel:
-            km.shutdown_kernel(now=True)
+    with gestor_de_kernel() as km:
+        cliente = NotebookClient(cuaderno, km=km, timeout=tiempo_celda_s, startup_timeout=120,
+                                 resources={"metadata": {"path": str(ruta.parent)}}, extra_arguments=argumentos)
+        try:
+            cliente.execute(env=entorno)
+        except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
+            donde = f"{ruta.name} (en la T4 simulada)" if simulada else ruta.name
+            raise LeccionFallida(f"{donde}: {_celda_que_fallo(cuaderno)}\n{_sin_colores(str(error))}") from None
     return unir_flujos_seguidos(cuaderno)
 
 

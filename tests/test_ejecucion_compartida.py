@@ -5,13 +5,16 @@ pidan dos procesos a la vez, un fallo se anota y lo reciben todos sin ejecutarla
 celda que escribe en stderr desde C (como el perfilador de PyTorch) se detecta.
 """
 
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
-from ejecucion_compartida import Ejecutadas, LeccionFallida, comprobar_sin_stderr, ejecutar_notebook, salidas_en_stderr
+from ejecucion_compartida import (Ejecutadas, LeccionFallida, comprobar_sin_stderr, ejecutar_notebook, gestor_de_kernel,
+                                  salidas_en_stderr)
 
 
 TESTS = Path(__file__).resolve().parent
@@ -85,6 +88,30 @@ def test_una_leccion_que_falla_se_ejecuta_una_vez_y_todas_las_peticiones_fallan_
     with pytest.raises(LeccionFallida, match="la suma salió mal"):  # también otro proceso de la sesión
         Ejecutadas(sesion, notebooks, guardar_en_cache_del_sitio=False)("03")
     assert contador.read_text() == "una\n"
+
+
+@pytest.mark.lento  # arranca un kernel de Jupyter
+@pytest.mark.skipif(os.name != "posix", reason="los sockets de Unix son de Linux y macOS")
+def test_el_kernel_no_usa_puertos_tcp_que_otro_proceso_pueda_quitarle():
+    """En CI, el latido de otro kernel llegó al canal de control de una lección por un puerto repetido."""
+    import psutil
+
+    with gestor_de_kernel() as km:
+        km.start_kernel()
+        cliente = km.client()
+        cliente.start_channels()
+        try:
+            cliente.wait_for_ready(timeout=60)
+            info, carpeta = km.get_connection_info(), Path(km.ip).parent
+            assert info["transport"] == "ipc" and carpeta.is_relative_to(tempfile.gettempdir())
+            # shell, iopub, stdin, control y latido: cinco sockets de Unix, uno por canal, en su carpeta
+            sockets = {str(carpeta / f"k-{info[canal]}") for canal in
+                       ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")}
+            del_kernel = {c.laddr for c in psutil.Process(km.provisioner.process.pid).net_connections(kind="unix")}
+            assert len(sockets) == 5 and sockets <= del_kernel, (sockets, del_kernel)
+        finally:
+            cliente.stop_channels()
+    assert not km.has_kernel and not carpeta.exists()  # apagado, y su carpeta borrada
 
 
 def test_una_leccion_que_no_existe_dice_cuales_hay(tmp_path):

@@ -17,13 +17,11 @@ import re
 import nbformat
 import pytest
 from lentas import fixture_lenta
-from ipykernel.kernelspec import get_kernel_dict
-from jupyter_client import KernelManager
-from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
 from curso_gpu.base import VISTA_WIDGET
+from ejecucion_compartida import gestor_de_kernel
 from ipywidgets_colab import RAIZ, instalar_ipywidgets7
 
 EPOCAS = 12
@@ -59,13 +57,6 @@ CIERRE = "viva.update(7)\nviva.close()"
 CERO_POR_CIENTO = re.compile(r"(?<![\d.])0%")  # «0%», pero no el final de «100%»
 
 
-class EsteEntorno(KernelSpecManager):
-    """El kernel con el Python de estas pruebas (como ``--nbval-current-env``), no otro «python3»."""
-
-    def get_kernel_spec(self, kernel_name):
-        return self.kernel_spec_class(**get_kernel_dict())
-
-
 def _ejecutar(carpeta_extra: str | None) -> nbformat.NotebookNode:
     primera = VERSION + (EPOCAS_SIN_TORCH if carpeta_extra else ENTRENAMIENTO)
     celdas = (primera, CORTADA_Y_SILENCIOSA, VIVA, CIERRE)
@@ -79,13 +70,9 @@ def _ejecutar(carpeta_extra: str | None) -> nbformat.NotebookNode:
     def al_ejecutar(cell, cell_index, execute_reply):
         vistas.append(copy.deepcopy(cell.outputs))
 
-    km = KernelManager(kernel_name="python3", kernel_spec_manager=EsteEntorno())
-    try:
+    with gestor_de_kernel() as km:  # lo apaga al salir, sin dejarlo vivo
         NotebookClient(cuaderno, km=km, timeout=120, startup_timeout=60,
                        on_cell_executed=al_ejecutar).execute(env=entorno)
-    finally:  # nbclient no apaga un kernel que no creó él: lo apagamos aquí, sin dejarlo vivo
-        if km.has_kernel:
-            km.shutdown_kernel(now=True)
     cuaderno.metadata["vistas_al_ejecutar"] = vistas  # solo para estas pruebas
     return cuaderno
 
