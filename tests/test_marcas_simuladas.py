@@ -249,6 +249,36 @@ def test_driver_torch_de_colab_y_comando_de_instalacion_cuentan_la_misma_histori
     assert driver.torch_colab in leccion and f"Versión de CUDA: {cuda_torch[:-1]}.{cuda_torch[-1]}" in leccion
 
 
+def test_reanudar_en_la_gpu_simulada_lo_empezado_en_la_cpu_lo_dice(tmp_path):
+    """Los segundos de un historial reanudado suman los de esta sesión: si es la T4 simulada, son de la CPU."""
+    from curso_gpu.dispositivo import simular_gpu
+    from curso_gpu.entrenamiento import CNNPequena, entrenar, generar_dataset
+    from curso_gpu.guardado import como_carpeta
+
+    if torch.cuda.is_available():
+        pytest.skip("esta máquina tiene una GPU de verdad: la simulación no se enciende")
+    datos, carpeta = generar_dataset(8, semilla=1), tmp_path / "ck"
+    en_cpu = entrenar(CNNPequena(), datos, datos, "cpu", epocas=1, checkpoints=como_carpeta(carpeta, cada=1),
+                      silencioso=True)
+    assert not en_cpu.simulada and MARCA_SIMULADA not in str(en_cpu)
+    with simular_gpu("T4"), pytest.warns(UserWarning, match="dispositivo cpu → cuda"):
+        seguido = entrenar(CNNPequena(), datos, datos, "cuda", epocas=2, silencioso=True,
+                           checkpoints=como_carpeta(carpeta, cada=1, reanudar=True))
+    assert seguido.reanudado_desde == 1 and seguido.dispositivo.startswith("cuda")
+    assert seguido.simulada and MARCA_SIMULADA in str(seguido).splitlines()[0]
+
+
+def test_ajustar_en_la_gpu_simulada_marca_sus_segundos(t4):
+    from curso_gpu.ajuste import ajustar, aplicar_lora, modelo_diminuto
+
+    modelo, tokenizador = modelo_diminuto(semilla=0)
+    en_gpu = ajustar(aplicar_lora(modelo, r=2).to("cuda"), tokenizador, epocas=1, avisar=lambda _: None)
+    assert en_gpu.simulada and f"[{MARCA_SIMULADA}]" in str(en_gpu)
+    modelo, tokenizador = modelo_diminuto(semilla=0)
+    en_cpu = ajustar(aplicar_lora(modelo, r=2), tokenizador, epocas=1, avisar=lambda _: None)
+    assert not en_cpu.simulada and MARCA_SIMULADA not in str(en_cpu)
+
+
 def test_el_historial_y_las_barras_de_la_gpu_simulada_lo_dicen_y_el_checkpoint_no_lo_guarda(t4):
     import matplotlib
 

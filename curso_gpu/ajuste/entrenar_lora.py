@@ -18,9 +18,10 @@ from pathlib import Path
 
 import torch
 
-from ..base import ComoTabla, Tabla, formatear_bytes, formatear_numero, formatear_tiempo, leer_numero, mostrar_ruta
+from ..base import (ComoTabla, Tabla, formatear_bytes, formatear_numero, formatear_tiempo, leer_numero, marcar_simulada,
+                    mostrar_ruta)
 from ..guardado import CarpetaCheckpoints, comprobar_destino, copiar_atomico, huella_de_datos
-from ..dispositivo import dispositivo_del_modelo
+from ..dispositivo import dispositivo_del_modelo, dispositivo_simulado
 from ..entrenamiento import (
     Historial, NucleoCheckpoints, configuracion_de_entrenamiento, parar_si_no_finita, vigilar_perdida,
 )
@@ -59,10 +60,12 @@ class ResultadoAjuste(ComoTabla):
     ruta_checkpoint: str | None = None
     bytes_checkpoint: int = 0
     avisos: list[str] = field(default_factory=list)
+    simulada: bool = False  # ajustado en la GPU simulada: los segundos son de la CPU, y la nota lo dice
 
     def tabla(self) -> Tabla:
         filas = [[i + 1, formatear_numero(p, 4)] for i, p in enumerate(self.perdidas)]
-        notas = [f"{formatear_numero(self.pasos)} pasos en {formatear_tiempo(self.segundos)}"]
+        notas = [marcar_simulada(f"{formatear_numero(self.pasos)} pasos en {formatear_tiempo(self.segundos)}",
+                                 self.simulada)]
         if self.reanudado_desde:
             notas.append(f"reanudado desde la época {self.reanudado_desde} (las anteriores, del checkpoint)")
         if self.ruta_checkpoint:
@@ -173,6 +176,7 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
 
                 historial = nucleo.restaurar(estado, cargar_pesos=lambda pesos: set_peft_model_state_dict(modelo, pesos),
                                              optimizador=optimizador, escalador=escalador, lr=lr)
+                historial.continuar_en(dispositivo, epocas)
                 ruta = estado["ruta"]
             inicio_epoca = historial.reanudado_desde or 0
             modelo.train()
@@ -200,7 +204,7 @@ def ajustar(modelo, tokenizador, texto: str = TEXTO_ENTRENAMIENTO, *, epocas: in
         tamano = Path(ruta).stat().st_size
     return ResultadoAjuste(perdidas=list(historial.perdida_entrenamiento), epocas=epocas, pasos=pasos,
                            segundos=segundos, reanudado_desde=historial.reanudado_desde, ruta_checkpoint=ruta,
-                           bytes_checkpoint=tamano, avisos=avisos)
+                           bytes_checkpoint=tamano, avisos=avisos, simulada=dispositivo_simulado(dispositivo))
 
 
 def _una_epoca(modelo, lotes, epoca: int, dispositivo, contexto, escalador, optimizador):

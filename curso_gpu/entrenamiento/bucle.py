@@ -385,7 +385,7 @@ def entrenar(
         if estado is not None:
             historial = s.nucleo.restaurar(estado, cargar_pesos=s.modelo.load_state_dict,
                                            optimizador=s.optimizador, escalador=s.escalador, lr=s.lr)
-            historial.epocas_totales, historial.dispositivo = s.epocas, str(s.dispositivo)
+            historial.continuar_en(s.dispositivo, s.epocas)
             s.semilla_lotes = int(estado["semilla_lotes"])
             inicio = int(estado["epoca"]) + 1
         historial.avisos += avisos

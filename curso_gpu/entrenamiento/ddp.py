@@ -239,7 +239,7 @@ def _entrenar(proceso: distribuido.Proceso, nucleo: NucleoCheckpoints, modelo: n
         if estado is not None:
             cargar = _cargador_fragmentado(modelo, optimizador) if nucleo.fragmentado else modelo.load_state_dict
             historial = nucleo.restaurar(estado, cargar_pesos=cargar, optimizador=optimizador, lr=LR)
-            historial.epocas_totales, historial.dispositivo = epocas, str(dispositivo)
+            historial.continuar_en(dispositivo, epocas)
             inicio = int(estado["epoca"]) + 1
     resultado.historial = historial
 

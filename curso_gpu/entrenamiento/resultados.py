@@ -67,6 +67,12 @@ class Historial(ComoTabla):
         if self.simulada is None:
             self.simulada = dispositivo_simulado(self.dispositivo)
 
+    def continuar_en(self, dispositivo, epocas_totales: int) -> None:
+        """Al reanudar un checkpoint: el dispositivo y las épocas de esta sesión. Si esta sesión es la GPU
+        simulada, el historial lo dice (sus segundos suman tiempo de la CPU), aunque empezara en la CPU."""
+        self.dispositivo, self.epocas_totales = str(dispositivo), epocas_totales
+        self.simulada = bool(self.simulada) or dispositivo_simulado(self.dispositivo)
+
     def agregar(self, registro: Registro) -> None:
         self.epocas_registradas.append(registro.epoca)
         self.perdida_entrenamiento.append(registro.perdida_entrenamiento)
