@@ -123,6 +123,11 @@ def test_una_dataclass_como_tabla_se_imprime_y_se_ve_en_el_notebook_con_su_tabla
     partes = Partes(12345)
     assert str(partes) == str(partes.tabla()) == "Partes\n  parte   bytes\n  pesos  12 345"
     assert partes._repr_html_() == partes.tabla()._repr_html_() and repr(partes).endswith("Partes(pesos=12345)")
+    # el text/plain de Jupyter y la consola de IPython (IPython.lib.pretty): la tabla, no el repr
+    from IPython.core.formatters import PlainTextFormatter
+    from IPython.lib.pretty import pretty
+
+    assert pretty(partes) == PlainTextFormatter()(partes) == str(partes)
 
 
 def test_formatear_tiempo_rechaza_lo_que_no_es_un_tiempo():

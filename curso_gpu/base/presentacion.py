@@ -321,6 +321,18 @@ class ComoTabla:
     def _repr_html_(self) -> str:
         return self.tabla()._repr_html_()
 
+    def _repr_pretty_(self, p, ciclo: bool) -> None:
+        """El texto de IPython (una consola, o el ``text/plain`` del notebook): la tabla, con sus cifras
+        redondeadas y la marca de la GPU simulada, no el ``repr`` de la dataclass con los números en crudo."""
+        p.text(str(self))
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        # IPython prefiere el __repr__ que @dataclass escribe en la subclase a un _repr_pretty_ heredado:
+        # cada subclase lleva el suyo.
+        if "_repr_pretty_" not in cls.__dict__:
+            cls._repr_pretty_ = ComoTabla._repr_pretty_
+
 
 # La marca de lo medido en la GPU simulada (``CURSO_GPU_SIMULAR``): la GPU «calcula» en la CPU, así que
 # cada tiempo, ritmo o aceleración medido en ella es de la CPU. Quien lo imprime lo dice donde lo imprime
