@@ -81,7 +81,7 @@ def test_un_servidor_que_muere_al_arrancar_ensena_su_registro(tmp_path):
 _DUENO = """
 import sys, time
 from curso_gpu.servir import Servidor
-s = Servidor(sys.argv[1], dispositivo="cpu").iniciar()
+s = Servidor(sys.argv[1], dispositivo="cpu", registro=sys.argv[2]).iniciar()  # en tmp_path: nada queda en /tmp
 print(s.proceso.pid, flush=True)
 s.esperar()
 print("listo", flush=True)
@@ -89,12 +89,12 @@ time.sleep(600)
 """
 
 
-def test_sigkill_al_dueno_no_deja_ningun_servidor(carpeta):
+def test_sigkill_al_dueno_no_deja_ningun_servidor(carpeta, tmp_path):
     import psutil
 
     entorno = dict(os.environ, PYTHONPATH=str(RAIZ))
-    dueno = subprocess.Popen([sys.executable, "-c", _DUENO, str(carpeta)], stdout=subprocess.PIPE, text=True,
-                             env=entorno, start_new_session=True)
+    dueno = subprocess.Popen([sys.executable, "-c", _DUENO, str(carpeta), str(tmp_path / "servidor.log")],
+                             stdout=subprocess.PIPE, text=True, env=entorno, start_new_session=True)
     arbol = []
     try:
         pid = int(dueno.stdout.readline())
