@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-import re
 import sys
 
 import pytest
 import torch
 from torch import nn
 
-from curso_gpu.guardado import CarpetaCheckpoints, CarpetaNoEscribible, como_carpeta
+from curso_gpu.guardado import CarpetaCheckpoints, CarpetaNoEscribible
 from curso_gpu.entrenamiento import generar_dataset, generar_datos_tabulares, lineas_dibujadas
 from curso_gpu.entrenamiento import (
     DispositivosDistintos,

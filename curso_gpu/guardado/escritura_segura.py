@@ -307,7 +307,7 @@ class Candado:
         for _ in range(5):
             try:
                 fd = os.open(self.ruta, banderas, 0o644)
-            except OSError as error:
+            except OSError:
                 if os.path.islink(self.ruta):  # un enlace plantado: se quita el enlace, nunca se sigue
                     os.unlink(self.ruta)
                     continue
