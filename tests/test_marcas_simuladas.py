@@ -279,7 +279,7 @@ def test_ajustar_en_la_gpu_simulada_marca_sus_segundos(t4):
     assert not en_cpu.simulada and MARCA_SIMULADA not in str(en_cpu)
 
 
-def test_el_historial_y_las_barras_de_la_gpu_simulada_lo_dicen_y_el_checkpoint_no_lo_guarda(t4):
+def test_el_historial_y_las_barras_de_la_gpu_simulada_lo_dicen_y_el_checkpoint_lo_guarda(t4):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -289,9 +289,28 @@ def test_el_historial_y_las_barras_de_la_gpu_simulada_lo_dicen_y_el_checkpoint_n
     datos = generar_dataset(8, semilla=1)
     historial = entrenar(CNNPequena(), datos, datos, "cuda", epocas=1, silencioso=True)
     assert historial.simulada and MARCA_SIMULADA in str(historial).splitlines()[0]
-    assert "simulada" not in historial.a_dict()  # el checkpoint no cambia de formato
+    assert Historial.desde_dict(historial.a_dict()).simulada  # el checkpoint guarda la marca
+    assert not Historial.desde_dict({"dispositivo": "cpu"}).simulada  # los de antes, sin ella: la deduce
     assert not Historial(dispositivo="cpu").simulada
     figura = graficos.grafico_tiempos_epoca({("pequeño", "cpu"): 0.01, ("pequeño", "cuda"): 0.02})
     etiquetas = [t.get_text() for t in figura.axes[0].get_legend().get_texts()]
     assert etiquetas == ["cpu", f"cuda [{MARCA_SIMULADA}]"] and MARCA_SIMULADA in figura.axes[0].get_title()
     assert MARCA_SIMULADA in graficos.curvas_entrenamiento(historial)._suptitle.get_text()
+
+
+def test_lo_empezado_en_la_gpu_simulada_y_reanudado_sin_ella_dice_cuantos_segundos_son_de_la_cpu():
+    """Un checkpoint de la T4 simulada reanudado en una GPU de verdad: el título ya no lleva la marca (esta
+    sesión es real), pero sus segundos suman los de antes, de la CPU: un aviso lo dice, con la cifra."""
+    from curso_gpu.dispositivo import dispositivo_simulado
+    from curso_gpu.entrenamiento import Historial
+
+    simulado = Historial(dispositivo="cuda:0", epocas_totales=2, segundos=1.25, simulada=True)
+    de_vuelta = Historial.desde_dict(simulado.a_dict())
+    assert not dispositivo_simulado("cuda:0")  # esta sesión no simula: cuda:0 sería una GPU de verdad
+    de_vuelta.continuar_en("cuda:0", 4)
+    assert not de_vuelta.simulada and MARCA_SIMULADA not in str(de_vuelta).splitlines()[0]
+    assert de_vuelta.avisos == ["Los primeros 1.25 s se midieron en la GPU simulada: son tiempos de la CPU."]
+    assert de_vuelta.avisos[0] in str(de_vuelta)  # se ve debajo de la tabla
+    real = Historial(dispositivo="cuda:0", segundos=1.0, simulada=False)
+    real.continuar_en("cuda:0", 4)
+    assert real.avisos == []  # de una GPU de verdad a otra: nada que avisar

@@ -60,7 +60,7 @@ class Historial(ComoTabla):
     reanudado_desde: int | None = None  # última época del checkpoint del que se siguió
     avisos: list[str] = field(default_factory=list)  # p. ej. «Reanudo desde…»: entrenar no imprime
     # Entrenado en la GPU simulada: el tiempo es de la CPU (lo dicen el título y la gráfica). Lo decide
-    # el dispositivo al crearlo; no va al checkpoint (``a_dict``): es de esta sesión, no del entrenamiento.
+    # el dispositivo al crearlo, y va al checkpoint: quien lo reanude en una GPU de verdad lo sabrá.
     simulada: bool | None = None
 
     def __post_init__(self) -> None:
@@ -69,9 +69,14 @@ class Historial(ComoTabla):
 
     def continuar_en(self, dispositivo, epocas_totales: int) -> None:
         """Al reanudar un checkpoint: el dispositivo y las épocas de esta sesión. Si esta sesión es la GPU
-        simulada, el historial lo dice (sus segundos suman tiempo de la CPU), aunque empezara en la CPU."""
+        simulada, el historial lo dice (sus segundos suman tiempo de la CPU), aunque empezara en la CPU;
+        si lo fue la anterior y esta no, un aviso dice cuántos segundos son de la GPU simulada."""
         self.dispositivo, self.epocas_totales = str(dispositivo), epocas_totales
-        self.simulada = bool(self.simulada) or dispositivo_simulado(self.dispositivo)
+        ahora = dispositivo_simulado(self.dispositivo)
+        if self.simulada and not ahora and self.segundos > 0:
+            self.avisos.append(f"Los primeros {self.segundos:.2f} s se midieron en la GPU simulada: "
+                               "son tiempos de la CPU.")
+        self.simulada = ahora
 
     def agregar(self, registro: Registro) -> None:
         self.epocas_registradas.append(registro.epoca)
@@ -95,9 +100,7 @@ class Historial(ComoTabla):
 
     def a_dict(self) -> dict:
         """Solo listas, números y texto: se guarda en un checkpoint con ``weights_only=True``."""
-        datos = asdict(self)
-        del datos["simulada"]
-        return datos
+        return asdict(self)
 
     @classmethod
     def desde_dict(cls, datos: dict) -> "Historial":
