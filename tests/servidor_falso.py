@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import struct
 import threading
 from dataclasses import dataclass, field
 
@@ -25,7 +27,8 @@ class Guion:
     usage: bool = True
     rol_primero: bool = True  # en el chat, un primer trozo solo con el rol (sin texto), como OpenAI
     cortar: set = field(default_factory=set)  # números de petición (desde 0) que se cortan a mitad
-    cortar_tras: int = 3
+    cortar_tras: int = 3  # -1: antes de mandar las cabeceras
+    con_rst: bool = False  # el corte es un RST (como un proceso que muere con datos sin leer), no un cierre
     errores_http: set = field(default_factory=set)
 
 
@@ -70,6 +73,9 @@ class ServidorFalso:
         self.en_curso += 1
         self.maximo = max(self.maximo, self.en_curso)
         try:
+            if numero in g.cortar and g.cortar_tras < 0:
+                self._cortar(peticion)
+                return web.Response()  # no llega a mandarse: la conexión ya no existe
             respuesta = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
             await respuesta.prepare(peticion)
 
@@ -82,7 +88,7 @@ class ServidorFalso:
             for i in range(n):
                 await asyncio.sleep(g.ttft_s if i == 0 else g.hueco_s)
                 if numero in g.cortar and i == g.cortar_tras:
-                    peticion.transport.close()  # la conexión se corta a mitad de respuesta
+                    self._cortar(peticion)  # la conexión se corta a mitad de respuesta
                     return respuesta
                 opcion = {"index": 0, "delta": {"content": "t"}} if chat else {"index": 0, "text": "t"}
                 if i == n - 1:
@@ -95,6 +101,15 @@ class ServidorFalso:
             return respuesta
         finally:
             self.en_curso -= 1
+
+    def _cortar(self, peticion) -> None:
+        """Corta la conexión: un cierre normal (FIN) o, con ``con_rst``, un RST (SO_LINGER a 0)."""
+        if self.guion.con_rst:
+            zocalo = peticion.transport.get_extra_info("socket")
+            zocalo.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            peticion.transport.abort()
+        else:
+            peticion.transport.close()
 
     # --- arrancar y parar --------------------------------------------------------------------------
     def _correr(self) -> None:

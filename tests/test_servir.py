@@ -99,6 +99,19 @@ def test_un_corte_a_mitad_de_respuesta_es_un_error_y_no_se_cuelga():
     assert "corte: 1" in str(r)
 
 
+@pytest.mark.parametrize("cortar_tras", [-1, 3], ids=["antes_de_las_cabeceras", "a_mitad"])
+def test_un_reset_de_la_conexion_tambien_es_un_corte(cortar_tras):
+    """Un proceso que muere con datos sin leer manda un RST, no un cierre: aiohttp da ClientOSError
+    (errno ECONNRESET), que también es un corte, no un error de otro tipo."""
+    guion = Guion(ttft_s=0.01, hueco_s=0.01, tokens=8, cortar={0}, cortar_tras=cortar_tras, con_rst=True)
+    with ServidorFalso(guion) as falso:
+        r = medir_carga(falso.url, "falso", usuarios=1, peticiones=2, max_tokens=8, limite_s=10)
+    assert r.errores == {"corte": 1} and len(r.bien) == 1
+    cortada = r.peticiones[0]
+    assert cortada.tokens_contados == max(cortar_tras, 0)
+    assert "ClientOSError" in cortada.detalle or "ClientPayloadError" in cortada.detalle
+
+
 def test_un_500_cuenta_por_su_tipo_y_el_goodput_lo_descuenta():
     with ServidorFalso(Guion(ttft_s=0.01, hueco_s=0.002, tokens=4, errores_http={0})) as falso:
         r = medir_carga(falso.url, "falso", usuarios=1, peticiones=4, max_tokens=4)

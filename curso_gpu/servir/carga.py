@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import errno
 import json
 import random
 import time
@@ -142,6 +143,10 @@ async def _una(sesion, direccion: str, cuerpo: dict, inicio_carga: float, limite
         peticion.error, peticion.detalle = "corte", f"{type(error).__name__}: {error}"[:300]
     except (aiohttp.ClientConnectorError, ConnectionRefusedError) as error:
         peticion.error, peticion.detalle = "conexión", f"{type(error).__name__}: {error}"[:300]
+    except aiohttp.ClientOSError as error:  # un RST (el proceso murió con datos sin leer) también es un corte
+        cortada = error.errno in (errno.ECONNRESET, errno.EPIPE)
+        peticion.error = "corte" if cortada else type(error).__name__
+        peticion.detalle = f"{type(error).__name__}: {error}"[:300]
     except (aiohttp.ClientError, json.JSONDecodeError, UnicodeDecodeError) as error:
         peticion.error, peticion.detalle = type(error).__name__, str(error)[:300]
     return peticion
