@@ -334,11 +334,11 @@ print(larga.errores, larga.peticiones[0].detalle)
 
 # %% [markdown]
 # **El servidor muere a mitad de respuesta** (lo mata el sistema por falta de memoria, o alguien lo
-# para), con 8 usuarios dentro. Ninguna petición se queda colgada: cada una termina como error «corte»,
-# con lo que le llegó. Ya no necesitamos el servidor sin lotes continuos, que atiende una petición cada
-# vez (las demás esperan turno): lo matamos con SIGKILL en cuanto llega el primer texto. `al_recibir`
-# llama a una función con cada trozo que llega; la nuestra mata el proceso y sus hijos (con psutil,
-# igual en Linux, macOS y Windows: `transformers serve` genera en un proceso hijo).
+# para), con 8 usuarios dentro. Ninguna petición se queda colgada: las que no habían terminado acaban
+# como error «corte», con lo que les llegó. Ya no necesitamos el servidor sin lotes continuos, que
+# atiende una petición cada vez (las demás esperan turno): lo matamos con SIGKILL en cuanto llega el
+# primer texto. `al_recibir` llama a una función con cada trozo que llega; la nuestra mata el proceso y
+# sus hijos (con psutil, igual en Linux, macOS y Windows: `transformers serve` genera en un proceso hijo).
 
 # %%
 raiz = psutil.Process(sin_lotes.proceso.pid)
@@ -351,7 +351,7 @@ def matar_servidor(texto):
 cortadas = medir_carga(sin_lotes.url, sin_lotes.modelo, usuarios=8, peticiones=8, max_tokens=240, prompt="La GPU",
                        limite_s=30, al_recibir=matar_servidor)
 sin_lotes.detener()
-print("Errores:", cortadas.errores, "· completas:", sum(p.error is None for p in cortadas.peticiones))
+print("Errores:", cortadas.errores, "· completas:", len(cortadas.bien))
 print("Trozos con texto que recibió cada usuario:", [p.tokens_contados for p in cortadas.peticiones])
 print("Lo que dice aiohttp:", next((p.detalle for p in cortadas.peticiones if p.error), "nada"))
 
